@@ -1,0 +1,647 @@
+// Package replication is the replicated-partition state machine of
+// fakekafka: every replica's log, log end offset (LEO) and high watermark
+// (HW), the ISR, leader epochs and their caches, idempotent producer state,
+// elections and truncation.
+//
+// Like etcd's raft package it has no goroutines, sockets or clocks of its
+// own: callers pass the time in and drive each step ("follower 2 fetches
+// once"), so tests can check every offset. A Partition is not safe for
+// concurrent use; the server guards each one with its own lock.
+package replication
+
+import (
+	"slices"
+	"time"
+
+	"github.com/fakekafka/fakekafka/protocol"
+	"github.com/twmb/franz-go/pkg/kerr"
+)
+
+// TruncationMode says how a replica that becomes a follower finds the point
+// where its log diverges from the new leader's.
+type TruncationMode int
+
+const (
+	// TruncateByEpoch is Kafka 0.11+ (KIP-101, KIP-279): ask the leader for
+	// the end offset of the follower's latest epoch, iterating down.
+	TruncateByEpoch TruncationMode = iota
+	// TruncateToHW is the pre-0.11 rule: cut the log to the replica's own HW.
+	// It reproduces both data-loss scenarios of KIP-101.
+	TruncateToHW
+)
+
+// Config holds the per-partition settings that shape replication.
+type Config struct {
+	// MinInsyncReplicas is min.insync.replicas; values below 1 mean 1.
+	MinInsyncReplicas int
+	// ReplicaLagTimeMax is replica.lag.time.max.ms: a follower that has not
+	// caught up for longer drops out of the ISR.
+	ReplicaLagTimeMax time.Duration
+	// UncleanLeaderElection is unclean.leader.election.enable.
+	UncleanLeaderElection bool
+	// Truncation picks epoch-based (default) or legacy HW truncation.
+	Truncation TruncationMode
+	// LegacyMinISR restores the pre-3.7 behaviour where the HW advances even
+	// while the ISR is below min.insync.replicas (KAFKA-15583 changed it),
+	// which makes NOT_ENOUGH_REPLICAS_AFTER_APPEND the usual acks=all answer
+	// to an ISR shrink instead of REQUEST_TIMED_OUT.
+	LegacyMinISR bool
+}
+
+// DefaultReplicaLagTimeMax is Kafka's replica.lag.time.max.ms default.
+const DefaultReplicaLagTimeMax = 30 * time.Second
+
+// followerState is the leader's view of a follower (Kafka's Replica.scala),
+// learnt only from the follower's fetches.
+type followerState struct {
+	leo                int64 // fetch offset of the latest fetch; -1 unknown
+	lastFetchTime      time.Time
+	lastFetchLeaderLEO int64
+	lastCaughtUp       time.Time
+}
+
+// Replica is one broker's copy of a partition.
+type Replica struct {
+	Broker int32
+	log    Log
+	hw     int64
+	prod   producers
+	online bool
+
+	remote     followerState // valid while another replica leads
+	truncating bool          // must find its divergence point before fetching
+}
+
+// Log returns the replica's log (read-only use).
+func (r *Replica) Log() *Log { return &r.log }
+
+// LEO is the replica's log end offset.
+func (r *Replica) LEO() int64 { return r.log.end }
+
+// HW is the replica's own high watermark.
+func (r *Replica) HW() int64 { return r.hw }
+
+// LogStartOffset is the replica's log start offset.
+func (r *Replica) LogStartOffset() int64 { return r.log.start }
+
+// Online reports whether the replica's broker is up.
+func (r *Replica) Online() bool { return r.online }
+
+// setHW clamps to [log start, LEO], as UnifiedLog.updateHighWatermark does.
+func (r *Replica) setHW(hw int64) {
+	r.hw = min(max(hw, r.log.start), r.log.end)
+}
+
+func (r *Replica) truncateTo(offset int64) {
+	if offset >= r.log.end {
+		return
+	}
+	r.log.truncateTo(offset)
+	r.setHW(r.hw)
+	r.prod.rebuild(&r.log)
+}
+
+// Partition is one topic partition: its replicas in assignment order (also
+// the election order), the leader, leader epoch and ISR.
+type Partition struct {
+	cfg        Config
+	replicas   []*Replica
+	leader     int32 // broker id, -1 when leaderless
+	epoch      int32
+	isr        []int32 // kept in assignment order
+	epochStart int64   // leader's LEO when it took the current epoch
+}
+
+// NewPartition creates a partition whose first replica leads at epoch 0
+// with every replica in the ISR, as a freshly created Kafka topic does.
+func NewPartition(replicas []int32, cfg Config, now time.Time) *Partition {
+	p := &Partition{cfg: cfg, leader: -1, epoch: -1}
+	for _, id := range replicas {
+		p.replicas = append(p.replicas, &Replica{Broker: id, prod: producers{}, online: true})
+		p.isr = append(p.isr, id)
+	}
+	if len(replicas) > 0 {
+		p.becomeLeader(replicas[0], now)
+	}
+	return p
+}
+
+// Config returns the partition's settings.
+func (p *Partition) Config() Config { return p.cfg }
+
+// SetConfig changes the settings (min.insync.replicas and friends); the HW
+// is re-evaluated since a lower minimum may let it move.
+func (p *Partition) SetConfig(cfg Config, now time.Time) {
+	p.cfg = cfg
+	p.maybeIncrementHW(now)
+}
+
+// Leader is the leader's broker id, or -1.
+func (p *Partition) Leader() int32 { return p.leader }
+
+// LeaderEpoch is the current leader epoch.
+func (p *Partition) LeaderEpoch() int32 { return p.epoch }
+
+// ISR returns a copy of the in-sync replica set, in assignment order.
+func (p *Partition) ISR() []int32 { return slices.Clone(p.isr) }
+
+// InISR reports whether broker id is in the ISR.
+func (p *Partition) InISR(id int32) bool { return slices.Contains(p.isr, id) }
+
+// Replicas returns the partition's replicas in assignment order.
+func (p *Partition) Replicas() []*Replica { return p.replicas }
+
+// Replica returns the replica on broker id, or nil.
+func (p *Partition) Replica(id int32) *Replica {
+	for _, r := range p.replicas {
+		if r.Broker == id {
+			return r
+		}
+	}
+	return nil
+}
+
+// LeaderReplica returns the leader's replica, or nil when leaderless.
+func (p *Partition) LeaderReplica() *Replica {
+	if p.leader < 0 {
+		return nil
+	}
+	return p.Replica(p.leader)
+}
+
+// HW is the leader's high watermark, or -1 when leaderless.
+func (p *Partition) HW() int64 {
+	if l := p.LeaderReplica(); l != nil {
+		return l.hw
+	}
+	return -1
+}
+
+// EpochStartOffset is the leader's LEO when it took the current epoch.
+func (p *Partition) EpochStartOffset() int64 { return p.epochStart }
+
+// EffectiveMinISR is min(min.insync.replicas, replication factor), at least
+// 1 (KAFKA-15583, Kafka 3.7+).
+func (p *Partition) EffectiveMinISR() int {
+	return max(1, min(p.cfg.MinInsyncReplicas, len(p.replicas)))
+}
+
+// UnderMinISR reports whether the ISR is smaller than the effective minimum.
+func (p *Partition) UnderMinISR() bool { return len(p.isr) < p.EffectiveMinISR() }
+
+// AppendResult is what the leader answers for an appended batch.
+type AppendResult struct {
+	BaseOffset     int64
+	LogStartOffset int64
+	Duplicate      bool // a retry of a batch already in the log
+	Required       int64
+}
+
+// Append appends batch b on the leader (Kafka's appendRecordsToLeader). b's
+// BaseOffset/LastOffset hold the producer's values (base 0, last = delta);
+// Append assigns the real offsets, stamps the leader epoch into b and into
+// b.Raw, and returns the error code a Produce response would carry.
+//
+// With acks -1 it refuses with NOT_ENOUGH_REPLICAS when the ISR is below
+// min.insync.replicas, before appending anything. An idempotent retry of
+// one of the producer's last five batches appends nothing and returns the
+// original offset.
+func (p *Partition) Append(b *Batch, acks int16, now time.Time) (AppendResult, int16) {
+	l := p.LeaderReplica()
+	if l == nil {
+		return AppendResult{}, kerr.NotLeaderForPartition.Code
+	}
+	if acks == -1 && p.UnderMinISR() {
+		return AppendResult{}, kerr.NotEnoughReplicas.Code
+	}
+	dup, isDup, code := l.prod.check(b)
+	if code != 0 {
+		return AppendResult{}, code
+	}
+	if isDup {
+		end := dup.firstOffset + int64(b.LastOffset-b.BaseOffset) + 1
+		return AppendResult{BaseOffset: dup.firstOffset, LogStartOffset: l.log.start, Duplicate: true, Required: end}, 0
+	}
+	delta := b.LastOffset - b.BaseOffset
+	b.BaseOffset = l.log.end
+	b.LastOffset = b.BaseOffset + delta
+	b.Epoch = p.epoch
+	protocol.SetBaseOffset(b.Raw, b.BaseOffset)
+	protocol.SetPartitionLeaderEpoch(b.Raw, b.Epoch)
+	l.log.append(b)
+	l.prod.update(b)
+	p.maybeIncrementHW(now)
+	return AppendResult{BaseOffset: b.BaseOffset, LogStartOffset: l.log.start, Required: b.EndOffset()}, 0
+}
+
+// AppendStatus tells a parked acks=all produce on broker whether it is done
+// (Kafka's DelayedProduce check): NONE once the HW reaches required with
+// enough replicas in the ISR, NOT_ENOUGH_REPLICAS_AFTER_APPEND if the HW got
+// there with too few, NOT_LEADER_OR_FOLLOWER once the broker no longer leads
+// in the epoch the append happened in.
+func (p *Partition) AppendStatus(broker, epoch int32, required int64) (done bool, code int16) {
+	if p.leader != broker || p.epoch != epoch {
+		return true, kerr.NotLeaderForPartition.Code
+	}
+	if p.LeaderReplica().hw < required {
+		return false, kerr.RequestTimedOut.Code
+	}
+	if p.UnderMinISR() {
+		return true, kerr.NotEnoughReplicasAfterAppend.Code
+	}
+	return true, 0
+}
+
+// caughtUp is Kafka's Replica.isCaughtUp.
+func (p *Partition) caughtUp(r *Replica, leaderLEO int64, now time.Time) bool {
+	return r.remote.leo == leaderLEO || now.Sub(r.remote.lastCaughtUp) <= p.lagTimeMax()
+}
+
+func (p *Partition) lagTimeMax() time.Duration {
+	if p.cfg.ReplicaLagTimeMax > 0 {
+		return p.cfg.ReplicaLagTimeMax
+	}
+	return DefaultReplicaLagTimeMax
+}
+
+// maybeIncrementHW is Kafka's Partition.maybeIncrementLeaderHW: the minimum
+// LEO over the ISR and over caught-up online replicas outside it, frozen
+// while the ISR is below min.insync.replicas (3.7+), never moving back.
+func (p *Partition) maybeIncrementHW(now time.Time) bool {
+	l := p.LeaderReplica()
+	if l == nil {
+		return false
+	}
+	if !p.cfg.LegacyMinISR && p.UnderMinISR() {
+		return false
+	}
+	hw := l.log.end
+	for _, r := range p.replicas {
+		if r == l {
+			continue
+		}
+		if p.InISR(r.Broker) || (r.online && p.caughtUp(r, l.log.end, now)) {
+			hw = min(hw, r.remote.leo)
+		}
+	}
+	if hw > l.hw {
+		l.setHW(hw)
+		return true
+	}
+	return false
+}
+
+// FetchResult describes one follower fetch round trip.
+type FetchResult struct {
+	Batches   int   // batches copied to the follower
+	Truncated int64 // records the follower truncated first, if any
+	HW        int64 // leader HW carried by the response
+}
+
+// Progress reports whether the step changed anything the follower or the
+// leader will act on, so a driver knows to fetch again.
+func (f FetchResult) Progress() bool { return f.Batches > 0 || f.Truncated > 0 }
+
+// ReplicaFetch runs one complete fetch by the follower on broker id against
+// the current leader, with no network in between: first the follower
+// truncates if it has just become a follower; then the leader reads from the
+// follower's LEO (capturing its HW before anything else, as Kafka does),
+// records the fetch offset as the follower's LEO (which may expand the ISR
+// and advance the HW), and the follower appends the shared batches and sets
+// its HW to min(leader HW, own LEO).
+//
+// Because the leader learns a follower's LEO only from its next fetch, an
+// acks=all write needs two fetches to commit and the follower learns the new
+// HW on the one after.
+func (p *Partition) ReplicaFetch(id int32, maxBytes int32, now time.Time) (FetchResult, int16) {
+	l := p.LeaderReplica()
+	f := p.Replica(id)
+	switch {
+	case l == nil:
+		return FetchResult{}, kerr.NotLeaderForPartition.Code
+	case f == nil || f == l:
+		return FetchResult{}, kerr.UnknownTopicOrPartition.Code
+	case !l.online || !f.online:
+		return FetchResult{}, kerr.ReplicaNotAvailable.Code
+	}
+	var res FetchResult
+	if f.truncating {
+		before := f.log.end
+		p.truncateFollower(f, l)
+		res.Truncated = before - f.log.end
+	}
+	switch {
+	case f.log.end > l.log.end:
+		// Only possible after an unclean election or HW truncation: the
+		// follower's fetch is out of range and it cuts to the leader's LEO.
+		before := f.log.end
+		f.truncateTo(l.log.end)
+		res.Truncated += before - f.log.end
+	case f.log.end < l.log.start:
+		f.log.truncateFully(l.log.start)
+		f.setHW(f.hw)
+		f.prod.rebuild(&f.log)
+	}
+
+	fetchOffset := f.log.end
+	res.HW = l.hw
+	batches := l.log.Read(fetchOffset, l.log.end, maxBytes)
+	p.updateFollowerFetchState(f, fetchOffset, now)
+
+	for _, b := range batches {
+		f.log.append(b)
+		f.prod.update(b)
+	}
+	res.Batches = len(batches)
+	f.setHW(res.HW)
+	return res, 0
+}
+
+// updateFollowerFetchState is Kafka's Replica.updateFetchStateOrThrow plus
+// the ISR expansion and HW check that follow it.
+func (p *Partition) updateFollowerFetchState(f *Replica, fetchOffset int64, now time.Time) {
+	l := p.LeaderReplica()
+	prev := f.remote
+	switch {
+	case fetchOffset >= l.log.end:
+		f.remote.lastCaughtUp = later(prev.lastCaughtUp, now)
+	case fetchOffset >= prev.lastFetchLeaderLEO:
+		f.remote.lastCaughtUp = later(prev.lastCaughtUp, prev.lastFetchTime)
+	}
+	f.remote.leo = fetchOffset
+	f.remote.lastFetchLeaderLEO = l.log.end
+	f.remote.lastFetchTime = now
+	p.maybeExpandISR(f)
+	p.maybeIncrementHW(now)
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// maybeExpandISR adds a follower whose LEO has reached both the leader's HW
+// and the start of the current leader epoch (KAFKA-7128).
+func (p *Partition) maybeExpandISR(f *Replica) {
+	if p.InISR(f.Broker) || !f.online {
+		return
+	}
+	l := p.LeaderReplica()
+	if f.remote.leo >= l.hw && f.remote.leo >= p.epochStart {
+		p.isr = p.inAssignmentOrder(append(p.isr, f.Broker))
+	}
+}
+
+// truncateFollower finds where f diverges from leader l and cuts f there.
+func (p *Partition) truncateFollower(f, l *Replica) {
+	f.truncating = false
+	if p.cfg.Truncation == TruncateToHW {
+		f.truncateTo(f.hw)
+		return
+	}
+	// Each round is one OffsetsForLeaderEpoch request (KIP-279).
+	for {
+		leaderEpoch, leaderEnd := l.log.EndOffsetForEpoch(f.log.LatestEpoch())
+		if leaderEnd < 0 {
+			f.truncateTo(min(f.hw, f.log.end))
+			return
+		}
+		followerEpoch, followerEnd := f.log.EndOffsetForEpoch(leaderEpoch)
+		if followerEnd < 0 {
+			f.truncateTo(min(leaderEnd, f.log.end))
+			return
+		}
+		if followerEpoch != leaderEpoch {
+			before := f.log.LatestEpoch()
+			f.truncateTo(min(followerEnd, f.log.end))
+			if f.log.LatestEpoch() == before {
+				return // nothing left to learn
+			}
+			continue
+		}
+		f.truncateTo(min(followerEnd, leaderEnd, f.log.end))
+		return
+	}
+}
+
+// MaybeShrinkISR drops followers that have not caught up within
+// replica.lag.time.max.ms (Kafka's maybeShrinkIsr, which the leader runs
+// every lag/2) and returns the removed ids.
+func (p *Partition) MaybeShrinkISR(now time.Time) []int32 {
+	l := p.LeaderReplica()
+	if l == nil {
+		return nil
+	}
+	var out []int32
+	for _, id := range p.isr {
+		r := p.Replica(id)
+		if r != l && !p.caughtUp(r, l.log.end, now) {
+			out = append(out, id)
+		}
+	}
+	if len(out) > 0 {
+		p.isr = slices.DeleteFunc(p.isr, func(id int32) bool { return slices.Contains(out, id) })
+		p.maybeIncrementHW(now)
+	}
+	return out
+}
+
+// SetISR replaces the ISR (as an AlterPartition or an operator would).
+// Unknown ids are ignored and the leader always stays in.
+func (p *Partition) SetISR(isr []int32, now time.Time) {
+	var next []int32
+	for _, r := range p.replicas {
+		if slices.Contains(isr, r.Broker) || r.Broker == p.leader {
+			next = append(next, r.Broker)
+		}
+	}
+	for _, id := range p.isr {
+		if !slices.Contains(next, id) {
+			p.markOutOfSync(id)
+		}
+	}
+	p.isr = next
+	p.maybeIncrementHW(now)
+}
+
+// markOutOfSync forgets when a follower that was just pushed out of the ISR
+// last caught up, so it no longer holds the HW back (as a shrink would).
+func (p *Partition) markOutOfSync(id int32) {
+	if r := p.Replica(id); r != nil && id != p.leader {
+		r.remote.lastCaughtUp = time.Time{}
+	}
+}
+
+func (p *Partition) inAssignmentOrder(ids []int32) []int32 {
+	out := ids[:0:0]
+	for _, r := range p.replicas {
+		if slices.Contains(ids, r.Broker) {
+			out = append(out, r.Broker)
+		}
+	}
+	return out
+}
+
+// becomeLeader makes broker id leader with a new epoch (Kafka's makeLeader):
+// the epoch starts at its LEO, it does not truncate, and its view of every
+// follower is reset so the HW waits for fresh fetches.
+func (p *Partition) becomeLeader(id int32, now time.Time) {
+	p.epoch++
+	p.leader = id
+	l := p.Replica(id)
+	l.truncating = false
+	l.log.assignEpoch(p.epoch, l.log.end)
+	p.epochStart = l.log.end
+	for _, r := range p.replicas {
+		if r == l {
+			continue
+		}
+		r.truncating = true
+		r.remote = followerState{leo: -1, lastFetchLeaderLEO: -1}
+		if p.InISR(r.Broker) {
+			r.remote.lastCaughtUp = now
+		}
+	}
+	p.maybeIncrementHW(now)
+}
+
+// ElectionError says why no leader could be elected.
+type ElectionError int16
+
+// Code is the Kafka error code for the failure.
+func (e ElectionError) Code() int16 { return int16(e) }
+
+// Elect moves leadership to broker id (Kafka's clean or unclean election
+// for an explicit candidate). A clean election needs id online and in the
+// ISR; an unclean one only online, and resets the ISR to id.
+func (p *Partition) Elect(id int32, unclean bool, now time.Time) int16 {
+	r := p.Replica(id)
+	switch {
+	case r == nil:
+		return kerr.InvalidReplicaAssignment.Code
+	case !r.online:
+		return kerr.ReplicaNotAvailable.Code
+	case !p.InISR(id) && !unclean:
+		return kerr.EligibleLeadersNotAvailable.Code
+	case id == p.leader:
+		return kerr.ElectionNotNeeded.Code
+	}
+	if !p.InISR(id) {
+		p.isr = []int32{id}
+	}
+	p.becomeLeader(id, now)
+	return 0
+}
+
+// ChooseLeader is the controller's choice: the current leader if it is
+// online and in the ISR, else the first replica in assignment order that is
+// online and in the ISR; failing that, if unclean election is enabled, the
+// first online replica. -1 if none.
+func (p *Partition) ChooseLeader() (id int32, unclean bool) {
+	if l := p.LeaderReplica(); l != nil && l.online && p.InISR(l.Broker) {
+		return l.Broker, false
+	}
+	for _, r := range p.replicas {
+		if r.online && p.InISR(r.Broker) {
+			return r.Broker, false
+		}
+	}
+	if p.cfg.UncleanLeaderElection {
+		for _, r := range p.replicas {
+			if r.online {
+				return r.Broker, true
+			}
+		}
+	}
+	return -1, false
+}
+
+// SetOnline records that broker id's replica went down or came back. A
+// replica coming back must truncate before it fetches. Taking the leader
+// down leaves the partition leaderless with a bumped epoch; call
+// ChooseLeader and Elect to fail over.
+func (p *Partition) SetOnline(id int32, online bool, now time.Time) {
+	r := p.Replica(id)
+	if r == nil || r.online == online {
+		return
+	}
+	r.online = online
+	if online {
+		r.truncating = true
+		return
+	}
+	if id == p.leader {
+		p.leader = -1
+		p.epoch++
+	}
+}
+
+// RemoveFromISR drops broker id from the ISR unless it is the last member,
+// as the KRaft controller does when it fences a broker.
+func (p *Partition) RemoveFromISR(id int32, now time.Time) {
+	if !p.InISR(id) || len(p.isr) == 1 {
+		return
+	}
+	p.isr = slices.DeleteFunc(p.isr, func(x int32) bool { return x == id })
+	p.markOutOfSync(id)
+	p.maybeIncrementHW(now)
+}
+
+// ReadResult is what a consumer fetch from one replica returns.
+type ReadResult struct {
+	Batches          []*Batch
+	HW               int64
+	LastStableOffset int64
+	LogStartOffset   int64
+}
+
+// Read serves a consumer fetch from replica id: records up to that
+// replica's HW (consumers never see past it), or OFFSET_OUT_OF_RANGE when
+// the offset is below its log start or past its LEO. An offset in
+// [HW, LEO] returns no records and no error. The caller has already checked
+// that the replica may serve.
+func (p *Partition) Read(id int32, offset int64, maxBytes int32) (ReadResult, int16) {
+	r := p.Replica(id)
+	if r == nil {
+		return ReadResult{}, kerr.NotLeaderForPartition.Code
+	}
+	res := ReadResult{HW: r.hw, LastStableOffset: r.hw, LogStartOffset: r.log.start}
+	if offset < r.log.start || offset > r.log.end {
+		return res, kerr.OffsetOutOfRange.Code
+	}
+	res.Batches = r.log.Read(offset, r.hw, maxBytes)
+	return res, 0
+}
+
+// OffsetForLeaderEpoch answers an OffsetForLeaderEpoch request served by
+// replica id: the end offset of the requested epoch in its log.
+func (p *Partition) OffsetForLeaderEpoch(id int32, epoch int32) (int32, int64) {
+	r := p.Replica(id)
+	if r == nil {
+		return -1, -1
+	}
+	return r.log.EndOffsetForEpoch(epoch)
+}
+
+// DeleteRecords advances the log start offset on every replica up to
+// offset (clamped to the leader's HW, as Kafka requires) and returns the
+// new low watermark.
+func (p *Partition) DeleteRecords(offset int64) (int64, int16) {
+	l := p.LeaderReplica()
+	if l == nil {
+		return -1, kerr.NotLeaderForPartition.Code
+	}
+	if offset == -1 {
+		offset = l.hw
+	}
+	if offset > l.hw || offset < 0 {
+		return -1, kerr.OffsetOutOfRange.Code
+	}
+	for _, r := range p.replicas {
+		r.log.advanceStart(min(offset, r.log.end))
+		r.setHW(r.hw)
+	}
+	return l.log.start, 0
+}

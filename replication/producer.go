@@ -1,0 +1,131 @@
+package replication
+
+import (
+	"math"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+)
+
+// batchesToRetain is Kafka's ProducerStateEntry.NUM_BATCHES_TO_RETAIN: the
+// reason idempotence allows at most 5 in-flight requests per connection.
+const batchesToRetain = 5
+
+// batchMeta is what a replica remembers of one recent idempotent batch.
+type batchMeta struct {
+	firstSeq, lastSeq int32
+	firstOffset       int64
+	timestamp         int64
+}
+
+// producerEntry is one producer id's state on one replica.
+type producerEntry struct {
+	epoch   int16
+	recent  [batchesToRetain]batchMeta // ring, oldest first at head
+	head, n int
+}
+
+func (e *producerEntry) last() (batchMeta, bool) {
+	if e.n == 0 {
+		return batchMeta{}, false
+	}
+	return e.recent[(e.head+e.n-1)%batchesToRetain], true
+}
+
+func (e *producerEntry) add(m batchMeta) {
+	if e.n < batchesToRetain {
+		e.recent[(e.head+e.n)%batchesToRetain] = m
+		e.n++
+		return
+	}
+	e.recent[e.head] = m
+	e.head = (e.head + 1) % batchesToRetain
+}
+
+func (e *producerEntry) duplicateOf(first, last int32) (batchMeta, bool) {
+	for i := 0; i < e.n; i++ {
+		m := e.recent[(e.head+i)%batchesToRetain]
+		if m.firstSeq == first && m.lastSeq == last {
+			return m, true
+		}
+	}
+	return batchMeta{}, false
+}
+
+// producers is a replica's idempotent producer state, keyed by producer id.
+// Followers build it from the batches they replicate, so it survives a
+// leader change.
+type producers map[int64]*producerEntry
+
+// incrementSequence adds n to a sequence number with Kafka's wrap at MaxInt32.
+func incrementSequence(seq, n int32) int32 {
+	if seq > math.MaxInt32-n {
+		return n - (math.MaxInt32 - seq) - 1
+	}
+	return seq + n
+}
+
+// check validates an idempotent batch on the leader before it is appended
+// (Kafka's ProducerAppendInfo). It returns the original batch when b is a
+// retry of one of the last five batches, or an error code.
+func (ps producers) check(b *Batch) (dup batchMeta, isDup bool, code int16) {
+	if b.ProducerID < 0 || b.Control {
+		return batchMeta{}, false, 0
+	}
+	e := ps[b.ProducerID]
+	if e == nil {
+		// KIP-360: no state for this producer (new, expired or truncated
+		// away): any sequence is accepted.
+		return batchMeta{}, false, 0
+	}
+	first, last := b.BaseSequence, b.lastSequence()
+	if b.ProducerEpoch == e.epoch {
+		if m, ok := e.duplicateOf(first, last); ok {
+			return m, true, 0
+		}
+	}
+	switch {
+	case b.ProducerEpoch < e.epoch:
+		return batchMeta{}, false, kerr.InvalidProducerEpoch.Code
+	case b.ProducerEpoch > e.epoch:
+		if first != 0 {
+			return batchMeta{}, false, kerr.OutOfOrderSequenceNumber.Code
+		}
+	default:
+		if m, ok := e.last(); ok && !inSequence(m.lastSeq, first) {
+			return batchMeta{}, false, kerr.OutOfOrderSequenceNumber.Code
+		}
+	}
+	return batchMeta{}, false, 0
+}
+
+func inSequence(lastSeq, next int32) bool {
+	return next == lastSeq+1 || (next == 0 && lastSeq == math.MaxInt32)
+}
+
+// update records an appended batch; leaders and followers both call it.
+func (ps producers) update(b *Batch) {
+	if b.ProducerID < 0 {
+		return
+	}
+	e := ps[b.ProducerID]
+	if e == nil {
+		e = &producerEntry{epoch: b.ProducerEpoch}
+		ps[b.ProducerID] = e
+	}
+	if b.ProducerEpoch > e.epoch {
+		*e = producerEntry{epoch: b.ProducerEpoch}
+	}
+	if b.Control {
+		return
+	}
+	e.add(batchMeta{firstSeq: b.BaseSequence, lastSeq: b.lastSequence(), firstOffset: b.BaseOffset, timestamp: b.MaxTimestamp})
+}
+
+// rebuild replays a log, the way Kafka reloads producer state after
+// truncation or restart.
+func (ps producers) rebuild(l *Log) {
+	clear(ps)
+	for _, b := range l.batches {
+		ps.update(b)
+	}
+}
