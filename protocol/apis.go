@@ -1,0 +1,60 @@
+package protocol
+
+import "github.com/twmb/franz-go/pkg/kmsg"
+
+// APIRange is one API key and the inclusive range of versions the broker
+// serves for it.
+type APIRange struct{ Key, Min, Max int16 }
+
+// Supported is the table of API keys and versions the broker serves, sorted
+// by key. ApiVersions answers are derived from it, so a key belongs here only
+// once its handler exists. Keep every range within kmsg's MaxVersion: the
+// tests check it.
+var Supported = []APIRange{
+	{Key: 0, Min: 3, Max: 12}, // Produce: v3 is the first with magic v2 batches only
+	{Key: 1, Min: 4, Max: 17}, // Fetch
+	{Key: 2, Min: 1, Max: 8},  // ListOffsets
+	{Key: 3, Min: 0, Max: 12}, // Metadata
+	{Key: 18, Min: 0, Max: 4}, // ApiVersions
+	{Key: 19, Min: 2, Max: 7}, // CreateTopics
+	{Key: 20, Min: 1, Max: 6}, // DeleteTopics
+	{Key: 22, Min: 0, Max: 5}, // InitProducerID
+	{Key: 23, Min: 2, Max: 4}, // OffsetForLeaderEpoch
+}
+
+// Lookup returns the supported version range of key.
+func Lookup(key int16) (APIRange, bool) {
+	// A linear scan: the table is short, and this stays correct while the
+	// table is being edited even if it is briefly out of order.
+	for _, r := range Supported {
+		if r.Key == key {
+			return r, true
+		}
+	}
+	return APIRange{}, false
+}
+
+// Name is Kafka's name for the API key, e.g. "Produce".
+func (r APIRange) Name() string { return kmsg.NameForKey(r.Key) }
+
+// ApiVersionsResponse builds the ApiVersions response body for a request of
+// the given version, listing every Supported entry.
+//
+// A version outside the supported ApiVersions range gets a v0 response with
+// UNSUPPORTED_VERSION (35) and the full list, as Kafka does: the client reads
+// the ApiVersions range from it and retries with a version both sides know.
+func ApiVersionsResponse(version int16) *kmsg.ApiVersionsResponse {
+	resp := kmsg.NewPtrApiVersionsResponse()
+	if r, ok := Lookup(apiVersionsKey); ok && version >= r.Min && version <= r.Max {
+		resp.SetVersion(version)
+	} else {
+		resp.SetVersion(0)
+		resp.ErrorCode = 35 // UNSUPPORTED_VERSION
+	}
+	resp.ApiKeys = make([]kmsg.ApiVersionsResponseApiKey, len(Supported))
+	for i, r := range Supported {
+		k := &resp.ApiKeys[i]
+		k.ApiKey, k.MinVersion, k.MaxVersion = r.Key, r.Min, r.Max
+	}
+	return resp
+}

@@ -1,0 +1,133 @@
+package protocol
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// apiVersionsKey is special in the response header: Kafka always answers
+// ApiVersions with response header v0, so that a client that does not yet
+// know the broker's versions can always parse the answer (KIP-511).
+const apiVersionsKey = 18
+
+// RequestHeader is a parsed Kafka request header (v1 or v2).
+type RequestHeader struct {
+	APIKey        int16
+	APIVersion    int16
+	CorrelationID int32
+	ClientID      string // "" when null
+	// Flexible is true when the request uses header v2, i.e. the version is
+	// a flexible version of its API key. It selects response header v1,
+	// except for ApiVersions which is always answered with header v0.
+	Flexible bool
+}
+
+var (
+	// ErrUnknownAPIKey is returned for an API key kmsg does not know.
+	ErrUnknownAPIKey = errors.New("protocol: unknown API key")
+	// ErrMalformed is returned for a request header that is truncated or
+	// otherwise cannot be decoded.
+	ErrMalformed = errors.New("protocol: malformed request")
+)
+
+// ParseRequestHeader parses the request header at the start of frame and
+// returns it together with the request body that follows it. The body
+// aliases frame.
+//
+// Non-flexible versions use header v1 (key, version, correlation id, nullable
+// client id); flexible versions use header v2, which adds a tag buffer.
+// Flexibility is decided by kmsg for the key and version, which also works
+// for versions above the ones kmsg knows.
+//
+// For an unknown API key the error wraps ErrUnknownAPIKey and the header
+// still carries the key, version and correlation id, so the caller can log
+// them. Any truncated or malformed input gives an error wrapping ErrMalformed.
+func ParseRequestHeader(frame []byte) (RequestHeader, []byte, error) {
+	var h RequestHeader
+	if len(frame) < 8 {
+		return h, nil, fmt.Errorf("%w: header needs 8 bytes, frame has %d", ErrMalformed, len(frame))
+	}
+	h.APIKey = int16(binary.BigEndian.Uint16(frame[0:]))
+	h.APIVersion = int16(binary.BigEndian.Uint16(frame[2:]))
+	h.CorrelationID = int32(binary.BigEndian.Uint32(frame[4:]))
+
+	req := kmsg.RequestForKey(h.APIKey)
+	if req == nil {
+		return h, nil, fmt.Errorf("%w: %d", ErrUnknownAPIKey, h.APIKey)
+	}
+	req.SetVersion(h.APIVersion)
+	h.Flexible = req.IsFlexible()
+
+	b := frame[8:]
+	if len(b) < 2 {
+		return h, nil, fmt.Errorf("%w: truncated client id length", ErrMalformed)
+	}
+	n := int16(binary.BigEndian.Uint16(b))
+	b = b[2:]
+	switch {
+	case n == -1: // null client id
+	case n < -1:
+		return h, nil, fmt.Errorf("%w: client id length %d", ErrMalformed, n)
+	case int(n) > len(b):
+		return h, nil, fmt.Errorf("%w: client id length %d, %d bytes left", ErrMalformed, n, len(b))
+	default:
+		h.ClientID = string(b[:n])
+		b = b[n:]
+	}
+
+	if h.Flexible {
+		var err error
+		if b, err = skipTags(b); err != nil {
+			return h, nil, err
+		}
+	}
+	return h, b, nil
+}
+
+// skipTags skips a tag buffer: an unsigned varint count, then per field an
+// unsigned varint tag, an unsigned varint size and size bytes. No request
+// header tag is defined yet, so they are all ignored.
+func skipTags(b []byte) ([]byte, error) {
+	count, n := binary.Uvarint(b)
+	if n <= 0 {
+		return nil, fmt.Errorf("%w: bad tag count", ErrMalformed)
+	}
+	b = b[n:]
+	// Each field takes at least two bytes, which bounds the loop for
+	// absurd counts.
+	if count > uint64(len(b))/2 {
+		return nil, fmt.Errorf("%w: %d tagged fields in %d bytes", ErrMalformed, count, len(b))
+	}
+	for range count {
+		_, tn := binary.Uvarint(b)
+		if tn <= 0 {
+			return nil, fmt.Errorf("%w: bad tag", ErrMalformed)
+		}
+		b = b[tn:]
+		size, sn := binary.Uvarint(b)
+		if sn <= 0 || size > uint64(len(b)-sn) {
+			return nil, fmt.Errorf("%w: bad tagged field size", ErrMalformed)
+		}
+		b = b[sn+int(size):]
+	}
+	return b, nil
+}
+
+// AppendResponse appends a complete response frame to dst: the 4-byte size
+// prefix, the response header (correlation id, plus an empty tag buffer for
+// flexible requests other than ApiVersions) and resp encoded at its own
+// version. The caller sets resp's version, normally to hdr.APIVersion.
+func AppendResponse(dst []byte, hdr RequestHeader, resp kmsg.Response) []byte {
+	start := len(dst)
+	dst = append(dst, 0, 0, 0, 0) // size, patched below
+	dst = binary.BigEndian.AppendUint32(dst, uint32(hdr.CorrelationID))
+	if hdr.Flexible && hdr.APIKey != apiVersionsKey {
+		dst = append(dst, 0) // response header v1: empty tag buffer
+	}
+	dst = resp.AppendTo(dst)
+	binary.BigEndian.PutUint32(dst[start:], uint32(len(dst)-start-4))
+	return dst
+}
