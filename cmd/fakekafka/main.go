@@ -1,0 +1,177 @@
+// Command fakekafka runs a fakekafka cluster: several brokers speaking the
+// Kafka protocol on consecutive ports, with real replication, plus the HTTP
+// control API.
+//
+//	fakekafka --brokers 3 --listen 127.0.0.1:9092 --control 127.0.0.1:9099
+//
+// Every flag can also be set through an environment variable named after it:
+// FAKEKAFKA_ plus the flag in upper case with dashes as underscores (for
+// example FAKEKAFKA_MIN_INSYNC_REPLICAS=2). A flag on the command line wins.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/fakekafka/fakekafka/server"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
+}
+
+// durationMs parses Kafka-style milliseconds ("30000") or a Go duration ("30s").
+type durationMs struct{ d *time.Duration }
+
+func (v durationMs) String() string {
+	if v.d == nil {
+		return ""
+	}
+	return v.d.String()
+}
+
+func (v durationMs) Set(s string) error {
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		*v.d = time.Duration(n) * time.Millisecond
+	} else if d, err := time.ParseDuration(s); err == nil {
+		*v.d = d
+	} else {
+		return fmt.Errorf("want milliseconds or a duration such as 30s, got %q", s)
+	}
+	if *v.d <= 0 {
+		return fmt.Errorf("must be positive, got %q", s)
+	}
+	return nil
+}
+
+// options are the parsed flags.
+type options struct {
+	cfg        server.Config
+	control    string
+	autoCreate bool
+	logLevel   string
+}
+
+func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*options, error) {
+	o := &options{}
+	fs := flag.NewFlagSet("fakekafka", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.IntVar(&o.cfg.Brokers, "brokers", 3, "number of brokers (ids 1..N)")
+	fs.StringVar(&o.cfg.Listen, "listen", "127.0.0.1:9092", "first broker's HOST:PORT; the others take the next ports (port 0: any free ports)")
+	fs.StringVar(&o.cfg.AdvertisedHost, "advertise", "", "host advertised to clients (default: the listen host)")
+	fs.StringVar(&o.control, "control", "127.0.0.1:9099", "HOST:PORT of the HTTP control API; empty disables it")
+	fs.IntVar(&o.cfg.DefaultReplicationFactor, "default-replication-factor", 0, "default.replication.factor for new topics (default min(3, brokers))")
+	fs.IntVar(&o.cfg.MinInsyncReplicas, "min-insync-replicas", 1, "min.insync.replicas for new topics")
+	fs.IntVar(&o.cfg.NumPartitions, "num-partitions", 1, "num.partitions for new topics")
+	fs.BoolVar(&o.autoCreate, "auto-create-topics", true, "auto.create.topics.enable")
+	o.cfg.ReplicaLagTimeMax = 30 * time.Second
+	fs.Var(durationMs{&o.cfg.ReplicaLagTimeMax}, "replica-lag-time-max", "replica.lag.time.max.ms: milliseconds or a duration")
+	fs.BoolVar(&o.cfg.UncleanLeaderElection, "unclean-leader-election", false, "unclean.leader.election.enable")
+	fs.BoolVar(&o.cfg.LegacyMinISR, "legacy-min-isr", false, "let the HW advance below min.insync.replicas, as Kafka did before 3.7")
+	msgMax := fs.Int("message-max-bytes", 1048588, "message.max.bytes")
+	reqMax := fs.Int("socket-request-max-bytes", 100<<20, "socket.request.max.bytes")
+	fs.StringVar(&o.cfg.ClusterID, "cluster-id", "fakekafka", "cluster id reported in Metadata")
+	fs.BoolVar(&o.cfg.LogRequests, "log-requests", false, "log one line per request")
+	fs.StringVar(&o.logLevel, "log-level", "warn", "debug, info, warn or error")
+
+	// Environment first, so the command line overrides it.
+	var envErr error
+	fs.VisitAll(func(f *flag.Flag) {
+		name := "FAKEKAFKA_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+		if v := getenv(name); v != "" && envErr == nil {
+			if err := fs.Set(f.Name, v); err != nil {
+				envErr = fmt.Errorf("%s=%q: %v", name, v, err)
+			}
+		}
+	})
+	if envErr != nil {
+		return nil, envErr
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected arguments: %v", fs.Args())
+	}
+	if *msgMax <= 0 || *msgMax > 1<<30 {
+		return nil, fmt.Errorf("--message-max-bytes must be between 1 and %d", 1<<30)
+	}
+	if *reqMax <= 0 || *reqMax > 1<<30 {
+		return nil, fmt.Errorf("--socket-request-max-bytes must be between 1 and %d", 1<<30)
+	}
+	o.cfg.MessageMaxBytes, o.cfg.MaxRequestBytes = int32(*msgMax), int32(*reqMax)
+	o.cfg.AutoCreateTopics = &o.autoCreate
+	for name, v := range map[string]int{"brokers": o.cfg.Brokers, "min-insync-replicas": o.cfg.MinInsyncReplicas, "num-partitions": o.cfg.NumPartitions} {
+		if v < 1 {
+			return nil, fmt.Errorf("--%s must be at least 1, got %d", name, v)
+		}
+	}
+	if o.cfg.DefaultReplicationFactor < 0 {
+		return nil, fmt.Errorf("--default-replication-factor must be at least 1")
+	}
+	return o, nil
+}
+
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	o, err := parseFlags(args, getenv, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "fakekafka: %v\n", err)
+		return 2
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(o.logLevel)); err != nil {
+		fmt.Fprintf(stderr, "fakekafka: --log-level: %v\n", err)
+		return 2
+	}
+	if o.cfg.LogRequests && level > slog.LevelInfo {
+		level = slog.LevelInfo
+	}
+	o.cfg.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+
+	c, err := server.NewCluster(o.cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "fakekafka: %v\n", err)
+		return 1
+	}
+	defer c.Close()
+
+	controlURL := "off"
+	var srv *http.Server
+	if o.control != "" {
+		ln, err := net.Listen("tcp", o.control)
+		if err != nil {
+			fmt.Fprintf(stderr, "fakekafka: control listener: %v\n", err)
+			return 1
+		}
+		srv = &http.Server{Handler: c.ControlHandler(), ReadHeaderTimeout: 10 * time.Second}
+		go srv.Serve(ln)
+		controlURL = "http://" + ln.Addr().String()
+	}
+	fmt.Fprintf(stdout, "fakekafka ready: bootstrap=%s control=%s\n", strings.Join(c.Bootstrap(), ","), controlURL)
+
+	<-ctx.Done()
+	fmt.Fprintln(stderr, "fakekafka: shutting down")
+	if srv != nil {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(sctx)
+	}
+	return 0
+}

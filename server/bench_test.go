@@ -1,0 +1,56 @@
+package server
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// BenchmarkProduceConsume pushes b.N 100-byte records through franz-go into
+// an in-process 3-broker cluster (rf=3, acks=all, idempotent,
+// min.insync.replicas=2, 6 partitions) and reads them back.
+func BenchmarkProduceConsume(b *testing.B) {
+	c := NewTestCluster(b, Config{})
+	if err := c.CreateTopic("bench", 6, 3, map[string]string{"min.insync.replicas": "2"}); err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	prod := newClient(b, c, kgo.DefaultProduceTopic("bench"), kgo.RequiredAcks(kgo.AllISRAcks()), kgo.MaxBufferedRecords(100_000))
+	cons := newClient(b, c, kgo.ConsumeTopics("bench"), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	value := make([]byte, 100)
+	b.SetBytes(int64(len(value)))
+	b.ReportAllocs()
+	b.ResetTimer()
+
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var perr error
+	wg.Add(b.N)
+	for range b.N {
+		prod.Produce(ctx, &kgo.Record{Value: value}, func(_ *kgo.Record, err error) {
+			if err != nil {
+				mu.Lock()
+				perr = cmpErr(perr, err)
+				mu.Unlock()
+			}
+			wg.Done()
+		})
+	}
+	wg.Wait()
+	if perr != nil {
+		b.Fatal(perr)
+	}
+	for n := 0; n < b.N; {
+		fs := cons.PollFetches(ctx)
+		if err := fs.Err0(); err != nil {
+			b.Fatal(err)
+		}
+		n += fs.NumRecords()
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
+}

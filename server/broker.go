@@ -1,0 +1,194 @@
+package server
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/fakekafka/fakekafka/protocol"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// broker is one broker: its listener and its client connections.
+type broker struct {
+	c    *Cluster
+	id   int32
+	ln   net.Listener
+	host string
+	port int32
+	up   atomic.Bool
+
+	mu    sync.Mutex
+	conns map[*conn]struct{}
+}
+
+func (b *broker) addr() string {
+	return net.JoinHostPort(b.host, strconv.Itoa(int(b.port)))
+}
+
+func (b *broker) serve() {
+	defer b.c.wg.Done()
+	for {
+		nc, err := b.ln.Accept()
+		if err != nil {
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				continue
+			}
+			return // listener closed
+		}
+		cn := &conn{b: b, nc: nc, closed: make(chan struct{})}
+		b.mu.Lock()
+		select {
+		case <-b.c.closing:
+			b.mu.Unlock()
+			nc.Close()
+			return
+		default:
+		}
+		b.conns[cn] = struct{}{}
+		b.mu.Unlock()
+		b.c.wg.Add(1)
+		go cn.serve()
+	}
+}
+
+func (b *broker) closeConns() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for cn := range b.conns {
+		cn.close()
+	}
+}
+
+// conn is one client connection: one goroutine reads a request, handles it,
+// writes the response, then reads the next, so responses stay in order and
+// a request that waits (acks=all, long poll) blocks only its own connection.
+type conn struct {
+	b      *broker
+	nc     net.Conn
+	hdr    protocol.RequestHeader // the request being handled
+	out    []byte
+	closed chan struct{}
+	once   sync.Once
+}
+
+func (cn *conn) close() {
+	cn.once.Do(func() {
+		close(cn.closed)
+		cn.nc.Close()
+	})
+}
+
+// errCloseConn makes serve close the connection without a response, which
+// is how Kafka answers a failed acks=0 produce.
+var errCloseConn = errors.New("close connection")
+
+func (cn *conn) serve() {
+	c := cn.b.c
+	defer c.wg.Done()
+	defer func() {
+		cn.close()
+		cn.b.mu.Lock()
+		delete(cn.b.conns, cn)
+		cn.b.mu.Unlock()
+	}()
+	r := bufio.NewReaderSize(cn.nc, 64<<10)
+	remote := cn.nc.RemoteAddr().String()
+	for {
+		frame, err := protocol.ReadFrame(r, c.cfg.MaxRequestBytes)
+		if err != nil {
+			if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
+				c.log.Warn("closing connection", "broker", cn.b.id, "remote", remote, "reason", err)
+			}
+			return
+		}
+		if err := cn.handle(frame); err != nil {
+			if !errors.Is(err, errCloseConn) {
+				c.log.Warn("closing connection", "broker", cn.b.id, "remote", remote, "api", cn.hdr.APIKey, "version", cn.hdr.APIVersion, "client", cn.hdr.ClientID, "reason", err)
+			}
+			return
+		}
+	}
+}
+
+// handle parses and answers one request frame. An error closes the
+// connection: malformed frames and unsupported versions, as in Kafka.
+func (cn *conn) handle(frame []byte) error {
+	c := cn.b.c
+	hdr, body, err := protocol.ParseRequestHeader(frame)
+	cn.hdr = hdr
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	var resp kmsg.Response
+	if hdr.APIKey == apiVersionsKey {
+		resp = protocol.ApiVersionsResponse(hdr.APIVersion)
+	} else {
+		rng, ok := protocol.Lookup(hdr.APIKey)
+		if !ok {
+			return fmt.Errorf("unsupported API %s (key %d)", kmsg.NameForKey(hdr.APIKey), hdr.APIKey)
+		}
+		if hdr.APIVersion < rng.Min || hdr.APIVersion > rng.Max {
+			return fmt.Errorf("unsupported version %d of %s (supported %d-%d)", hdr.APIVersion, rng.Name(), rng.Min, rng.Max)
+		}
+		h := handlers[hdr.APIKey]
+		if h == nil {
+			return fmt.Errorf("no handler for %s", rng.Name())
+		}
+		req := kmsg.RequestForKey(hdr.APIKey)
+		req.SetVersion(hdr.APIVersion)
+		if err := req.ReadFrom(body); err != nil {
+			return fmt.Errorf("malformed %s v%d request: %w", rng.Name(), hdr.APIVersion, err)
+		}
+		resp, err = h(cn, req)
+		if err != nil {
+			return err
+		}
+	}
+	if c.cfg.LogRequests {
+		c.log.Info("request", "broker", cn.b.id, "api", kmsg.NameForKey(hdr.APIKey), "version", hdr.APIVersion,
+			"client", hdr.ClientID, "correlation_id", hdr.CorrelationID, "took", time.Since(start))
+	}
+	if resp == nil {
+		return nil // acks=0
+	}
+	cn.out = protocol.AppendResponse(cn.out[:0], hdr, resp)
+	_, err = cn.nc.Write(cn.out)
+	if cap(cn.out) > 1<<20 {
+		cn.out = nil // do not pin a large fetch response's buffer
+	}
+	return err
+}
+
+const apiVersionsKey = 18
+
+// handler answers one decoded request. A nil response sends nothing; an
+// error closes the connection.
+type handler func(*conn, kmsg.Request) (kmsg.Response, error)
+
+// typed adapts a handler for one request type.
+func typed[R kmsg.Request](f func(*conn, R) (kmsg.Response, error)) handler {
+	return func(cn *conn, r kmsg.Request) (kmsg.Response, error) { return f(cn, r.(R)) }
+}
+
+// handlers holds one handler per API key in protocol.Supported (a test
+// checks the two agree). ApiVersions is answered in handle itself since its
+// unsupported versions still get an answer.
+var handlers = map[int16]handler{
+	0:  typed((*conn).handleProduce),
+	1:  typed((*conn).handleFetch),
+	2:  typed((*conn).handleListOffsets),
+	3:  typed((*conn).handleMetadata),
+	19: typed((*conn).handleCreateTopics),
+	20: typed((*conn).handleDeleteTopics),
+	22: typed((*conn).handleInitProducerID),
+	23: typed((*conn).handleOffsetForLeaderEpoch),
+}

@@ -1,0 +1,298 @@
+// Package server is a fakekafka cluster: brokers on their own TCP ports
+// speaking the Kafka protocol, topics whose partitions are real replicated
+// logs (package replication), the controller's elections, the replica
+// fetchers that move data between brokers, and the Go and HTTP control
+// surfaces.
+//
+// Start one in a test:
+//
+//	c := server.NewTestCluster(t, server.Config{MinInsyncReplicas: 2})
+//	cl, _ := kgo.NewClient(kgo.SeedBrokers(c.Bootstrap()...))
+package server
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"net"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// Cluster is a running fakekafka cluster.
+type Cluster struct {
+	cfg Config
+	log *slog.Logger
+
+	brokers  []*broker // index id-1
+	fetchers []*fetcher
+
+	topicsMu sync.Mutex             // serialises topic creation and deletion
+	topics   atomic.Pointer[topics] // copy-on-write: lock-free lookups
+
+	nextProducerID atomic.Int64
+
+	closing   chan struct{}
+	closeOnce sync.Once
+	wg        sync.WaitGroup
+}
+
+// topics is an immutable snapshot of the topic table.
+type topics struct {
+	byName map[string]*topic
+	byID   map[[16]byte]*topic
+}
+
+// NewCluster starts a cluster and returns once every broker listens.
+func NewCluster(cfg Config) (*Cluster, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	c := &Cluster{cfg: cfg, log: cfg.Logger, closing: make(chan struct{})}
+	c.topics.Store(&topics{byName: map[string]*topic{}, byID: map[[16]byte]*topic{}})
+	c.nextProducerID.Store(1000)
+
+	host, portStr, err := net.SplitHostPort(cfg.Listen)
+	if err != nil {
+		return nil, fmt.Errorf("listen address %q: %w", cfg.Listen, err)
+	}
+	port, err := strconv.Atoi(portStr)
+	if err != nil || port < 0 || port+cfg.Brokers-1 > 65535 {
+		return nil, fmt.Errorf("listen address %q: bad port", cfg.Listen)
+	}
+	adv := cfg.AdvertisedHost
+	if adv == "" {
+		adv = host
+		if adv == "" || adv == "0.0.0.0" || adv == "::" {
+			adv = "127.0.0.1"
+		}
+	}
+	for i := range cfg.Brokers {
+		p := 0
+		if port != 0 {
+			p = port + i
+		}
+		ln, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(p)))
+		if err != nil {
+			c.closeListeners()
+			return nil, fmt.Errorf("broker %d: %w", i+1, err)
+		}
+		b := &broker{c: c, id: int32(i + 1), ln: ln, host: adv, port: int32(ln.Addr().(*net.TCPAddr).Port), conns: map[*conn]struct{}{}}
+		b.up.Store(true)
+		c.brokers = append(c.brokers, b)
+		c.fetchers = append(c.fetchers, newFetcher(c, b.id))
+	}
+	for _, b := range c.brokers {
+		c.wg.Add(1)
+		go b.serve()
+	}
+	for _, f := range c.fetchers {
+		c.wg.Add(1)
+		go f.run()
+	}
+	c.wg.Add(1)
+	go c.runISRChecks()
+	c.log.Info("cluster started", "brokers", c.Bootstrap())
+	return c, nil
+}
+
+// NewTestCluster starts a cluster for tb and closes it in tb.Cleanup.
+// Failure to start fails the test.
+func NewTestCluster(tb testing.TB, cfg Config) *Cluster {
+	tb.Helper()
+	c, err := NewCluster(cfg)
+	if err != nil {
+		tb.Fatalf("fakekafka: %v", err)
+	}
+	tb.Cleanup(func() { c.Close() })
+	return c
+}
+
+// Bootstrap returns every broker's host:port, broker 1 first.
+func (c *Cluster) Bootstrap() []string {
+	out := make([]string, len(c.brokers))
+	for i, b := range c.brokers {
+		out[i] = b.addr()
+	}
+	return out
+}
+
+// Close stops every broker, closes every connection and waits for all of
+// the cluster's goroutines to end.
+func (c *Cluster) Close() error {
+	c.closeOnce.Do(func() {
+		close(c.closing)
+		c.closeListeners()
+		for _, b := range c.brokers {
+			b.closeConns()
+		}
+		c.wg.Wait()
+	})
+	return nil
+}
+
+func (c *Cluster) closeListeners() {
+	for _, b := range c.brokers {
+		b.ln.Close()
+	}
+}
+
+func (c *Cluster) now() time.Time { return c.cfg.Now() }
+
+func (c *Cluster) broker(id int32) *broker {
+	if id < 1 || int(id) > len(c.brokers) {
+		return nil
+	}
+	return c.brokers[id-1]
+}
+
+// controller is the broker id reported as controller: the lowest live one.
+func (c *Cluster) controller() int32 {
+	for _, b := range c.brokers {
+		if b.up.Load() {
+			return b.id
+		}
+	}
+	return -1
+}
+
+func (c *Cluster) topic(name string) *topic { return c.topics.Load().byName[name] }
+
+func (c *Cluster) topicByID(id [16]byte) *topic { return c.topics.Load().byID[id] }
+
+// partition looks up one partition, or nil.
+func (c *Cluster) partition(topicName string, index int32) *partition {
+	t := c.topic(topicName)
+	if t == nil || index < 0 || int(index) >= len(t.partitions) {
+		return nil
+	}
+	return t.partitions[index]
+}
+
+func newTopicID() [16]byte {
+	var id [16]byte
+	for id == ([16]byte{}) {
+		rand.Read(id[:])
+	}
+	return id
+}
+
+// runISRChecks is the leaders' periodic ISR shrink check, run every half
+// replica.lag.time.max.ms as Kafka does.
+func (c *Cluster) runISRChecks() {
+	defer c.wg.Done()
+	tick := time.NewTicker(c.isrCheckInterval())
+	defer tick.Stop()
+	for {
+		select {
+		case <-c.closing:
+			return
+		case <-tick.C:
+		}
+		now := c.now()
+		for _, t := range c.topics.Load().byName {
+			for _, p := range t.partitions {
+				p.mu.Lock()
+				before := p.mark()
+				if out := p.st.MaybeShrinkISR(now); len(out) > 0 {
+					c.log.Info("ISR shrink", "topic", t.name, "partition", p.index, "removed", out, "isr", p.st.ISR())
+				}
+				p.changed(before)
+				p.mu.Unlock()
+			}
+		}
+		tick.Reset(c.isrCheckInterval())
+	}
+}
+
+func (c *Cluster) isrCheckInterval() time.Duration {
+	lag := c.cfg.ReplicaLagTimeMax
+	for _, t := range c.topics.Load().byName {
+		lag = min(lag, t.lagTimeMax)
+	}
+	return max(lag/2, time.Millisecond)
+}
+
+// errUnknownPartition is returned by the control methods for a bad name.
+var errUnknownPartition = errors.New("unknown topic or partition")
+
+func (c *Cluster) mustPartition(topicName string, index int32) (*partition, error) {
+	p := c.partition(topicName, index)
+	if p == nil {
+		return nil, fmt.Errorf("%w: %s/%d", errUnknownPartition, topicName, index)
+	}
+	return p, nil
+}
+
+// PauseReplica stops the follower on broker from fetching topic/partition.
+// It stays in the ISR until replica.lag.time.max.ms passes without it
+// catching up, exactly as a stuck follower in Kafka.
+func (c *Cluster) PauseReplica(topicName string, index, broker int32) error {
+	return c.setPaused(topicName, index, broker, true)
+}
+
+// ResumeReplica lets a paused follower fetch again.
+func (c *Cluster) ResumeReplica(topicName string, index, broker int32) error {
+	return c.setPaused(topicName, index, broker, false)
+}
+
+func (c *Cluster) setPaused(topicName string, index, broker int32, paused bool) error {
+	p, err := c.mustPartition(topicName, index)
+	if err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.st.Replica(broker) == nil {
+		return fmt.Errorf("broker %d has no replica of %s/%d", broker, topicName, index)
+	}
+	if paused {
+		p.paused = append(p.paused, broker)
+	} else {
+		p.paused = slices.DeleteFunc(p.paused, func(id int32) bool { return id == broker })
+		c.fetcherFor(broker).mark(p)
+	}
+	return nil
+}
+
+// SetISR sets the ISR of topic/partition now, as the controller would
+// after an AlterPartition. The leader always stays in. A follower that is
+// still fetching and caught up rejoins on its next fetch, as in Kafka, so
+// pause it first to keep it out.
+func (c *Cluster) SetISR(topicName string, index int32, isr []int32) error {
+	p, err := c.mustPartition(topicName, index)
+	if err != nil {
+		return err
+	}
+	for _, id := range isr {
+		if p.st.Replica(id) == nil {
+			return fmt.Errorf("broker %d has no replica of %s/%d", id, topicName, index)
+		}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	before := p.mark()
+	p.st.SetISR(isr, c.now())
+	p.changed(before)
+	return nil
+}
+
+func (c *Cluster) fetcherFor(broker int32) *fetcher { return c.fetchers[broker-1] }
+
+// CreateTopic creates a topic the way CreateTopics does; -1 for partitions
+// or replicationFactor takes the cluster default. configs are topic configs
+// such as "min.insync.replicas".
+func (c *Cluster) CreateTopic(name string, partitions int32, replicationFactor int16, configs map[string]string) error {
+	_, kerr, msg := c.createTopic(topicSpec{name: name, partitions: partitions, rf: replicationFactor, configs: maps.Clone(configs)}, false)
+	if kerr != nil {
+		return fmt.Errorf("%w: %s", kerr, msg)
+	}
+	return nil
+}

@@ -1,0 +1,113 @@
+package server
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/fakekafka/fakekafka/protocol"
+	"github.com/fakekafka/fakekafka/replication"
+)
+
+// Config describes a cluster. The zero value is a usable three-broker
+// cluster on loopback with Kafka's defaults; set only what a test needs.
+type Config struct {
+	// Brokers is the number of brokers, with ids 1..Brokers. Default 3.
+	Brokers int
+	// Listen is the first broker's address. With port 0 (the default,
+	// "127.0.0.1:0") every broker takes a free port; with a fixed port the
+	// others take the next ports.
+	Listen string
+	// AdvertisedHost is the host clients are told to connect to. Default:
+	// the listen host.
+	AdvertisedHost string
+
+	// DefaultReplicationFactor is default.replication.factor for topics
+	// created without one. Default min(3, Brokers).
+	DefaultReplicationFactor int
+	// MinInsyncReplicas is min.insync.replicas for new topics. Default 1.
+	MinInsyncReplicas int
+	// NumPartitions is num.partitions for new topics. Default 1.
+	NumPartitions int
+	// AutoCreateTopics is auto.create.topics.enable. Nil means true.
+	AutoCreateTopics *bool
+	// ReplicaLagTimeMax is replica.lag.time.max.ms. Default 30s.
+	ReplicaLagTimeMax time.Duration
+	// UncleanLeaderElection is unclean.leader.election.enable. Default false.
+	UncleanLeaderElection bool
+	// LegacyMinISR lets the HW advance while the ISR is below
+	// min.insync.replicas, as Kafka did before 3.7.
+	LegacyMinISR bool
+	// MessageMaxBytes is message.max.bytes, the largest record batch a
+	// Produce may carry. Default 1048588.
+	MessageMaxBytes int32
+	// MaxRequestBytes is socket.request.max.bytes. Default 100 MiB.
+	MaxRequestBytes int32
+
+	// ClusterID is reported in Metadata. Default "fakekafka".
+	ClusterID string
+	// Logger receives the cluster's logs. Default: discard below Warn.
+	Logger *slog.Logger
+	// LogRequests logs one line per request at Info.
+	LogRequests bool
+	// Now is the clock. Default time.Now.
+	Now func() time.Time
+}
+
+const defaultMessageMaxBytes = 1048588
+
+func (c Config) withDefaults() (Config, error) {
+	if c.Brokers == 0 {
+		c.Brokers = 3
+	}
+	if c.Brokers < 1 || c.Brokers > 1000 {
+		return c, fmt.Errorf("brokers must be between 1 and 1000, got %d", c.Brokers)
+	}
+	if c.Listen == "" {
+		c.Listen = "127.0.0.1:0"
+	}
+	if c.DefaultReplicationFactor == 0 {
+		c.DefaultReplicationFactor = min(3, c.Brokers)
+	}
+	if c.DefaultReplicationFactor < 1 || c.DefaultReplicationFactor > c.Brokers {
+		return c, fmt.Errorf("default replication factor %d must be between 1 and the number of brokers (%d)", c.DefaultReplicationFactor, c.Brokers)
+	}
+	if c.MinInsyncReplicas == 0 {
+		c.MinInsyncReplicas = 1
+	}
+	if c.MinInsyncReplicas < 1 {
+		return c, fmt.Errorf("min.insync.replicas must be at least 1, got %d", c.MinInsyncReplicas)
+	}
+	if c.NumPartitions == 0 {
+		c.NumPartitions = 1
+	}
+	if c.NumPartitions < 1 {
+		return c, fmt.Errorf("num.partitions must be at least 1, got %d", c.NumPartitions)
+	}
+	if c.AutoCreateTopics == nil {
+		t := true
+		c.AutoCreateTopics = &t
+	}
+	if c.ReplicaLagTimeMax == 0 {
+		c.ReplicaLagTimeMax = replication.DefaultReplicaLagTimeMax
+	}
+	if c.ReplicaLagTimeMax < 0 {
+		return c, fmt.Errorf("replica.lag.time.max.ms must be positive, got %v", c.ReplicaLagTimeMax)
+	}
+	if c.MessageMaxBytes == 0 {
+		c.MessageMaxBytes = defaultMessageMaxBytes
+	}
+	if c.MaxRequestBytes == 0 {
+		c.MaxRequestBytes = protocol.DefaultMaxRequestBytes
+	}
+	if c.ClusterID == "" {
+		c.ClusterID = "fakekafka"
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	return c, nil
+}

@@ -1,0 +1,106 @@
+package server
+
+import "sync"
+
+// replicaFetchMaxBytes is replica.fetch.max.bytes: how much one follower
+// fetch moves per partition.
+const replicaFetchMaxBytes = 1 << 20
+
+// fetcher is the replica fetcher of one follower broker: the thin driver
+// around replication.Partition.ReplicaFetch. Instead of Kafka's polling
+// threads it sleeps until a partition it follows changes (an append, an HW
+// move, a new leader), then fetches for each such partition until it has
+// nothing left to learn. One goroutine per broker, not per partition, so a
+// cluster with ten thousand partitions costs three goroutines.
+type fetcher struct {
+	c      *Cluster
+	broker int32
+
+	mu    sync.Mutex
+	dirty map[*partition]struct{}
+	spare map[*partition]struct{}
+	wake  chan struct{}
+}
+
+func newFetcher(c *Cluster, broker int32) *fetcher {
+	return &fetcher{c: c, broker: broker, dirty: map[*partition]struct{}{}, spare: map[*partition]struct{}{}, wake: make(chan struct{}, 1)}
+}
+
+// mark asks the fetcher to fetch p soon.
+func (f *fetcher) mark(p *partition) {
+	f.mu.Lock()
+	f.dirty[p] = struct{}{}
+	f.mu.Unlock()
+	select {
+	case f.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (f *fetcher) run() {
+	defer f.c.wg.Done()
+	for {
+		select {
+		case <-f.c.closing:
+			return
+		case <-f.wake:
+		}
+		for {
+			f.mu.Lock()
+			work := f.dirty
+			f.dirty, f.spare = f.spare, nil
+			f.mu.Unlock()
+			if len(work) == 0 {
+				f.mu.Lock()
+				f.spare = work
+				f.mu.Unlock()
+				break
+			}
+			for p := range work {
+				if f.fetchOnce(p) {
+					f.mu.Lock()
+					f.dirty[p] = struct{}{}
+					f.mu.Unlock()
+				}
+			}
+			clear(work)
+			f.mu.Lock()
+			f.spare = work
+			f.mu.Unlock()
+			select {
+			case <-f.c.closing:
+				return
+			default:
+			}
+		}
+	}
+}
+
+// fetchOnce runs one follower fetch of p and reports whether another one
+// is needed: data arrived (the leader learns of it on the next fetch), or
+// the follower has yet to learn the leader's HW.
+func (f *fetcher) fetchOnce(p *partition) bool {
+	if p.t.deleted.Load() {
+		return false
+	}
+	b := f.c.broker(f.broker)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	l := p.st.Leader()
+	if l < 0 || l == f.broker || !b.up.Load() || p.isPaused(f.broker) {
+		return false
+	}
+	if lb := f.c.broker(l); lb == nil || !lb.up.Load() {
+		return false
+	}
+	before := p.mark()
+	res, code := p.st.ReplicaFetch(f.broker, replicaFetchMaxBytes, f.c.now())
+	p.changed(before)
+	if code != 0 {
+		return false
+	}
+	// Without progress, only a stale HW is worth another fetch; anything
+	// else would spin.
+	me, leader := p.st.Replica(f.broker), p.st.LeaderReplica()
+	return res.Progress() || me.HW() < min(leader.HW(), me.LEO())
+}

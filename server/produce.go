@@ -1,0 +1,277 @@
+package server
+
+// Produce, versions 3-12 (magic v2 batches only).
+//
+// Per partition, in Kafka's order: unknown topic or partition, not the
+// leader (NOT_LEADER_OR_FOLLOWER with the KIP-951 leader on v10+), one valid
+// batch (CRC, record framing, decompression; MESSAGE_TOO_LARGE against
+// message.max.bytes), then replication.Partition.Append, which refuses
+// acks=-1 with NOT_ENOUGH_REPLICAS before appending when the ISR is below
+// min.insync.replicas and dedupes idempotent retries.
+//
+// acks=0 sends no response, and closes the connection if any partition
+// failed. acks=1 answers after the leader's append. acks=-1 parks the
+// request until every appended partition's HW covers its batch (NONE, or
+// NOT_ENOUGH_REPLICAS_AFTER_APPEND if the ISR shrank below the minimum by
+// then), leadership moves (NOT_LEADER_OR_FOLLOWER) or TimeoutMillis passes
+// (REQUEST_TIMED_OUT); the records stay in the log in every case.
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/fakekafka/fakekafka/protocol"
+	"github.com/fakekafka/fakekafka/replication"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// parkedProduce is one appended partition of an acks=-1 request.
+type parkedProduce struct {
+	p        *partition
+	epoch    int32
+	required int64
+	resp     *kmsg.ProduceResponseTopicPartition
+	done     bool
+}
+
+func (cn *conn) handleProduce(req *kmsg.ProduceRequest) (kmsg.Response, error) {
+	c := cn.b.c
+	resp := req.ResponseKind().(*kmsg.ProduceResponse)
+	acksValid := req.Acks == 0 || req.Acks == 1 || req.Acks == -1
+	var parked []parkedProduce
+	failed := false
+	leaders := map[int32]bool{}
+
+	resp.Topics = make([]kmsg.ProduceResponseTopic, len(req.Topics))
+	for i := range req.Topics {
+		rt := &req.Topics[i]
+		st := &resp.Topics[i]
+		*st = kmsg.NewProduceResponseTopic()
+		st.Topic = rt.Topic
+		st.Partitions = make([]kmsg.ProduceResponseTopicPartition, len(rt.Partitions))
+		t := c.topic(rt.Topic)
+		for j := range rt.Partitions {
+			rp := &rt.Partitions[j]
+			sp := &st.Partitions[j]
+			*sp = kmsg.NewProduceResponseTopicPartition()
+			sp.Partition = rp.Partition
+			sp.BaseOffset, sp.LogAppendTime, sp.LogStartOffset = -1, -1, -1
+			if !acksValid {
+				sp.ErrorCode = kerr.InvalidRequiredAcks.Code
+				failed = true
+				continue
+			}
+			pp, code, msg := cn.produceTo(t, rp, req.Acks, sp, leaders)
+			if code != 0 {
+				sp.ErrorCode = code
+				if msg != "" && req.Version >= 8 {
+					sp.ErrorMessage = &msg
+				}
+				failed = true
+				continue
+			}
+			if pp != nil {
+				parked = append(parked, *pp)
+			}
+		}
+	}
+
+	switch req.Acks {
+	case 0:
+		if failed {
+			return nil, errCloseConn
+		}
+		return nil, nil
+	case -1:
+		if len(parked) > 0 {
+			if err := cn.awaitReplication(parked, req.TimeoutMillis, leaders); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if req.Version >= 10 {
+		for id := range leaders {
+			if b := c.broker(id); b != nil {
+				pb := kmsg.NewProduceResponseBroker()
+				pb.NodeID, pb.Host, pb.Port = b.id, b.host, b.port
+				resp.Brokers = append(resp.Brokers, pb)
+			}
+		}
+	}
+	return resp, nil
+}
+
+// produceTo validates and appends one partition's batch. For acks=-1 it
+// returns the parked state to wait on.
+func (cn *conn) produceTo(t *topic, rp *kmsg.ProduceRequestTopicPartition, acks int16, sp *kmsg.ProduceResponseTopicPartition, leaders map[int32]bool) (*parkedProduce, int16, string) {
+	c := cn.b.c
+	if t == nil || rp.Partition < 0 || int(rp.Partition) >= len(t.partitions) {
+		return nil, kerr.UnknownTopicOrPartition.Code, ""
+	}
+	p := t.partitions[rp.Partition]
+	b, code, msg := parseProducedBatch(rp.Records, t.maxBytes)
+	if code != 0 {
+		c.log.Debug("produce rejected", "topic", t.name, "partition", rp.Partition, "error", kerr.ErrorForCode(code), "reason", msg)
+		return nil, code, msg
+	}
+	now := c.now()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if code := checkLeader(p.st, cn.b.id, -1); code != 0 {
+		cn.setProduceLeaderHint(p, sp, leaders)
+		return nil, code, ""
+	}
+	if t.configs["message.timestamp.type"] == "LogAppendTime" {
+		ts := now.UnixMilli()
+		protocol.SetLogAppendTime(b.Raw, ts)
+		b.MaxTimestamp = ts
+		sp.LogAppendTime = ts
+	}
+	before := p.mark()
+	res, code := p.st.Append(b, acks, now)
+	p.changed(before)
+	if code != 0 {
+		if code == kerr.NotEnoughReplicas.Code {
+			return nil, code, fmt.Sprintf("the ISR %v is smaller than min.insync.replicas %d", p.st.ISR(), p.st.EffectiveMinISR())
+		}
+		return nil, code, ""
+	}
+	sp.BaseOffset = res.BaseOffset
+	sp.LogStartOffset = res.LogStartOffset
+	if acks != -1 {
+		return nil, 0, ""
+	}
+	return &parkedProduce{p: p, epoch: p.st.LeaderEpoch(), required: res.Required, resp: sp}, 0, ""
+}
+
+// setProduceLeaderHint fills the KIP-951 current leader (v10+ only;
+// older versions ignore the tagged field). Callers hold p.mu.
+func (cn *conn) setProduceLeaderHint(p *partition, sp *kmsg.ProduceResponseTopicPartition, leaders map[int32]bool) {
+	if id, epoch, ok := leaderHint(p.st); ok {
+		sp.CurrentLeader.LeaderID, sp.CurrentLeader.LeaderEpoch = id, epoch
+		leaders[id] = true
+	}
+}
+
+// parseProducedBatch checks that records hold exactly one valid v2 batch.
+func parseProducedBatch(records []byte, maxBytes int32) (*replication.Batch, int16, string) {
+	if len(records) == 0 {
+		return nil, kerr.InvalidRecord.Code, "no record batch"
+	}
+	raw, rest, err := protocol.NextBatch(records)
+	if err != nil {
+		return nil, batchErrorCode(err), err.Error()
+	}
+	if len(rest) > 0 {
+		return nil, kerr.InvalidRecord.Code, "produce requests must contain exactly one record batch"
+	}
+	if len(raw) > int(maxBytes) {
+		return nil, kerr.MessageTooLarge.Code, fmt.Sprintf("batch of %d bytes is larger than message.max.bytes %d", len(raw), maxBytes)
+	}
+	h, err := protocol.ParseBatchHeader(raw)
+	if err != nil {
+		return nil, batchErrorCode(err), err.Error()
+	}
+	if err := protocol.VerifyCRC(raw); err != nil {
+		return nil, kerr.CorruptMessage.Code, err.Error()
+	}
+	if h.NumRecords == 0 {
+		return nil, kerr.InvalidRecord.Code, "record batch has no records"
+	}
+	if h.IsControl() {
+		return nil, kerr.InvalidRecord.Code, "clients may not produce control batches"
+	}
+	if h.IsTransactional() {
+		// No transaction coordinator yet, so no transaction can be open.
+		return nil, kerr.InvalidTxnState.Code, "transactions are not supported"
+	}
+	if err := protocol.ValidateRecords(raw); err != nil {
+		return nil, batchErrorCode(err), err.Error()
+	}
+	return &replication.Batch{
+		Raw:           raw,
+		BaseOffset:    0,
+		LastOffset:    int64(h.LastOffsetDelta),
+		MaxTimestamp:  h.MaxTimestamp,
+		ProducerID:    h.ProducerID,
+		ProducerEpoch: h.ProducerEpoch,
+		BaseSequence:  h.BaseSequence,
+		NumRecords:    h.NumRecords,
+	}, 0, ""
+}
+
+func batchErrorCode(err error) int16 {
+	switch {
+	case errors.Is(err, protocol.ErrUnsupportedMagic):
+		return kerr.UnsupportedForMessageFormat.Code
+	case errors.Is(err, protocol.ErrUnsupportedCompression):
+		return kerr.UnsupportedCompressionType.Code
+	case errors.Is(err, protocol.ErrInvalidRecord):
+		return kerr.InvalidRecord.Code
+	}
+	return kerr.CorruptMessage.Code
+}
+
+// awaitReplication parks an acks=-1 request (Kafka's DelayedProduce) until
+// every partition completes or the timeout expires. It waits on the
+// partitions' change signals, never by polling.
+func (cn *conn) awaitReplication(parked []parkedProduce, timeoutMillis int32, leaders map[int32]bool) error {
+	c := cn.b.c
+	wake := make(chan struct{}, 1)
+	for i := range parked {
+		p := parked[i].p
+		p.mu.Lock()
+		p.watch(wake)
+		p.mu.Unlock()
+	}
+	defer func() {
+		for i := range parked {
+			parked[i].p.unwatch(wake)
+		}
+	}()
+	timer := time.NewTimer(time.Duration(max(timeoutMillis, 0)) * time.Millisecond)
+	defer timer.Stop()
+	for {
+		pending := 0
+		for i := range parked {
+			pp := &parked[i]
+			if pp.done {
+				continue
+			}
+			if pp.p.t.deleted.Load() {
+				pp.done, pp.resp.ErrorCode = true, kerr.UnknownTopicOrPartition.Code
+				continue
+			}
+			pp.p.mu.Lock()
+			done, code := pp.p.st.AppendStatus(cn.b.id, pp.epoch, pp.required)
+			if done && code == kerr.NotLeaderForPartition.Code {
+				cn.setProduceLeaderHint(pp.p, pp.resp, leaders)
+			}
+			pp.p.mu.Unlock()
+			if done {
+				pp.done, pp.resp.ErrorCode = true, code
+			} else {
+				pending++
+			}
+		}
+		if pending == 0 {
+			return nil
+		}
+		select {
+		case <-wake:
+		case <-timer.C:
+			for i := range parked {
+				if !parked[i].done {
+					parked[i].resp.ErrorCode = kerr.RequestTimedOut.Code
+				}
+			}
+			return nil
+		case <-cn.closed:
+			return errCloseConn
+		case <-c.closing:
+			return errCloseConn
+		}
+	}
+}

@@ -1,0 +1,370 @@
+package server
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/fakekafka/fakekafka/replication"
+	"github.com/twmb/franz-go/pkg/kerr"
+)
+
+// topic is one topic; its partitions slice never changes after creation.
+type topic struct {
+	name       string
+	id         [16]byte
+	partitions []*partition
+	configs    map[string]string // explicitly set topic configs
+	lagTimeMax time.Duration
+	maxBytes   int32 // message.max.bytes
+	c          *Cluster
+	deleted    atomic.Bool
+}
+
+// partition guards one replication.Partition with its own lock, and keeps
+// the requests parked on it (acks=all produces, long-polling fetches).
+type partition struct {
+	t     *topic
+	index int32
+
+	mu      sync.Mutex
+	st      *replication.Partition
+	waiters []chan struct{}
+	paused  []int32 // followers that do not fetch
+}
+
+// watch registers w to be signalled whenever the partition changes.
+// Callers hold p.mu.
+func (p *partition) watch(w chan struct{}) { p.waiters = append(p.waiters, w) }
+
+func (p *partition) unwatch(w chan struct{}) {
+	p.mu.Lock()
+	p.waiters = slices.DeleteFunc(p.waiters, func(x chan struct{}) bool { return x == w })
+	p.mu.Unlock()
+}
+
+// state is what waiters and fetchers react to.
+type state struct {
+	leader, epoch int32
+	hw, leo       int64
+	isr           int
+}
+
+// mark captures the partition's state before a change; pass it to changed.
+func (p *partition) mark() state {
+	s := state{leader: p.st.Leader(), epoch: p.st.LeaderEpoch(), hw: p.st.HW(), isr: len(p.st.ISR())}
+	if l := p.st.LeaderReplica(); l != nil {
+		s.leo = l.LEO()
+	}
+	return s
+}
+
+// changed wakes whoever cares about the difference since before: parked
+// requests on any change, followers when the leader's log or HW moved (the
+// HW travels to them in their next fetch), every follower on a new epoch.
+// Callers hold p.mu.
+func (p *partition) changed(before state) {
+	after := p.mark()
+	if after == before {
+		return
+	}
+	for _, w := range p.waiters {
+		select {
+		case w <- struct{}{}:
+		default:
+		}
+	}
+	if after.leo != before.leo || after.hw != before.hw || after.epoch != before.epoch {
+		p.markFollowers()
+	}
+}
+
+func (p *partition) markFollowers() {
+	leader := p.st.Leader()
+	if leader < 0 {
+		return
+	}
+	c := p.t.c
+	for _, r := range p.st.Replicas() {
+		if r.Broker != leader {
+			c.fetcherFor(r.Broker).mark(p)
+		}
+	}
+}
+
+func (p *partition) isPaused(broker int32) bool { return slices.Contains(p.paused, broker) }
+
+// topicSpec is a validated topic creation request.
+type topicSpec struct {
+	name       string
+	partitions int32
+	rf         int16
+	assignment [][]int32 // optional explicit replicas per partition
+	configs    map[string]string
+}
+
+// legalTopicName follows Kafka's Topic.validate.
+func legalTopicName(name string) error {
+	switch {
+	case name == "":
+		return fmt.Errorf("topic name is empty")
+	case name == "." || name == "..":
+		return fmt.Errorf("topic name cannot be %q", name)
+	case len(name) > 249:
+		return fmt.Errorf("topic name is longer than 249 characters")
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
+			return fmt.Errorf("topic name %q contains a character other than ASCII alphanumerics, '.', '_' and '-'", name)
+		}
+	}
+	return nil
+}
+
+// topicConfigs are the topic configs fakekafka understands, with a check
+// of each value. Unknown keys get INVALID_CONFIG as in Kafka.
+var topicConfigs = map[string]func(string) error{
+	"min.insync.replicas":            intAtLeast(1),
+	"unclean.leader.election.enable": isBool,
+	"replica.lag.time.max.ms":        intAtLeast(1),
+	"message.max.bytes":              intAtLeast(0),
+	"retention.ms":                   intAtLeast(-1),
+	"retention.bytes":                intAtLeast(-1),
+	"cleanup.policy":                 oneOf("delete", "compact", "compact,delete", "delete,compact"),
+	"compression.type":               oneOf("producer", "uncompressed", "gzip", "snappy", "lz4", "zstd"),
+	"message.timestamp.type":         oneOf("CreateTime", "LogAppendTime"),
+	"segment.bytes":                  intAtLeast(14),
+	"segment.ms":                     intAtLeast(1),
+	"max.message.bytes":              intAtLeast(0),
+	"flush.messages":                 intAtLeast(1),
+	"flush.ms":                       intAtLeast(0),
+}
+
+func intAtLeast(lo int64) func(string) error {
+	return func(v string) error {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return fmt.Errorf("%q is not an integer", v)
+		}
+		if n < lo {
+			return fmt.Errorf("%d is below the minimum %d", n, lo)
+		}
+		return nil
+	}
+}
+
+func isBool(v string) error {
+	if v != "true" && v != "false" {
+		return fmt.Errorf("%q is not true or false", v)
+	}
+	return nil
+}
+
+func oneOf(vals ...string) func(string) error {
+	return func(v string) error {
+		if !slices.Contains(vals, v) {
+			return fmt.Errorf("%q is not one of %v", v, vals)
+		}
+		return nil
+	}
+}
+
+// validateTopicConfigs checks every key and value.
+func validateTopicConfigs(cfg map[string]string) error {
+	for k, v := range cfg {
+		check, ok := topicConfigs[k]
+		if !ok {
+			return fmt.Errorf("unknown topic config %q", k)
+		}
+		if err := check(v); err != nil {
+			return fmt.Errorf("invalid value for %s: %v", k, err)
+		}
+	}
+	return nil
+}
+
+// replicationConfig resolves a topic's effective replication settings.
+func (c *Cluster) replicationConfig(cfg map[string]string) replication.Config {
+	rc := replication.Config{
+		MinInsyncReplicas:     c.cfg.MinInsyncReplicas,
+		ReplicaLagTimeMax:     c.cfg.ReplicaLagTimeMax,
+		UncleanLeaderElection: c.cfg.UncleanLeaderElection,
+		LegacyMinISR:          c.cfg.LegacyMinISR,
+	}
+	if v, ok := cfg["min.insync.replicas"]; ok {
+		n, _ := strconv.Atoi(v)
+		rc.MinInsyncReplicas = n
+	}
+	if v, ok := cfg["replica.lag.time.max.ms"]; ok {
+		n, _ := strconv.ParseInt(v, 10, 64)
+		rc.ReplicaLagTimeMax = time.Duration(n) * time.Millisecond
+	}
+	if v, ok := cfg["unclean.leader.election.enable"]; ok {
+		rc.UncleanLeaderElection = v == "true"
+	}
+	return rc
+}
+
+// validateSpec turns a creation request into a spec or a Kafka error.
+func (c *Cluster) validateSpec(s *topicSpec) (*kerr.Error, string) {
+	if err := legalTopicName(s.name); err != nil {
+		return kerr.InvalidTopicException, err.Error()
+	}
+	if len(s.assignment) > 0 {
+		if s.partitions != -1 || s.rf != -1 {
+			return kerr.InvalidRequest, "both replica assignment and partitions/replication factor were given"
+		}
+		s.partitions = int32(len(s.assignment))
+		s.rf = int16(len(s.assignment[0]))
+		for i, rs := range s.assignment {
+			if len(rs) == 0 || len(rs) != int(s.rf) {
+				return kerr.InvalidReplicaAssignment, fmt.Sprintf("partition %d has %d replicas, partition 0 has %d", i, len(rs), s.rf)
+			}
+			for j, id := range rs {
+				if c.broker(id) == nil {
+					return kerr.InvalidReplicaAssignment, fmt.Sprintf("partition %d: unknown broker %d", i, id)
+				}
+				if slices.Contains(rs[:j], id) {
+					return kerr.InvalidReplicaAssignment, fmt.Sprintf("partition %d: broker %d listed twice", i, id)
+				}
+			}
+		}
+	}
+	if s.partitions == -1 {
+		s.partitions = int32(c.cfg.NumPartitions)
+	}
+	if s.rf == -1 {
+		s.rf = int16(c.cfg.DefaultReplicationFactor)
+	}
+	if s.partitions <= 0 {
+		return kerr.InvalidPartitions, "number of partitions must be larger than 0"
+	}
+	if s.partitions > 100000 {
+		return kerr.InvalidPartitions, "number of partitions is above fakekafka's limit of 100000"
+	}
+	if s.rf <= 0 {
+		return kerr.InvalidReplicationFactor, "replication factor must be larger than 0"
+	}
+	if int(s.rf) > len(c.brokers) {
+		return kerr.InvalidReplicationFactor, fmt.Sprintf("replication factor: %d larger than available brokers: %d", s.rf, len(c.brokers))
+	}
+	if err := validateTopicConfigs(s.configs); err != nil {
+		return kerr.InvalidConfig, err.Error()
+	}
+	return nil, ""
+}
+
+// assign places replicas round-robin: partition i is led by broker
+// (i mod n)+1 and followed by the next brokers, so leaders spread evenly
+// and tests can predict placement.
+func (c *Cluster) assign(partitions int32, rf int16) [][]int32 {
+	n := int32(len(c.brokers))
+	out := make([][]int32, partitions)
+	for i := range partitions {
+		rs := make([]int32, rf)
+		for j := range int32(rf) {
+			rs[j] = (i+j)%n + 1
+		}
+		out[i] = rs
+	}
+	return out
+}
+
+// createTopic validates and creates a topic. With validateOnly it only
+// validates. It returns the topic (nil on error or validate-only).
+func (c *Cluster) createTopic(s topicSpec, validateOnly bool) (*topic, *kerr.Error, string) {
+	if kerr, msg := c.validateSpec(&s); kerr != nil {
+		return nil, kerr, msg
+	}
+	c.topicsMu.Lock()
+	defer c.topicsMu.Unlock()
+	cur := c.topics.Load()
+	if _, ok := cur.byName[s.name]; ok {
+		return nil, kerr.TopicAlreadyExists, fmt.Sprintf("topic '%s' already exists", s.name)
+	}
+	if validateOnly {
+		return nil, nil, ""
+	}
+	assignment := s.assignment
+	if len(assignment) == 0 {
+		assignment = c.assign(s.partitions, s.rf)
+	}
+	if s.configs == nil {
+		s.configs = map[string]string{}
+	}
+	t := &topic{name: s.name, id: newTopicID(), configs: s.configs, c: c}
+	c.applyTopicSettings(t)
+	rc := c.replicationConfig(s.configs)
+	now := c.now()
+	for i, rs := range assignment {
+		p := &partition{t: t, index: int32(i), st: replication.NewPartition(rs, rc, now)}
+		for _, id := range rs {
+			if b := c.broker(id); b != nil && !b.up.Load() {
+				p.st.SetOnline(id, false, now)
+			}
+		}
+		t.partitions = append(t.partitions, p)
+	}
+	next := &topics{byName: maps.Clone(cur.byName), byID: maps.Clone(cur.byID)}
+	next.byName[t.name] = t
+	next.byID[t.id] = t
+	c.topics.Store(next)
+	c.log.Info("topic created", "topic", t.name, "partitions", len(assignment), "replication_factor", len(assignment[0]))
+	return t, nil, ""
+}
+
+// applyTopicSettings caches the settings read on hot paths.
+func (c *Cluster) applyTopicSettings(t *topic) {
+	t.lagTimeMax = c.replicationConfig(t.configs).ReplicaLagTimeMax
+	t.maxBytes = c.cfg.MessageMaxBytes
+	for _, k := range []string{"message.max.bytes", "max.message.bytes"} {
+		if v, ok := t.configs[k]; ok {
+			n, _ := strconv.ParseInt(v, 10, 32)
+			t.maxBytes = int32(n)
+		}
+	}
+}
+
+// deleteTopic removes a topic and wakes everything parked on it.
+func (c *Cluster) deleteTopic(t *topic) {
+	c.topicsMu.Lock()
+	cur := c.topics.Load()
+	if cur.byName[t.name] != t {
+		c.topicsMu.Unlock()
+		return
+	}
+	next := &topics{byName: maps.Clone(cur.byName), byID: maps.Clone(cur.byID)}
+	delete(next.byName, t.name)
+	delete(next.byID, t.id)
+	c.topics.Store(next)
+	c.topicsMu.Unlock()
+	t.deleted.Store(true)
+	for _, p := range t.partitions {
+		p.mu.Lock()
+		for _, w := range p.waiters {
+			select {
+			case w <- struct{}{}:
+			default:
+			}
+		}
+		p.mu.Unlock()
+	}
+	c.log.Info("topic deleted", "topic", t.name)
+}
+
+// autoCreate creates name with the defaults if auto-creation is on; it
+// returns the topic (existing or new) or nil.
+func (c *Cluster) autoCreate(name string) *topic {
+	if t := c.topic(name); t != nil || !*c.cfg.AutoCreateTopics {
+		return t
+	}
+	t, _, _ := c.createTopic(topicSpec{name: name, partitions: -1, rf: -1}, false)
+	if t == nil {
+		return c.topic(name)
+	}
+	return t
+}
