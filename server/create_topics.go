@@ -1,0 +1,132 @@
+package server
+
+// CreateTopics, versions 2-7.
+//
+// Any broker answers (Kafka brokers forward to the controller; we have one
+// topic table). Creation is synchronous, so TimeoutMillis does not matter.
+//
+// Per topic: a name given more than once in the request gets one
+// INVALID_REQUEST result and nothing is created for it, as in Kafka. An
+// explicit ReplicaAssignment must name partitions 0..n-1 once each
+// (INVALID_REPLICA_ASSIGNMENT), with NumPartitions and ReplicationFactor -1
+// (INVALID_REQUEST); a null config value is INVALID_CONFIG. The rest of the
+// validation (name, counts, brokers, config keys and values, an existing
+// topic) is Cluster.createTopic's. ValidateOnly validates and answers as if
+// created, without a topic ID.
+//
+// The result carries ErrorMessage (v1+); on success NumPartitions,
+// ReplicationFactor and the explicitly set configs with source
+// DYNAMIC_TOPIC_CONFIG (v5+), and the TopicID (v7+). Failed topics report
+// -1 for the counts.
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// configSourceDynamicTopic is DescribeConfigs' DYNAMIC_TOPIC_CONFIG source.
+const configSourceDynamicTopic = 1
+
+func (cn *conn) handleCreateTopics(req *kmsg.CreateTopicsRequest) (kmsg.Response, error) {
+	c := cn.b.c
+	resp := req.ResponseKind().(*kmsg.CreateTopicsResponse)
+
+	count := map[string]int{}
+	for _, rt := range req.Topics {
+		count[rt.Topic]++
+	}
+	reported := map[string]bool{}
+	for _, rt := range req.Topics {
+		st := kmsg.NewCreateTopicsResponseTopic()
+		st.Topic = rt.Topic
+		if count[rt.Topic] > 1 {
+			if reported[rt.Topic] {
+				continue
+			}
+			reported[rt.Topic] = true
+			setCreateError(req.Version, &st, kerr.InvalidRequest, "Duplicate topic name.")
+			resp.Topics = append(resp.Topics, st)
+			continue
+		}
+
+		spec, kerrv, msg := createSpec(rt)
+		if kerrv != nil {
+			setCreateError(req.Version, &st, kerrv, msg)
+			resp.Topics = append(resp.Topics, st)
+			continue
+		}
+		t, kerrv, msg := c.createTopic(spec, req.ValidateOnly)
+		if kerrv != nil {
+			setCreateError(req.Version, &st, kerrv, msg)
+			resp.Topics = append(resp.Topics, st)
+			continue
+		}
+		if t != nil {
+			st.TopicID = t.id
+			st.NumPartitions = int32(len(t.partitions))
+			p0 := t.partitions[0]
+			p0.mu.Lock()
+			st.ReplicationFactor = int16(len(p0.st.Replicas()))
+			p0.mu.Unlock()
+		} else { // validate-only: what createTopic would have used
+			st.NumPartitions, st.ReplicationFactor = spec.partitions, spec.rf
+			if len(spec.assignment) > 0 {
+				st.NumPartitions, st.ReplicationFactor = int32(len(spec.assignment)), int16(len(spec.assignment[0]))
+			}
+			if st.NumPartitions == -1 {
+				st.NumPartitions = int32(c.cfg.NumPartitions)
+			}
+			if st.ReplicationFactor == -1 {
+				st.ReplicationFactor = int16(c.cfg.DefaultReplicationFactor)
+			}
+		}
+		for _, k := range slices.Sorted(maps.Keys(spec.configs)) {
+			v := spec.configs[k]
+			cfg := kmsg.NewCreateTopicsResponseTopicConfig()
+			cfg.Name, cfg.Value, cfg.Source = k, &v, configSourceDynamicTopic
+			st.Configs = append(st.Configs, cfg)
+		}
+		resp.Topics = append(resp.Topics, st)
+	}
+	return resp, nil
+}
+
+// createSpec turns one requested topic into a topicSpec, checking what
+// createTopic cannot see in the spec: the assignment's partition indexes
+// and null config values.
+func createSpec(rt kmsg.CreateTopicsRequestTopic) (topicSpec, *kerr.Error, string) {
+	s := topicSpec{name: rt.Topic, partitions: rt.NumPartitions, rf: rt.ReplicationFactor}
+	if n := len(rt.ReplicaAssignment); n > 0 {
+		s.assignment = make([][]int32, n)
+		for _, a := range rt.ReplicaAssignment {
+			if a.Partition < 0 || int(a.Partition) >= n || s.assignment[a.Partition] != nil {
+				return s, kerr.InvalidReplicaAssignment, "partitions should be a consecutive 0-based integer sequence"
+			}
+			s.assignment[a.Partition] = slices.Clone(a.Replicas)
+			if s.assignment[a.Partition] == nil {
+				s.assignment[a.Partition] = []int32{} // an empty list; createTopic rejects it
+			}
+		}
+	}
+	if len(rt.Configs) > 0 {
+		s.configs = make(map[string]string, len(rt.Configs))
+		for _, cfg := range rt.Configs {
+			if cfg.Value == nil {
+				return s, kerr.InvalidConfig, fmt.Sprintf("null value not supported for topic config %s", cfg.Name)
+			}
+			s.configs[cfg.Name] = *cfg.Value
+		}
+	}
+	return s, nil, ""
+}
+
+func setCreateError(version int16, st *kmsg.CreateTopicsResponseTopic, err *kerr.Error, msg string) {
+	st.ErrorCode = err.Code
+	if version >= 1 && msg != "" {
+		st.ErrorMessage = &msg
+	}
+}

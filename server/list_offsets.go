@@ -1,0 +1,164 @@
+package server
+
+// ListOffsets, versions 1-8.
+//
+// ReplicaID -1 (a consumer) and any follower ID must reach the leader:
+// FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH against CurrentLeaderEpoch
+// (v4+), then NOT_LEADER_OR_FOLLOWER. ReplicaID -2 (debugging) may reach any
+// replica and reads that replica's log. A partition listed twice gets
+// INVALID_REQUEST; an unknown one UNKNOWN_TOPIC_OR_PARTITION.
+//
+// As Kafka's Partition.fetchOffsetForTimestamp, a consumer may see offsets
+// below the HW only (the last stable offset for read_committed, which equals
+// the HW until transactions exist); other callers may see up to the LEO.
+//
+//   - EARLIEST (-2) and EARLIEST_LOCAL (-4): the log start offset.
+//   - LATEST (-1): the HW (consumers) or LEO (others).
+//   - MAX_TIMESTAMP (-3): the batch with the largest timestamp, if it is
+//     below that bound.
+//   - any other timestamp: the first batch whose max timestamp is >= it, if
+//     it is below that bound; Kafka searches negative timestamps the same
+//     way, so they find the first batch.
+//
+// Nothing found answers offset and timestamp -1 with no error. A leader
+// whose HW has not yet reached the start of its epoch (it was just elected)
+// answers consumers OFFSET_NOT_AVAILABLE for LATEST and for any timestamp
+// search that finds nothing below the HW (Kafka's KAFKA-7395 guard).
+//
+// LeaderEpoch (v4+) is the epoch of the batch holding the offset, or the
+// current leader epoch for LATEST, as Kafka reports it; -1 when unknown.
+
+import (
+	"sort"
+
+	"github.com/fakekafka/fakekafka/replication"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// Special ListOffsets timestamps and replica IDs.
+const (
+	listLatest        = -1
+	listEarliest      = -2
+	listMaxTimestamp  = -3
+	listEarliestLocal = -4
+
+	replicaConsumer = -1
+	replicaDebug    = -2
+)
+
+func (cn *conn) handleListOffsets(req *kmsg.ListOffsetsRequest) (kmsg.Response, error) {
+	c := cn.b.c
+	resp := req.ResponseKind().(*kmsg.ListOffsetsResponse)
+
+	type tp struct {
+		topic     string
+		partition int32
+	}
+	seen := map[tp]int{}
+	for _, rt := range req.Topics {
+		for _, rp := range rt.Partitions {
+			seen[tp{rt.Topic, rp.Partition}]++
+		}
+	}
+
+	resp.Topics = make([]kmsg.ListOffsetsResponseTopic, len(req.Topics))
+	for i, rt := range req.Topics {
+		st := &resp.Topics[i]
+		*st = kmsg.NewListOffsetsResponseTopic()
+		st.Topic = rt.Topic
+		st.Partitions = make([]kmsg.ListOffsetsResponseTopicPartition, len(rt.Partitions))
+		for j, rp := range rt.Partitions {
+			sp := &st.Partitions[j]
+			*sp = kmsg.NewListOffsetsResponseTopicPartition()
+			sp.Partition = rp.Partition
+			if seen[tp{rt.Topic, rp.Partition}] > 1 {
+				sp.ErrorCode = kerr.InvalidRequest.Code
+				continue
+			}
+			p := c.partition(rt.Topic, rp.Partition)
+			if p == nil {
+				sp.ErrorCode = kerr.UnknownTopicOrPartition.Code
+				continue
+			}
+			p.mu.Lock()
+			cn.listOffset(p.st, req.ReplicaID, rp, sp)
+			p.mu.Unlock()
+		}
+	}
+	return resp, nil
+}
+
+// listOffset answers one partition; the caller holds the partition's lock.
+func (cn *conn) listOffset(st *replication.Partition, replicaID int32, rp kmsg.ListOffsetsRequestTopicPartition, sp *kmsg.ListOffsetsResponseTopicPartition) {
+	me := cn.b.id
+	if replicaID == replicaDebug {
+		if code := checkLeaderEpoch(st, rp.CurrentLeaderEpoch); code != 0 {
+			sp.ErrorCode = code
+			return
+		}
+	} else if code := checkLeader(st, me, rp.CurrentLeaderEpoch); code != 0 {
+		sp.ErrorCode = code
+		return
+	}
+	r := st.Replica(me)
+	if r == nil {
+		sp.ErrorCode = kerr.NotLeaderForPartition.Code
+		return
+	}
+
+	client := replicaID == replicaConsumer
+	bound := r.LEO()
+	if client {
+		bound = r.HW()
+	}
+	// A new leader's HW may trail offsets committed under the old one
+	// until its followers fetch again; consumers must not see that gap.
+	lagging := client && st.Leader() == me && st.EpochStartOffset() > r.HW()
+
+	log := r.Log()
+	var off, ts int64 = -1, -1
+	switch rp.Timestamp {
+	case listLatest:
+		if lagging {
+			sp.ErrorCode = kerr.OffsetNotAvailable.Code
+			return
+		}
+		sp.Offset, sp.Timestamp, sp.LeaderEpoch = bound, -1, st.LeaderEpoch()
+		return
+	case listEarliest, listEarliestLocal:
+		sp.Offset, sp.Timestamp, sp.LeaderEpoch = r.LogStartOffset(), -1, firstEpoch(log)
+		return
+	case listMaxTimestamp:
+		off, ts = log.MaxTimestamp(log.EndOffset())
+	default:
+		off, ts = log.OffsetForTimestamp(rp.Timestamp, log.EndOffset())
+	}
+	if off < 0 || off >= bound {
+		if lagging {
+			sp.ErrorCode = kerr.OffsetNotAvailable.Code
+		}
+		return // -1/-1: nothing visible matches
+	}
+	sp.Offset, sp.Timestamp, sp.LeaderEpoch = off, ts, epochAt(log, off)
+}
+
+// firstEpoch is the epoch at the log start offset, as Kafka reports it for
+// EARLIEST: the first cached epoch if it starts at or before the log start.
+func firstEpoch(l *replication.Log) int32 {
+	es := l.Epochs()
+	if len(es) == 0 || es[0].StartOffset > l.StartOffset() {
+		return -1
+	}
+	return es[0].Epoch
+}
+
+// epochAt is the leader epoch stamped on the batch holding offset, or -1.
+func epochAt(l *replication.Log, offset int64) int32 {
+	bs := l.Batches()
+	i := sort.Search(len(bs), func(i int) bool { return bs[i].LastOffset >= offset })
+	if i == len(bs) || bs[i].BaseOffset > offset {
+		return -1
+	}
+	return bs[i].Epoch
+}

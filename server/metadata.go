@@ -1,0 +1,204 @@
+package server
+
+// Metadata, versions 0-12.
+//
+// Any broker answers. Brokers lists every broker that is up; ClusterID (v2+)
+// and ControllerID (v1+, the lowest live broker) follow. An empty topic list
+// in v0 or a null one in v1+ means every topic; an empty list in v1+ means
+// none.
+//
+// A requested topic that does not exist is auto-created when
+// auto.create.topics.enable is on and (v4+) the request allows it. Kafka
+// answers LEADER_NOT_AVAILABLE the first time because its leaders appear
+// asynchronously; ours exist as soon as the topic does, so the new topic is
+// reported normally. Otherwise the topic gets UNKNOWN_TOPIC_OR_PARTITION, or
+// INVALID_TOPIC_EXCEPTION for an illegal name. v12 may ask by topic ID alone
+// (UNKNOWN_TOPIC_ID when unknown; never auto-created).
+//
+// Per partition, as KRaft brokers do (KRaftMetadataCache): a leader that is
+// -1 or on a broker that is down gives LEADER_NOT_AVAILABLE with leader -1,
+// but the leader epoch (v7+), replicas in assignment order and the ISR are
+// still filled in, unfiltered. OfflineReplicas (v5+) are replicas on brokers
+// that are down. Only v0 drops unavailable replicas from the lists, with
+// REPLICA_NOT_AVAILABLE.
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// allTopicOps and allClusterOps are the KIP-430 bitfields of every ACL
+// operation on a topic and on the cluster: fakekafka has no ACLs, so a
+// client may do all of them.
+const (
+	// READ WRITE CREATE DELETE ALTER DESCRIBE DESCRIBE_CONFIGS ALTER_CONFIGS
+	allTopicOps = 1<<3 | 1<<4 | 1<<5 | 1<<6 | 1<<7 | 1<<8 | 1<<10 | 1<<11
+	// CREATE ALTER DESCRIBE CLUSTER_ACTION DESCRIBE_CONFIGS ALTER_CONFIGS
+	// IDEMPOTENT_WRITE
+	allClusterOps = 1<<5 | 1<<7 | 1<<8 | 1<<9 | 1<<10 | 1<<11 | 1<<12
+)
+
+func (cn *conn) handleMetadata(req *kmsg.MetadataRequest) (kmsg.Response, error) {
+	c := cn.b.c
+	resp := req.ResponseKind().(*kmsg.MetadataResponse)
+
+	for _, b := range c.brokers {
+		if !b.up.Load() {
+			continue
+		}
+		rb := kmsg.NewMetadataResponseBroker()
+		rb.NodeID, rb.Host, rb.Port = b.id, b.host, b.port
+		resp.Brokers = append(resp.Brokers, rb)
+	}
+	if req.Version >= 2 {
+		resp.ClusterID = &c.cfg.ClusterID
+	}
+	resp.ControllerID = c.controller()
+	if req.IncludeClusterAuthorizedOperations && req.Version >= 8 && req.Version <= 10 {
+		resp.AuthorizedOperations = allClusterOps
+	}
+
+	// Before v4 there is no flag and auto-creation follows the broker alone.
+	autoCreate := *c.cfg.AutoCreateTopics && (req.Version < 4 || req.AllowAutoTopicCreation)
+
+	allTopics := req.Topics == nil || (req.Version == 0 && len(req.Topics) == 0)
+	if allTopics {
+		for _, t := range c.topics.Load().byName {
+			resp.Topics = append(resp.Topics, cn.describeTopic(req, t))
+		}
+	} else {
+		seenNames := map[string]bool{}
+		seenIDs := map[[16]byte]bool{}
+		for _, rt := range req.Topics {
+			switch {
+			case rt.TopicID != [16]byte{} || rt.Topic == nil:
+				if rt.TopicID != [16]byte{} && seenIDs[rt.TopicID] {
+					continue
+				}
+				seenIDs[rt.TopicID] = true
+				resp.Topics = append(resp.Topics, cn.describeTopicByID(req, rt))
+			default:
+				name := *rt.Topic
+				if seenNames[name] {
+					continue // Kafka collects the names into a set
+				}
+				seenNames[name] = true
+				resp.Topics = append(resp.Topics, cn.describeTopicByName(req, name, autoCreate))
+			}
+		}
+	}
+
+	// Stable output: by name, topics without a name (unknown IDs) last.
+	slices.SortStableFunc(resp.Topics, func(a, b kmsg.MetadataResponseTopic) int {
+		switch {
+		case a.Topic == nil && b.Topic == nil:
+			return 0
+		case a.Topic == nil:
+			return 1
+		case b.Topic == nil:
+			return -1
+		}
+		return strings.Compare(*a.Topic, *b.Topic)
+	})
+	return resp, nil
+}
+
+// describeTopicByName answers one topic requested by name, creating it if
+// allowed.
+func (cn *conn) describeTopicByName(req *kmsg.MetadataRequest, name string, autoCreate bool) kmsg.MetadataResponseTopic {
+	c := cn.b.c
+	if t := c.topic(name); t != nil {
+		return cn.describeTopic(req, t)
+	}
+	rt := kmsg.NewMetadataResponseTopic()
+	rt.Topic = &name
+	if err := legalTopicName(name); err != nil {
+		rt.ErrorCode = kerr.InvalidTopicException.Code
+		return rt
+	}
+	if autoCreate {
+		if t := c.autoCreate(name); t != nil {
+			return cn.describeTopic(req, t)
+		}
+	}
+	rt.ErrorCode = kerr.UnknownTopicOrPartition.Code
+	return rt
+}
+
+// describeTopicByID answers one topic requested by ID. Kafka serves lookups
+// by ID from v12 on only and refuses them (and null names) before.
+func (cn *conn) describeTopicByID(req *kmsg.MetadataRequest, rt kmsg.MetadataRequestTopic) kmsg.MetadataResponseTopic {
+	out := kmsg.NewMetadataResponseTopic()
+	out.Topic, out.TopicID = rt.Topic, rt.TopicID
+	if req.Version < 12 || rt.TopicID == [16]byte{} {
+		out.ErrorCode = kerr.InvalidRequest.Code
+		return out
+	}
+	t := cn.b.c.topicByID(rt.TopicID)
+	if t == nil { // the ID wins over a name sent alongside it, as in Kafka
+		out.ErrorCode = kerr.UnknownTopicID.Code
+		return out
+	}
+	return cn.describeTopic(req, t)
+}
+
+// describeTopic reports an existing topic, each partition read under its
+// own lock.
+func (cn *conn) describeTopic(req *kmsg.MetadataRequest, t *topic) kmsg.MetadataResponseTopic {
+	c := cn.b.c
+	rt := kmsg.NewMetadataResponseTopic()
+	name := t.name
+	rt.Topic = &name
+	rt.TopicID = t.id
+	if req.IncludeTopicAuthorizedOperations && req.Version >= 8 {
+		rt.AuthorizedOperations = allTopicOps
+	}
+	up := func(id int32) bool {
+		b := c.broker(id)
+		return b != nil && b.up.Load()
+	}
+	rt.Partitions = make([]kmsg.MetadataResponseTopicPartition, len(t.partitions))
+	for i, p := range t.partitions {
+		rp := &rt.Partitions[i]
+		*rp = kmsg.NewMetadataResponseTopicPartition()
+		rp.Partition = p.index
+
+		p.mu.Lock()
+		leader := p.st.Leader()
+		if l := p.st.LeaderReplica(); l == nil || !l.Online() || !up(leader) {
+			leader = -1
+		}
+		rp.LeaderEpoch = p.st.LeaderEpoch()
+		rp.ISR = p.st.ISR()
+		for _, r := range p.st.Replicas() {
+			rp.Replicas = append(rp.Replicas, r.Broker)
+			if !r.Online() || !up(r.Broker) {
+				rp.OfflineReplicas = append(rp.OfflineReplicas, r.Broker)
+			}
+		}
+		p.mu.Unlock()
+
+		rp.Leader = leader
+		if leader < 0 {
+			rp.ErrorCode = kerr.LeaderNotAvailable.Code
+		}
+		if rp.Replicas == nil {
+			rp.Replicas = []int32{}
+		}
+		if rp.ISR == nil {
+			rp.ISR = []int32{}
+		}
+		if req.Version == 0 && len(rp.OfflineReplicas) > 0 {
+			offline := func(id int32) bool { return slices.Contains(rp.OfflineReplicas, id) }
+			rp.Replicas = slices.DeleteFunc(rp.Replicas, offline)
+			rp.ISR = slices.DeleteFunc(rp.ISR, offline)
+			if rp.ErrorCode == 0 {
+				rp.ErrorCode = kerr.ReplicaNotAvailable.Code
+			}
+		}
+	}
+	return rt
+}
