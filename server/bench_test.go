@@ -54,3 +54,16 @@ func BenchmarkProduceConsume(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
 }
+
+// BenchmarkClusterStart measures start-up to a cluster whose brokers accept
+// connections, and its shutdown.
+func BenchmarkClusterStart(b *testing.B) {
+	b.ReportAllocs()
+	for range b.N {
+		c, err := NewCluster(Config{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		c.Close()
+	}
+}

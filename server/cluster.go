@@ -254,7 +254,9 @@ func (c *Cluster) setPaused(topicName string, index, broker int32, paused bool) 
 		return fmt.Errorf("broker %d has no replica of %s/%d", broker, topicName, index)
 	}
 	if paused {
-		p.paused = append(p.paused, broker)
+		if !p.isPaused(broker) {
+			p.paused = append(p.paused, broker)
+		}
 	} else {
 		p.paused = slices.DeleteFunc(p.paused, func(id int32) bool { return id == broker })
 		c.fetcherFor(broker).mark(p)
@@ -271,13 +273,13 @@ func (c *Cluster) SetISR(topicName string, index int32, isr []int32) error {
 	if err != nil {
 		return err
 	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	for _, id := range isr {
 		if p.st.Replica(id) == nil {
 			return fmt.Errorf("broker %d has no replica of %s/%d", id, topicName, index)
 		}
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	before := p.mark()
 	p.st.SetISR(isr, c.now())
 	p.changed(before)

@@ -86,7 +86,10 @@ func (cn *conn) handleDeleteTopics(req *kmsg.DeleteTopicsRequest) (kmsg.Response
 		}
 		name := t.name
 		st.Topic, st.TopicID = &name, t.id
-		c.deleteTopic(t)
+		if !c.deleteTopic(t) {
+			fail(kerr.UnknownTopicOrPartition, "This server does not host this topic-partition.")
+			continue
+		}
 		resp.Topics = append(resp.Topics, st)
 	}
 	return resp, nil

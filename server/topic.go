@@ -20,7 +20,7 @@ type topic struct {
 	partitions []*partition
 	configs    map[string]string // explicitly set topic configs
 	lagTimeMax time.Duration
-	maxBytes   int32 // message.max.bytes
+	maxBytes   int32 // max.message.bytes, else the broker's message.max.bytes
 	c          *Cluster
 	deleted    atomic.Bool
 }
@@ -131,7 +131,6 @@ var topicConfigs = map[string]func(string) error{
 	"min.insync.replicas":            intAtLeast(1),
 	"unclean.leader.election.enable": isBool,
 	"replica.lag.time.max.ms":        intAtLeast(1),
-	"message.max.bytes":              intAtLeast(0),
 	"retention.ms":                   intAtLeast(-1),
 	"retention.bytes":                intAtLeast(-1),
 	"cleanup.policy":                 oneOf("delete", "compact", "compact,delete", "delete,compact"),
@@ -321,21 +320,20 @@ func (c *Cluster) createTopic(s topicSpec, validateOnly bool) (*topic, *kerr.Err
 func (c *Cluster) applyTopicSettings(t *topic) {
 	t.lagTimeMax = c.replicationConfig(t.configs).ReplicaLagTimeMax
 	t.maxBytes = c.cfg.MessageMaxBytes
-	for _, k := range []string{"message.max.bytes", "max.message.bytes"} {
-		if v, ok := t.configs[k]; ok {
-			n, _ := strconv.ParseInt(v, 10, 32)
-			t.maxBytes = int32(n)
-		}
+	if v, ok := t.configs["max.message.bytes"]; ok {
+		n, _ := strconv.ParseInt(v, 10, 32)
+		t.maxBytes = int32(n)
 	}
 }
 
-// deleteTopic removes a topic and wakes everything parked on it.
-func (c *Cluster) deleteTopic(t *topic) {
+// deleteTopic removes a topic and wakes everything parked on it. It
+// reports false if the topic was already gone (a concurrent delete).
+func (c *Cluster) deleteTopic(t *topic) bool {
 	c.topicsMu.Lock()
 	cur := c.topics.Load()
 	if cur.byName[t.name] != t {
 		c.topicsMu.Unlock()
-		return
+		return false
 	}
 	next := &topics{byName: maps.Clone(cur.byName), byID: maps.Clone(cur.byID)}
 	delete(next.byName, t.name)
@@ -354,6 +352,7 @@ func (c *Cluster) deleteTopic(t *topic) {
 		p.mu.Unlock()
 	}
 	c.log.Info("topic deleted", "topic", t.name)
+	return true
 }
 
 // autoCreate creates name with the defaults if auto-creation is on; it

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+func env(kv map[string]string) func(string) string {
+	return func(k string) string { return kv[k] }
+}
+
+func TestFlagsAndEnvironment(t *testing.T) {
+	o, err := parseFlags([]string{"--min-insync-replicas", "3"}, env(map[string]string{
+		"FAKEKAFKA_BROKERS":              "5",
+		"FAKEKAFKA_MIN_INSYNC_REPLICAS":  "2",
+		"FAKEKAFKA_REPLICA_LAG_TIME_MAX": "1500",
+		"FAKEKAFKA_AUTO_CREATE_TOPICS":   "false",
+	}), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.cfg.Brokers != 5 || o.cfg.MinInsyncReplicas != 3 || o.cfg.ReplicaLagTimeMax != 1500*time.Millisecond || *o.cfg.AutoCreateTopics {
+		t.Fatalf("parsed %+v", o.cfg)
+	}
+}
+
+func TestNonsenseFlagsAreRejected(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{[]string{"--brokers", "0"}, nil, "--brokers must be at least 1"},
+		{[]string{"--brokers", "many"}, nil, "invalid value"},
+		{[]string{"--replica-lag-time-max", "soon"}, nil, "milliseconds or a duration"},
+		{[]string{"--replica-lag-time-max", "-5"}, nil, "must be positive"},
+		{[]string{"--no-such-flag"}, nil, "not defined"},
+		{[]string{"extra"}, nil, "unexpected arguments"},
+		{nil, map[string]string{"FAKEKAFKA_NUM_PARTITIONS": "x"}, "FAKEKAFKA_NUM_PARTITIONS"},
+		{[]string{"--log-level", "loud"}, nil, "--log-level"},
+		{[]string{"--listen", "nonsense", "--control", ""}, nil, "listen address"},
+		{[]string{"--brokers", "2", "--default-replication-factor", "3", "--listen", "127.0.0.1:0", "--control", ""}, nil, "replication factor"},
+	} {
+		var stderr bytes.Buffer
+		code := run(context.Background(), c.args, env(c.env), io.Discard, &stderr)
+		if code == 0 || !strings.Contains(stderr.String(), c.want) {
+			t.Errorf("%v %v: exit %d, stderr %q; want failure mentioning %q", c.args, c.env, code, stderr.String(), c.want)
+		}
+	}
+}
+
+func TestRunServesUntilCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, pw := io.Pipe()
+	exit := make(chan int, 1)
+	go func() {
+		exit <- run(ctx, []string{"--listen", "127.0.0.1:0", "--control", "127.0.0.1:0"}, env(nil), pw, io.Discard)
+		pw.Close()
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	go io.Copy(io.Discard, pr)
+	var bootstrap, control string
+	for _, f := range strings.Fields(line) {
+		if v, ok := strings.CutPrefix(f, "bootstrap="); ok {
+			bootstrap = v
+		}
+		if v, ok := strings.CutPrefix(f, "control="); ok {
+			control = v
+		}
+	}
+	if !strings.HasPrefix(line, "fakekafka ready") || bootstrap == "" || control == "" {
+		t.Fatalf("ready line %q", line)
+	}
+
+	resp, err := http.Get(control + "/v1/cluster")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var state struct {
+		Brokers []struct{ Address string } `json:"brokers"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&state)
+	resp.Body.Close()
+	if err != nil || len(state.Brokers) != 3 || state.Brokers[0].Address != strings.Split(bootstrap, ",")[0] {
+		t.Fatalf("GET /v1/cluster: %+v, %v", state, err)
+	}
+
+	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(bootstrap, ",")...), kgo.DefaultProduceTopic("cli"), kgo.AllowAutoTopicCreation())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pctx, pcancel := context.WithTimeout(ctx, 30*time.Second)
+	err = cl.ProduceSync(pctx, &kgo.Record{Value: []byte("hi")}).FirstErr()
+	pcancel()
+	cl.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	cancel()
+	select {
+	case code := <-exit:
+		if code != 0 {
+			t.Fatalf("exit code %d", code)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("fakekafka did not stop after cancellation")
+	}
+}

@@ -1,0 +1,148 @@
+package server
+
+import (
+	"testing"
+	"time"
+
+	"github.com/fakekafka/fakekafka/protocol"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/twmb/franz-go/pkg/kversion"
+)
+
+// rawFetch sends one Fetch to broker and returns its only partition.
+func rawFetch(t *testing.T, c *Cluster, broker int32, version int16, topic string, offset int64, epoch int32, minBytes, maxWait int32) kmsg.FetchResponseTopicPartition {
+	t.Helper()
+	req := kmsg.NewPtrFetchRequest()
+	req.Version = version
+	req.ReplicaID = -1
+	req.MaxWaitMillis, req.MinBytes, req.MaxBytes = maxWait, minBytes, 1<<20
+	req.SessionEpoch = -1
+	rt := kmsg.NewFetchRequestTopic()
+	rt.Topic = topic
+	rp := kmsg.NewFetchRequestTopicPartition()
+	rp.FetchOffset, rp.CurrentLeaderEpoch, rp.PartitionMaxBytes = offset, epoch, 1<<20
+	rt.Partitions = append(rt.Partitions, rp)
+	req.Topics = append(req.Topics, rt)
+	// kgo picks the highest version both sides know; pin Fetch to version.
+	vs := kversion.Stable()
+	vs.SetMaxKeyVersion(1, version)
+	pinned := newClient(t, c, kgo.MaxVersions(vs))
+	resp, err := pinned.Broker(int(broker)).Request(testContext(t), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.(*kmsg.FetchResponse).Topics[0].Partitions[0]
+}
+
+func countRecords(t *testing.T, b []byte) int {
+	t.Helper()
+	n := 0
+	for len(b) > 0 {
+		batch, rest, err := protocol.NextBatch(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, _ := protocol.ParseBatchHeader(batch)
+		n += int(h.NumRecords)
+		b = rest
+	}
+	return n
+}
+
+func TestFetchRules(t *testing.T) {
+	c := NewTestCluster(t, Config{})
+	if err := c.CreateTopic("ff", 1, 3, nil); err != nil { // replicas 1, 2, 3
+		t.Fatal(err)
+	}
+	if err := c.CreateTopic("solo", 1, 1, nil); err != nil { // only on broker 1
+		t.Fatal(err)
+	}
+	ctx := testContext(t)
+	prod := newClient(t, c, kgo.DefaultProduceTopic("ff"), kgo.RequiredAcks(kgo.AllISRAcks()))
+	for i := range 5 {
+		if err := prod.ProduceSync(ctx, &kgo.Record{Value: []byte{byte(i)}}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, 10*time.Second, "every replica to learn HW 5", func() bool {
+		ps, _ := c.Partition("ff", 0)
+		for _, r := range ps.Replicas {
+			if r.HighWatermark != 5 {
+				return false
+			}
+		}
+		return true
+	})
+
+	t.Run("v11 reads from a follower", func(t *testing.T) {
+		p := rawFetch(t, c, 2, 11, "ff", 0, -1, 0, 0)
+		if p.ErrorCode != 0 || p.HighWatermark != 5 || countRecords(t, p.RecordBatches) != 5 {
+			t.Fatalf("error %d, HW %d, %d records", p.ErrorCode, p.HighWatermark, countRecords(t, p.RecordBatches))
+		}
+	})
+	t.Run("v10 needs the leader", func(t *testing.T) {
+		if p := rawFetch(t, c, 2, 10, "ff", 0, -1, 0, 0); p.ErrorCode != kerr.NotLeaderForPartition.Code {
+			t.Fatalf("error %d, want NOT_LEADER_OR_FOLLOWER", p.ErrorCode)
+		}
+	})
+	t.Run("not a replica: NOT_LEADER_OR_FOLLOWER with the leader", func(t *testing.T) {
+		p := rawFetch(t, c, 2, 12, "solo", 0, -1, 0, 0)
+		if p.ErrorCode != kerr.NotLeaderForPartition.Code || p.CurrentLeader.LeaderID != 1 || p.CurrentLeader.LeaderEpoch != 0 {
+			t.Fatalf("error %d, current leader %+v", p.ErrorCode, p.CurrentLeader)
+		}
+	})
+	t.Run("future epoch", func(t *testing.T) {
+		if p := rawFetch(t, c, 1, 12, "ff", 0, 3, 0, 0); p.ErrorCode != kerr.UnknownLeaderEpoch.Code {
+			t.Fatalf("error %d, want UNKNOWN_LEADER_EPOCH", p.ErrorCode)
+		}
+	})
+	t.Run("past the LEO", func(t *testing.T) {
+		if p := rawFetch(t, c, 1, 12, "ff", 6, 0, 0, 0); p.ErrorCode != kerr.OffsetOutOfRange.Code {
+			t.Fatalf("error %d, want OFFSET_OUT_OF_RANGE", p.ErrorCode)
+		}
+	})
+	t.Run("a follower serves only up to its own HW", func(t *testing.T) {
+		if err := c.PauseReplica("ff", 0, 3); err != nil {
+			t.Fatal(err)
+		}
+		defer c.ResumeReplica("ff", 0, 3)
+		aprod := newClient(t, c, kgo.DefaultProduceTopic("ff"), kgo.RequiredAcks(kgo.LeaderAck()), kgo.DisableIdempotentWrite())
+		if err := aprod.ProduceSync(ctx, &kgo.Record{Value: []byte("x")}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, 10*time.Second, "follower 2 to replicate offset 5", func() bool {
+			ps, _ := c.Partition("ff", 0)
+			return ps.Replicas[1].LogEndOffset == 6
+		})
+		p := rawFetch(t, c, 2, 11, "ff", 5, -1, 0, 0)
+		if p.ErrorCode != 0 || p.HighWatermark != 5 || len(p.RecordBatches) != 0 {
+			t.Fatalf("error %d, HW %d, %d bytes; want nothing past HW 5", p.ErrorCode, p.HighWatermark, len(p.RecordBatches))
+		}
+	})
+}
+
+// TestLongPollWakesWhenHWMoves parks a fetch at the HW and shows it returns
+// the record produced meanwhile, well before max_wait.
+func TestLongPollWakesWhenHWMoves(t *testing.T) {
+	c := NewTestCluster(t, Config{})
+	if err := c.CreateTopic("lp", 1, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan kmsg.FetchResponseTopicPartition, 1)
+	go func() { got <- rawFetch(t, c, 1, 12, "lp", 0, -1, 1, 60_000) }()
+
+	prod := newClient(t, c, kgo.DefaultProduceTopic("lp"), kgo.RequiredAcks(kgo.AllISRAcks()))
+	if err := prod.ProduceSync(testContext(t), &kgo.Record{Value: []byte("wake")}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case p := <-got:
+		if p.ErrorCode != 0 || countRecords(t, p.RecordBatches) != 1 {
+			t.Fatalf("error %d, %d records", p.ErrorCode, countRecords(t, p.RecordBatches))
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the parked fetch did not wake when the HW moved")
+	}
+}
