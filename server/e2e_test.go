@@ -9,8 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fakekafka/fakekafka/protocol"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // produced is what the producer was told for one record.
@@ -235,5 +237,52 @@ func TestCompressionCodecsRoundTrip(t *testing.T) {
 				})
 			}
 		})
+	}
+}
+
+// TestAcksAllTimesOutWhileAFollowerLags parks an acks=all produce while a
+// follower in the ISR is held back: it expires with REQUEST_TIMED_OUT, the
+// record stays in the leader's log, and it becomes visible once the
+// follower catches up.
+func TestAcksAllTimesOutWhileAFollowerLags(t *testing.T) {
+	c := NewTestCluster(t, Config{})
+	if err := c.CreateTopic("slow", 1, 3, map[string]string{"min.insync.replicas": "2"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.PauseReplica("slow", 0, 3); err != nil {
+		t.Fatal(err)
+	}
+	batch, err := protocol.BuildBatch(protocol.BatchHeader{ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1}, protocol.CodecNone,
+		[]protocol.Record{{Value: []byte("parked")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := kmsg.NewPtrProduceRequest()
+	req.Acks, req.TimeoutMillis = -1, 200
+	rt := kmsg.NewProduceRequestTopic()
+	rt.Topic = "slow"
+	rp := kmsg.NewProduceRequestTopicPartition()
+	rp.Records = batch
+	rt.Partitions = append(rt.Partitions, rp)
+	req.Topics = append(req.Topics, rt)
+	cl := newClient(t, c)
+	resp, err := cl.Broker(1).Request(testContext(t), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code := resp.(*kmsg.ProduceResponse).Topics[0].Partitions[0].ErrorCode; code != kerr.RequestTimedOut.Code {
+		t.Fatalf("error %d, want REQUEST_TIMED_OUT", code)
+	}
+	ps, _ := c.Partition("slow", 0)
+	if ps.Replicas[0].LogEndOffset != 1 || ps.HighWatermark != 0 || len(ps.ISR) != 3 {
+		t.Fatalf("state %+v: want the record kept at LEO 1, HW 0, follower 3 still in the ISR", ps)
+	}
+	if err := c.ResumeReplica("slow", 0, 3); err != nil {
+		t.Fatal(err)
+	}
+	cons := newClient(t, c, kgo.ConsumeTopics("slow"), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	fs := cons.PollFetches(testContext(t))
+	if err := fs.Err0(); err != nil || fs.NumRecords() != 1 || string(fs.Records()[0].Value) != "parked" {
+		t.Fatalf("consumed %d records, error %v", fs.NumRecords(), err)
 	}
 }
