@@ -41,6 +41,10 @@ type Config struct {
 	UncleanLeaderElection bool
 	// Truncation picks epoch-based (default) or legacy HW truncation.
 	Truncation TruncationMode
+	// FlushMessages is flush.messages: flush a replica's log once this many
+	// records are unflushed. 0 never flushes on count (Kafka's default), so
+	// a power loss takes everything since the last clean shutdown.
+	FlushMessages int64
 	// LegacyMinISR restores the pre-3.7 behaviour where the HW advances even
 	// while the ISR is below min.insync.replicas (KAFKA-15583 changed it),
 	// which makes NOT_ENOUGH_REPLICAS_AFTER_APPEND the usual acks=all answer
@@ -70,7 +74,13 @@ type Replica struct {
 
 	remote     followerState // valid while another replica leads
 	truncating bool          // must find its divergence point before fetching
+
+	recoveryPoint int64 // below it the log survives a power loss
+	checkpointHW  int64 // the HW a restart comes back with
 }
+
+// RecoveryPoint is the offset below which the replica's log is flushed.
+func (r *Replica) RecoveryPoint() int64 { return r.recoveryPoint }
 
 // Log returns the replica's log (read-only use).
 func (r *Replica) Log() *Log { return &r.log }
@@ -98,6 +108,7 @@ func (r *Replica) truncateTo(offset int64) {
 	}
 	r.log.truncateTo(offset)
 	r.setHW(r.hw)
+	r.recoveryPoint = min(r.recoveryPoint, r.log.end)
 	r.prod.rebuild(&r.log)
 }
 
@@ -230,6 +241,7 @@ func (p *Partition) Append(b *Batch, acks int16, now time.Time) (AppendResult, i
 	protocol.SetPartitionLeaderEpoch(b.Raw, b.Epoch)
 	l.log.append(b)
 	l.prod.update(b)
+	p.maybeFlush(l)
 	p.maybeIncrementHW(now)
 	return AppendResult{BaseOffset: b.BaseOffset, LogStartOffset: l.log.start, Required: b.EndOffset()}, 0
 }
@@ -339,6 +351,7 @@ func (p *Partition) ReplicaFetch(id int32, maxBytes int32, now time.Time) (Fetch
 		res.Truncated += before - f.log.end
 	case f.log.end < l.log.start:
 		f.log.truncateFully(l.log.start)
+		f.recoveryPoint = l.log.start
 		f.setHW(f.hw)
 		f.prod.rebuild(&f.log)
 	}
@@ -352,6 +365,7 @@ func (p *Partition) ReplicaFetch(id int32, maxBytes int32, now time.Time) (Fetch
 		f.log.append(b)
 		f.prod.update(b)
 	}
+	p.maybeFlush(f)
 	res.Batches = len(batches)
 	f.setHW(res.HW)
 	return res, 0
@@ -498,7 +512,11 @@ func (p *Partition) becomeLeader(id int32, now time.Time) {
 		if r == l {
 			continue
 		}
-		r.truncating = true
+		if r.online {
+			p.becomeFollower(r)
+		} else {
+			r.truncating = true // it will find out when it returns
+		}
 		r.remote = followerState{leo: -1, lastFetchLeaderLEO: -1}
 		if p.InISR(r.Broker) {
 			r.remote.lastCaughtUp = now
@@ -558,23 +576,109 @@ func (p *Partition) ChooseLeader() (id int32, unclean bool) {
 	return -1, false
 }
 
-// SetOnline records that broker id's replica went down or came back. A
-// replica coming back must truncate before it fetches. Taking the leader
-// down leaves the partition leaderless with a bumped epoch; call
-// ChooseLeader and Elect to fail over.
+// SetOnline records that broker id's replica went down or came back, and
+// nothing else: the controller decides separately whether to fence it out
+// of the ISR and whom to elect. A replica coming back must truncate before
+// it fetches.
 func (p *Partition) SetOnline(id int32, online bool, now time.Time) {
 	r := p.Replica(id)
 	if r == nil || r.online == online {
 		return
 	}
 	r.online = online
-	if online {
-		r.truncating = true
+	if online && id != p.leader {
+		p.becomeFollower(r)
+	}
+}
+
+// MakeLeaderless records that no replica can lead: leader -1 with a new
+// epoch, the ISR left as it was (its last member may be dead), as Kafka's
+// controller does when no eligible replica remains.
+func (p *Partition) MakeLeaderless() {
+	if p.leader < 0 {
 		return
 	}
-	if id == p.leader {
-		p.leader = -1
-		p.epoch++
+	p.leader = -1
+	p.epoch++
+}
+
+// Crash takes broker id's replica down the way a process crash does: it
+// is offline and its in-memory HW is gone (a restart reloads the last
+// checkpoint). With powerLoss it also loses every record past its recovery
+// point, the unflushed page cache, and the epochs that started there.
+func (p *Partition) Crash(id int32, powerLoss bool) {
+	r := p.Replica(id)
+	if r == nil {
+		return
+	}
+	r.online = false
+	if powerLoss && r.recoveryPoint < r.log.end {
+		r.log.truncateTo(r.recoveryPoint)
+		r.prod.rebuild(&r.log)
+	}
+}
+
+// Shutdown takes broker id's replica down cleanly: the log is flushed and
+// the HW checkpointed, so a restart loses nothing.
+func (p *Partition) Shutdown(id int32) {
+	r := p.Replica(id)
+	if r == nil {
+		return
+	}
+	r.recoveryPoint = r.log.end
+	r.checkpointHW = r.hw
+	r.online = false
+}
+
+// Restart brings broker id's replica back after a stop: its HW is the last
+// checkpointed one clamped to its log (Kafka's replication-offset-checkpoint,
+// possibly stale), and it must find its divergence from the leader before it
+// fetches.
+func (p *Partition) Restart(id int32) {
+	r := p.Replica(id)
+	if r == nil || r.online {
+		return
+	}
+	r.setHW(r.checkpointHW)
+	r.online = true
+	if id != p.leader {
+		p.becomeFollower(r)
+	}
+}
+
+// becomeFollower starts r's truncation. Under TruncateToHW it happens at
+// once, as before Kafka 0.11 (makeFollower cut the log to the HW before any
+// fetch); by epoch it needs the leader's answer, so it runs on r's next fetch.
+func (p *Partition) becomeFollower(r *Replica) {
+	if p.cfg.Truncation == TruncateToHW {
+		r.truncateTo(r.hw)
+		r.truncating = false
+		return
+	}
+	r.truncating = true
+}
+
+// Flush marks everything broker id's replica holds as on disk.
+func (p *Partition) Flush(id int32) {
+	if r := p.Replica(id); r != nil && r.online {
+		r.recoveryPoint = r.log.end
+	}
+}
+
+// CheckpointHW writes every online replica's HW to its checkpoint, which a
+// restart reloads (Kafka does this every replica.high.watermark.checkpoint.interval.ms).
+func (p *Partition) CheckpointHW() {
+	for _, r := range p.replicas {
+		if r.online {
+			r.checkpointHW = r.hw
+		}
+	}
+}
+
+// maybeFlush applies flush.messages after an append.
+func (p *Partition) maybeFlush(r *Replica) {
+	if n := p.cfg.FlushMessages; n > 0 && r.log.end-r.recoveryPoint >= n {
+		r.recoveryPoint = r.log.end
 	}
 }
 

@@ -318,8 +318,8 @@ func TestNewLeaderWithShorterLogTruncatesFollower(t *testing.T) {
 	if code := p.Elect(3, false, t0); code != 0 {
 		t.Fatalf("elect 3: %d", code)
 	}
-	if p.LeaderEpoch() != 2 || p.EpochStartOffset() != 5 {
-		t.Fatalf("epoch %d start %d, want 2 at 5", p.LeaderEpoch(), p.EpochStartOffset())
+	if p.LeaderEpoch() != 1 || p.EpochStartOffset() != 5 {
+		t.Fatalf("epoch %d start %d, want 1 at 5", p.LeaderEpoch(), p.EpochStartOffset())
 	}
 	res := fetch(t, p, 2, t0)
 	if res.Truncated != 1 {
@@ -330,8 +330,8 @@ func TestNewLeaderWithShorterLogTruncatesFollower(t *testing.T) {
 	fetch(t, p, 2, t0)
 	for _, id := range []int32{2, 3} {
 		bs := p.Replica(id).Log().Batches()
-		if last := bs[len(bs)-1]; last.BaseOffset != 5 || last.Epoch != 2 {
-			t.Fatalf("replica %d offset 5 has epoch %d, want the new leader's 2", id, last.Epoch)
+		if last := bs[len(bs)-1]; last.BaseOffset != 5 || last.Epoch != 1 {
+			t.Fatalf("replica %d offset 5 has epoch %d, want the new leader's 1", id, last.Epoch)
 		}
 	}
 	checkReplicas(t, p, map[int32]offsets{3: {6, 6}, 2: {6, 5}})
