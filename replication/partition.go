@@ -556,19 +556,21 @@ func (p *Partition) Elect(id int32, unclean bool, now time.Time) int16 {
 // ChooseLeader is the controller's choice: the current leader if it is
 // online and in the ISR, else the first replica in assignment order that is
 // online and in the ISR; failing that, if unclean election is enabled, the
-// first online replica. -1 if none.
-func (p *Partition) ChooseLeader() (id int32, unclean bool) {
-	if l := p.LeaderReplica(); l != nil && l.online && p.InISR(l.Broker) {
+// first online replica. Broker exclude (or -1) is never chosen: it is the
+// one shutting down. -1 if none.
+func (p *Partition) ChooseLeader(exclude int32) (id int32, unclean bool) {
+	ok := func(r *Replica) bool { return r.online && r.Broker != exclude }
+	if l := p.LeaderReplica(); l != nil && ok(l) && p.InISR(l.Broker) {
 		return l.Broker, false
 	}
 	for _, r := range p.replicas {
-		if r.online && p.InISR(r.Broker) {
+		if ok(r) && p.InISR(r.Broker) {
 			return r.Broker, false
 		}
 	}
 	if p.cfg.UncleanLeaderElection {
 		for _, r := range p.replicas {
-			if r.online {
+			if ok(r) {
 				return r.Broker, true
 			}
 		}

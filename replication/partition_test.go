@@ -390,13 +390,13 @@ func TestUncleanElection(t *testing.T) {
 	mustAppend(t, p, batch(2), 1)
 	p.SetISR([]int32{1}, t0)
 	p.SetOnline(1, false, t0)
-	if id, _ := p.ChooseLeader(); id != -1 {
+	if id, _ := p.ChooseLeader(-1); id != -1 {
 		t.Fatalf("clean choice %d, want none", id)
 	}
 	cfg := p.Config()
 	cfg.UncleanLeaderElection = true
 	p.SetConfig(cfg, t0)
-	id, unclean := p.ChooseLeader()
+	id, unclean := p.ChooseLeader(-1)
 	if id != 2 || !unclean {
 		t.Fatalf("choice %d unclean=%v", id, unclean)
 	}

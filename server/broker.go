@@ -17,25 +17,27 @@ import (
 
 // broker is one broker: its listener and its client connections.
 type broker struct {
-	c    *Cluster
-	id   int32
-	ln   net.Listener
-	host string
-	port int32
-	up   atomic.Bool
+	c          *Cluster
+	id         int32
+	listenHost string
+	host       string // advertised
+	port       int32
+	up         atomic.Bool
 
 	mu    sync.Mutex
+	ln    net.Listener // replaced on every restart
 	conns map[*conn]struct{}
+	fence *time.Timer // pending controller fencing after a crash
 }
 
 func (b *broker) addr() string {
 	return net.JoinHostPort(b.host, strconv.Itoa(int(b.port)))
 }
 
-func (b *broker) serve() {
+func (b *broker) serve(ln net.Listener) {
 	defer b.c.wg.Done()
 	for {
-		nc, err := b.ln.Accept()
+		nc, err := ln.Accept()
 		if err != nil {
 			var ne net.Error
 			if errors.As(err, &ne) && ne.Timeout() {
@@ -59,12 +61,29 @@ func (b *broker) serve() {
 	}
 }
 
+// closeConns closes the listener and every connection, as a broker that
+// stops does.
 func (b *broker) closeConns() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.ln.Close()
 	for cn := range b.conns {
 		cn.close()
 	}
+}
+
+// listen opens the broker's listener on its port again and serves it.
+func (b *broker) listen() error {
+	ln, err := net.Listen("tcp", net.JoinHostPort(b.listenHost, strconv.Itoa(int(b.port))))
+	if err != nil {
+		return fmt.Errorf("broker %d: %w", b.id, err)
+	}
+	b.mu.Lock()
+	b.ln = ln
+	b.mu.Unlock()
+	b.c.wg.Add(1)
+	go b.serve(ln)
+	return nil
 }
 
 // conn is one client connection: one goroutine reads a request, handles it,

@@ -38,6 +38,10 @@ type Cluster struct {
 
 	nextProducerID atomic.Int64
 
+	// ctlMu serialises the controller's cluster-wide actions (broker stop
+	// and start, fencing). Produce and fetch never take it.
+	ctlMu sync.Mutex
+
 	closing   chan struct{}
 	closeOnce sync.Once
 	wg        sync.WaitGroup
@@ -84,21 +88,22 @@ func NewCluster(cfg Config) (*Cluster, error) {
 			c.closeListeners()
 			return nil, fmt.Errorf("broker %d: %w", i+1, err)
 		}
-		b := &broker{c: c, id: int32(i + 1), ln: ln, host: adv, port: int32(ln.Addr().(*net.TCPAddr).Port), conns: map[*conn]struct{}{}}
+		b := &broker{c: c, id: int32(i + 1), ln: ln, listenHost: host, host: adv, port: int32(ln.Addr().(*net.TCPAddr).Port), conns: map[*conn]struct{}{}}
 		b.up.Store(true)
 		c.brokers = append(c.brokers, b)
 		c.fetchers = append(c.fetchers, newFetcher(c, b.id))
 	}
 	for _, b := range c.brokers {
 		c.wg.Add(1)
-		go b.serve()
+		go b.serve(b.ln)
 	}
 	for _, f := range c.fetchers {
 		c.wg.Add(1)
 		go f.run()
 	}
-	c.wg.Add(1)
+	c.wg.Add(2)
 	go c.runISRChecks()
+	go c.runCheckpoints()
 	c.log.Info("cluster started", "brokers", c.Bootstrap())
 	return c, nil
 }
@@ -128,11 +133,15 @@ func (c *Cluster) Bootstrap() []string {
 // the cluster's goroutines to end.
 func (c *Cluster) Close() error {
 	c.closeOnce.Do(func() {
+		c.ctlMu.Lock()
 		close(c.closing)
-		c.closeListeners()
 		for _, b := range c.brokers {
 			b.closeConns()
+			if b.fence != nil {
+				b.fence.Stop()
+			}
 		}
+		c.ctlMu.Unlock()
 		c.wg.Wait()
 	})
 	return nil
@@ -140,7 +149,9 @@ func (c *Cluster) Close() error {
 
 func (c *Cluster) closeListeners() {
 	for _, b := range c.brokers {
-		b.ln.Close()
+		if b.ln != nil {
+			b.ln.Close()
+		}
 	}
 }
 

@@ -38,6 +38,26 @@ type Config struct {
 	// LegacyMinISR lets the HW advance while the ISR is below
 	// min.insync.replicas, as Kafka did before 3.7.
 	LegacyMinISR bool
+	// BrokerSessionTimeout is how long the controller takes to notice a
+	// crashed broker (Kafka's broker.session.timeout.ms) before it fences it
+	// out of the ISR and moves its leaderships. Default 0: at once.
+	BrokerSessionTimeout time.Duration
+	// HWCheckpointInterval is replica.high.watermark.checkpoint.interval.ms:
+	// a restarted replica comes back with the HW of the last checkpoint.
+	// Default 5s.
+	HWCheckpointInterval time.Duration
+	// FlushMessages is log.flush.interval.messages: a replica's log is
+	// flushed (its recovery point advances) every this many records. Default
+	// 0: never, like Kafka's page-cache default, so a power loss loses
+	// everything since the last clean shutdown.
+	FlushMessages int64
+	// FlushInterval is log.flush.interval.ms: every replica is flushed this
+	// often. Default 0: never.
+	FlushInterval time.Duration
+	// LegacyHWTruncation makes a replica that becomes a follower truncate to
+	// its own HW, as Kafka did before 0.11, instead of by leader epoch
+	// (KIP-101). It reproduces both data-loss scenarios of KIP-101.
+	LegacyHWTruncation bool
 	// MessageMaxBytes is message.max.bytes, the largest record batch a
 	// Produce may carry. Default 1048588.
 	MessageMaxBytes int32
@@ -93,6 +113,12 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.ReplicaLagTimeMax < 0 {
 		return c, fmt.Errorf("replica.lag.time.max.ms must be positive, got %v", c.ReplicaLagTimeMax)
+	}
+	if c.BrokerSessionTimeout < 0 || c.FlushInterval < 0 || c.FlushMessages < 0 || c.HWCheckpointInterval < 0 {
+		return c, fmt.Errorf("broker session timeout, flush settings and HW checkpoint interval must not be negative")
+	}
+	if c.HWCheckpointInterval == 0 {
+		c.HWCheckpointInterval = 5 * time.Second
 	}
 	if c.MessageMaxBytes == 0 {
 		c.MessageMaxBytes = defaultMessageMaxBytes

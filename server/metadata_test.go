@@ -250,16 +250,23 @@ func TestMetadataAutoCreateDisabled(t *testing.T) {
 // LEADER_NOT_AVAILABLE and leader -1, with the epoch, replicas and ISR
 // still filled in and the dead replica under OfflineReplicas.
 func TestMetadataLeaderless(t *testing.T) {
-	c := NewTestCluster(t, Config{})
+	c := NewTestCluster(t, Config{UncleanLeaderElection: false})
+	// Replicas 1, 2, 3; 2 and 3 drop out of the ISR, then 1 crashes: no
+	// replica may lead, and the dead 1 stays the last ISR member.
 	if err := c.CreateTopic("headless", 1, 3, nil); err != nil {
 		t.Fatal(err)
 	}
-	p := c.partition("headless", 0)
-	p.mu.Lock()
-	before := p.mark()
-	p.st.SetOnline(1, false, c.now())
-	p.changed(before)
-	p.mu.Unlock()
+	for _, id := range []int32{2, 3} {
+		if err := c.PauseReplica("headless", 0, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.SetISR("headless", 0, []int32{1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.StopBroker(1, StopCrash); err != nil {
+		t.Fatal(err)
+	}
 
 	resp, err := metadataRequest(12, false, "headless").RequestWith(testContext(t), newClient(t, c))
 	if err != nil {
@@ -269,14 +276,14 @@ func TestMetadataLeaderless(t *testing.T) {
 	if rp.ErrorCode != kerr.LeaderNotAvailable.Code || rp.Leader != -1 || rp.LeaderEpoch != 1 {
 		t.Errorf("error %d leader %d epoch %d, want LEADER_NOT_AVAILABLE, -1, 1", rp.ErrorCode, rp.Leader, rp.LeaderEpoch)
 	}
-	if !slices.Equal(rp.Replicas, []int32{1, 2, 3}) || !slices.Equal(rp.ISR, []int32{1, 2, 3}) || !slices.Equal(rp.OfflineReplicas, []int32{1}) {
-		t.Errorf("replicas %v isr %v offline %v, want [1 2 3] [1 2 3] [1]", rp.Replicas, rp.ISR, rp.OfflineReplicas)
+	if !slices.Equal(rp.Replicas, []int32{1, 2, 3}) || !slices.Equal(rp.ISR, []int32{1}) || !slices.Equal(rp.OfflineReplicas, []int32{1}) {
+		t.Errorf("replicas %v isr %v offline %v, want [1 2 3] [1] [1]", rp.Replicas, rp.ISR, rp.OfflineReplicas)
 	}
 
 	// v0 drops unavailable replicas from both lists.
 	v0 := callHandler[*kmsg.MetadataResponse](t, c, 2, metadataRequest(0, false, "headless"))
 	rp = v0.Topics[0].Partitions[0]
-	if rp.ErrorCode != kerr.LeaderNotAvailable.Code || !slices.Equal(rp.Replicas, []int32{2, 3}) || !slices.Equal(rp.ISR, []int32{2, 3}) {
-		t.Errorf("v0: error %d replicas %v isr %v, want LEADER_NOT_AVAILABLE [2 3] [2 3]", rp.ErrorCode, rp.Replicas, rp.ISR)
+	if rp.ErrorCode != kerr.LeaderNotAvailable.Code || !slices.Equal(rp.Replicas, []int32{2, 3}) || len(rp.ISR) != 0 {
+		t.Errorf("v0: error %d replicas %v isr %v, want LEADER_NOT_AVAILABLE [2 3] []", rp.ErrorCode, rp.Replicas, rp.ISR)
 	}
 }

@@ -20,6 +20,9 @@ type topic struct {
 	partitions []*partition
 	configs    map[string]string // explicitly set topic configs
 	lagTimeMax time.Duration
+	// flush.ms, else log.flush.interval.ms; used only by runCheckpoints.
+	flushInterval time.Duration
+	lastFlush     time.Time
 	maxBytes   int32 // max.message.bytes, else the broker's message.max.bytes
 	c          *Cluster
 	deleted    atomic.Bool
@@ -193,6 +196,13 @@ func (c *Cluster) replicationConfig(cfg map[string]string) replication.Config {
 		ReplicaLagTimeMax:     c.cfg.ReplicaLagTimeMax,
 		UncleanLeaderElection: c.cfg.UncleanLeaderElection,
 		LegacyMinISR:          c.cfg.LegacyMinISR,
+		FlushMessages:         c.cfg.FlushMessages,
+	}
+	if c.cfg.LegacyHWTruncation {
+		rc.Truncation = replication.TruncateToHW
+	}
+	if v, ok := cfg["flush.messages"]; ok {
+		rc.FlushMessages, _ = strconv.ParseInt(v, 10, 64)
 	}
 	if v, ok := cfg["min.insync.replicas"]; ok {
 		n, _ := strconv.Atoi(v)
@@ -248,8 +258,8 @@ func (c *Cluster) validateSpec(s *topicSpec) (*kerr.Error, string) {
 	if s.rf <= 0 {
 		return kerr.InvalidReplicationFactor, "replication factor must be larger than 0"
 	}
-	if int(s.rf) > len(c.brokers) {
-		return kerr.InvalidReplicationFactor, fmt.Sprintf("replication factor: %d larger than available brokers: %d", s.rf, len(c.brokers))
+	if live := len(c.liveBrokers()); len(s.assignment) == 0 && int(s.rf) > live {
+		return kerr.InvalidReplicationFactor, fmt.Sprintf("replication factor: %d larger than available brokers: %d", s.rf, live)
 	}
 	if err := validateTopicConfigs(s.configs); err != nil {
 		return kerr.InvalidConfig, err.Error()
@@ -257,18 +267,29 @@ func (c *Cluster) validateSpec(s *topicSpec) (*kerr.Error, string) {
 	return nil, ""
 }
 
-// assign places replicas round-robin: partition i is led by broker
-// (i mod n)+1 and followed by the next brokers, so leaders spread evenly
-// and tests can predict placement.
+// assign places replicas round-robin over the running brokers: partition
+// i is led by the i-th running broker (mod their number) and followed by
+// the next ones, so leaders spread evenly and tests can predict placement.
 func (c *Cluster) assign(partitions int32, rf int16) [][]int32 {
-	n := int32(len(c.brokers))
+	live := c.liveBrokers()
+	n := int32(len(live))
 	out := make([][]int32, partitions)
 	for i := range partitions {
 		rs := make([]int32, rf)
 		for j := range int32(rf) {
-			rs[j] = (i+j)%n + 1
+			rs[j] = live[(i+j)%n]
 		}
 		out[i] = rs
+	}
+	return out
+}
+
+func (c *Cluster) liveBrokers() []int32 {
+	var out []int32
+	for _, b := range c.brokers {
+		if b.up.Load() {
+			out = append(out, b.id)
+		}
 	}
 	return out
 }
@@ -301,9 +322,12 @@ func (c *Cluster) createTopic(s topicSpec, validateOnly bool) (*topic, *kerr.Err
 	now := c.now()
 	for i, rs := range assignment {
 		p := &partition{t: t, index: int32(i), st: replication.NewPartition(rs, rc, now)}
+		// Explicit assignments may name stopped brokers: their replicas
+		// start offline and fenced, and a live one leads if any can.
 		for _, id := range rs {
 			if b := c.broker(id); b != nil && !b.up.Load() {
-				p.st.SetOnline(id, false, now)
+				p.st.Crash(id, false)
+				c.fenceReplica(p, id)
 			}
 		}
 		t.partitions = append(t.partitions, p)
@@ -319,6 +343,11 @@ func (c *Cluster) createTopic(s topicSpec, validateOnly bool) (*topic, *kerr.Err
 // applyTopicSettings caches the settings read on hot paths.
 func (c *Cluster) applyTopicSettings(t *topic) {
 	t.lagTimeMax = c.replicationConfig(t.configs).ReplicaLagTimeMax
+	t.flushInterval = c.cfg.FlushInterval
+	if v, ok := t.configs["flush.ms"]; ok {
+		n, _ := strconv.ParseInt(v, 10, 64)
+		t.flushInterval = time.Duration(n) * time.Millisecond
+	}
 	t.maxBytes = c.cfg.MessageMaxBytes
 	if v, ok := t.configs["max.message.bytes"]; ok {
 		n, _ := strconv.ParseInt(v, 10, 32)

@@ -1,0 +1,278 @@
+package server
+
+// The controller: broker stop and start, fencing crashed brokers out of the
+// ISR, and leader elections (Kafka's KRaft controller, applied
+// synchronously instead of through AlterPartition round trips).
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+)
+
+// StopMode says how a broker stops.
+type StopMode string
+
+const (
+	// StopClean is a controlled shutdown: leadership moves to other ISR
+	// members first, the log is flushed and the HW checkpointed, so nothing
+	// acknowledged is lost.
+	StopClean StopMode = "clean"
+	// StopCrash drops the listener and every connection at once. The log
+	// survives (the page cache does), the in-memory HW does not: a restart
+	// reloads the last HW checkpoint. The controller notices after
+	// Config.BrokerSessionTimeout.
+	StopCrash StopMode = "crash"
+	// StopPowerLoss is a crash in which every replica on the broker also
+	// loses what was past its recovery point (the unflushed page cache).
+	StopPowerLoss StopMode = "powerloss"
+)
+
+// ErrBrokerState is returned for stopping a stopped broker or starting a
+// running one.
+var ErrBrokerState = errors.New("broker state")
+
+// StopBroker stops broker id in the given mode.
+func (c *Cluster) StopBroker(id int32, mode StopMode) error {
+	b := c.broker(id)
+	if b == nil {
+		return fmt.Errorf("%w: no broker %d", errUnknownBroker, id)
+	}
+	if mode != StopClean && mode != StopCrash && mode != StopPowerLoss {
+		return fmt.Errorf("unknown stop mode %q (want clean, crash or powerloss)", mode)
+	}
+	c.ctlMu.Lock()
+	defer c.ctlMu.Unlock()
+	if !b.up.Load() {
+		return fmt.Errorf("%w: broker %d is already stopped", ErrBrokerState, id)
+	}
+	c.log.Info("broker stopping", "broker", id, "mode", mode)
+	if mode == StopClean {
+		c.eachReplica(id, func(p *partition) {
+			p.st.Shutdown(id)
+			c.fenceReplica(p, id)
+		})
+	}
+	b.up.Store(false)
+	b.closeConns()
+	if mode == StopClean {
+		return nil
+	}
+	c.eachReplica(id, func(p *partition) { p.st.Crash(id, mode == StopPowerLoss) })
+	if c.cfg.BrokerSessionTimeout == 0 {
+		c.fenceBroker(id)
+		return nil
+	}
+	b.fence = time.AfterFunc(c.cfg.BrokerSessionTimeout, func() {
+		c.ctlMu.Lock()
+		defer c.ctlMu.Unlock()
+		if !b.up.Load() && b.fence != nil {
+			b.fence = nil
+			c.fenceBroker(id)
+		}
+	})
+	return nil
+}
+
+// StartBroker restarts a stopped broker: its replicas recover (HW from the
+// last checkpoint), followers truncate and catch up and rejoin the ISR, and
+// partitions left leaderless elect again now that a replica is back.
+func (c *Cluster) StartBroker(id int32) error {
+	b := c.broker(id)
+	if b == nil {
+		return fmt.Errorf("%w: no broker %d", errUnknownBroker, id)
+	}
+	c.ctlMu.Lock()
+	defer c.ctlMu.Unlock()
+	select {
+	case <-c.closing:
+		return errors.New("cluster is closed")
+	default:
+	}
+	if b.up.Load() {
+		return fmt.Errorf("%w: broker %d is already running", ErrBrokerState, id)
+	}
+	if b.fence != nil {
+		// Back before the controller noticed: its leaderships stand.
+		b.fence.Stop()
+		b.fence = nil
+	}
+	if err := b.listen(); err != nil {
+		return err
+	}
+	b.up.Store(true)
+	c.eachReplica(id, func(p *partition) {
+		p.st.Restart(id)
+		if p.st.Leader() < 0 {
+			c.elect(p)
+		}
+		if p.st.Leader() != id {
+			c.fetcherFor(id).mark(p)
+		}
+	})
+	c.log.Info("broker started", "broker", id)
+	return nil
+}
+
+var errUnknownBroker = errors.New("unknown broker")
+
+// eachReplica runs f under the lock of every partition with a replica on
+// broker id, then wakes whoever the change concerns.
+func (c *Cluster) eachReplica(id int32, f func(*partition)) {
+	for _, t := range c.topics.Load().byName {
+		for _, p := range t.partitions {
+			if p.st.Replica(id) == nil {
+				continue
+			}
+			p.mu.Lock()
+			before := p.mark()
+			f(p)
+			p.changed(before)
+			p.mu.Unlock()
+		}
+	}
+}
+
+// fenceBroker is the controller noticing a dead broker: it leaves every
+// ISR (unless it is the last member) and its leaderships move.
+func (c *Cluster) fenceBroker(id int32) {
+	c.eachReplica(id, func(p *partition) { c.fenceReplica(p, id) })
+}
+
+// fenceReplica removes broker id from p's ISR and, if it led p, elects
+// another leader. Callers hold p.mu.
+func (c *Cluster) fenceReplica(p *partition, id int32) {
+	p.st.RemoveFromISR(id, c.now())
+	if p.st.Leader() == id {
+		c.electExcluding(p, id)
+	}
+}
+
+// elect runs the controller's election for p: the first replica in
+// assignment order that is online and in the ISR, else (with
+// unclean.leader.election.enable) the first online replica, else no leader.
+func (c *Cluster) elect(p *partition) {
+	c.electExcluding(p, -1)
+}
+
+func (c *Cluster) electExcluding(p *partition, exclude int32) {
+	now := c.now()
+	id, unclean := p.st.ChooseLeader(exclude)
+	if id < 0 {
+		p.st.MakeLeaderless()
+		c.log.Info("partition leaderless", "topic", p.t.name, "partition", p.index, "isr", p.st.ISR())
+		return
+	}
+	if id == p.st.Leader() {
+		return
+	}
+	if code := p.st.Elect(id, unclean, now); code != 0 {
+		c.log.Warn("election failed", "topic", p.t.name, "partition", p.index, "candidate", id, "error", kerr.ErrorForCode(code))
+		return
+	}
+	c.log.Info("leader elected", "topic", p.t.name, "partition", p.index, "leader", id, "epoch", p.st.LeaderEpoch(), "unclean", unclean)
+}
+
+// ElectLeader moves the leadership of topic/partition. With leader >= 0 it
+// elects that replica: a clean election needs it online and in the ISR; an
+// unclean one only online, and resets the ISR to it. With leader -1 it runs
+// Kafka's own choice (the first live ISR member in assignment order, then
+// with unclean any live replica). It returns the new leader.
+func (c *Cluster) ElectLeader(topicName string, index int32, leader int32, unclean bool) (int32, error) {
+	p, err := c.mustPartition(topicName, index)
+	if err != nil {
+		return -1, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if leader >= 0 && c.broker(leader) != nil && !c.broker(leader).up.Load() {
+		return -1, fmt.Errorf("%w: broker %d is stopped", kerr.ReplicaNotAvailable, leader)
+	}
+	before := p.mark()
+	defer p.changed(before)
+	if leader < 0 {
+		cur := p.st.Leader()
+		id, needsUnclean := p.st.ChooseLeader(cur)
+		if id < 0 || (needsUnclean && !unclean) {
+			return -1, fmt.Errorf("%w: no live replica in the ISR %v other than the leader", kerr.EligibleLeadersNotAvailable, p.st.ISR())
+		}
+		leader, unclean = id, needsUnclean
+	}
+	if code := p.st.Elect(leader, unclean, c.now()); code != 0 {
+		return -1, fmt.Errorf("%w: electing %d for %s/%d", kerr.ErrorForCode(code), leader, topicName, index)
+	}
+	c.log.Info("leader elected", "topic", topicName, "partition", index, "leader", leader, "epoch", p.st.LeaderEpoch(), "unclean", unclean)
+	return leader, nil
+}
+
+// ElectPreferredLeader makes the first replica in assignment order lead, if
+// it is alive and in the ISR (Kafka's preferred leader election).
+func (c *Cluster) ElectPreferredLeader(topicName string, index int32) error {
+	p, err := c.mustPartition(topicName, index)
+	if err != nil {
+		return err
+	}
+	preferred := p.st.Replicas()[0].Broker
+	if b := c.broker(preferred); b == nil || !b.up.Load() {
+		return fmt.Errorf("%w: preferred leader %d is stopped", kerr.PreferredLeaderNotAvailable, preferred)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.st.InISR(preferred) {
+		return fmt.Errorf("%w: preferred leader %d is not in the ISR %v", kerr.PreferredLeaderNotAvailable, preferred, p.st.ISR())
+	}
+	before := p.mark()
+	defer p.changed(before)
+	if code := p.st.Elect(preferred, false, c.now()); code != 0 {
+		return fmt.Errorf("%w: preferred leader %d of %s/%d", kerr.ErrorForCode(code), preferred, topicName, index)
+	}
+	return nil
+}
+
+// runCheckpoints writes every replica's HW checkpoint each
+// HWCheckpointInterval and flushes logs whose flush interval passed.
+func (c *Cluster) runCheckpoints() {
+	defer c.wg.Done()
+	interval := c.cfg.HWCheckpointInterval
+	if c.cfg.FlushInterval > 0 {
+		interval = min(interval, c.cfg.FlushInterval)
+	}
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	lastCheckpoint := c.now()
+	for {
+		select {
+		case <-c.closing:
+			return
+		case <-tick.C:
+		}
+		now := c.now()
+		checkpoint := now.Sub(lastCheckpoint) >= c.cfg.HWCheckpointInterval
+		if checkpoint {
+			lastCheckpoint = now
+		}
+		for _, t := range c.topics.Load().byName {
+			flush := t.flushInterval > 0 && now.Sub(t.lastFlush) >= t.flushInterval
+			if flush {
+				t.lastFlush = now
+			}
+			if !checkpoint && !flush {
+				continue
+			}
+			for _, p := range t.partitions {
+				p.mu.Lock()
+				if checkpoint {
+					p.st.CheckpointHW()
+				}
+				if flush {
+					for _, r := range p.st.Replicas() {
+						p.st.Flush(r.Broker)
+					}
+				}
+				p.mu.Unlock()
+			}
+		}
+	}
+}
