@@ -23,9 +23,9 @@ type topic struct {
 	// flush.ms, else log.flush.interval.ms; used only by runCheckpoints.
 	flushInterval time.Duration
 	lastFlush     time.Time
-	maxBytes   int32 // max.message.bytes, else the broker's message.max.bytes
-	c          *Cluster
-	deleted    atomic.Bool
+	maxBytes      int32 // max.message.bytes, else the broker's message.max.bytes
+	c             *Cluster
+	deleted       atomic.Bool
 }
 
 // partition guards one replication.Partition with its own lock, and keeps
