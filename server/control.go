@@ -33,6 +33,7 @@ func (c *Cluster) ControlHandler() http.Handler {
 	mux.HandleFunc("POST /v1/partitions/{topic}/{partition}/replicas/{id}/pause", c.controlPause(true))
 	mux.HandleFunc("POST /v1/partitions/{topic}/{partition}/replicas/{id}/resume", c.controlPause(false))
 	mux.HandleFunc("POST /v1/partitions/{topic}/{partition}/isr", c.controlSetISR)
+	c.registerControllerRoutes(mux)
 	return jsonErrors{mux}
 }
 

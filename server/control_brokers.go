@@ -1,0 +1,122 @@
+package server
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+)
+
+// The controller's endpoints of the HTTP control API:
+//
+//	POST /v1/brokers/{id}/stop {"mode":"clean"|"crash"|"powerloss"}  StopBroker (mode defaults to crash)
+//	POST /v1/brokers/{id}/start                                      StartBroker
+//	POST /v1/partitions/{topic}/{partition}/elect {"leader":2,"unclean":false}
+//	     ElectLeader; omit leader for Kafka's own choice, {"preferred":true} for the preferred leader
+//
+// Broker changes answer 200 with the new ClusterState, elections with the
+// partition's PartitionState. Stopping a stopped broker or starting a
+// running one is 409; an election Kafka would refuse is 409 with Kafka's
+// error name in the message.
+func (c *Cluster) registerControllerRoutes(mux *http.ServeMux) {
+	mux.HandleFunc("POST /v1/brokers/{id}/stop", c.controlStopBroker)
+	mux.HandleFunc("POST /v1/brokers/{id}/start", c.controlStartBroker)
+	mux.HandleFunc("POST /v1/partitions/{topic}/{partition}/elect", c.controlElect)
+}
+
+func (c *Cluster) pathBroker(r *http.Request) (int32, error) {
+	id, err := pathInt32(r, "id")
+	if err != nil {
+		return 0, err
+	}
+	if c.broker(id) == nil {
+		return 0, httpErrorf(http.StatusNotFound, "unknown broker %d", id)
+	}
+	return id, nil
+}
+
+func brokerStateError(err error) error {
+	if errors.Is(err, ErrBrokerState) {
+		return httpErrorf(http.StatusConflict, "%s", err.Error())
+	}
+	return err
+}
+
+func (c *Cluster) controlStopBroker(w http.ResponseWriter, r *http.Request) {
+	id, err := c.pathBroker(r)
+	if err != nil {
+		httpFail(w, err)
+		return
+	}
+	body := struct {
+		Mode StopMode `json:"mode"`
+	}{Mode: StopCrash}
+	if r.ContentLength != 0 {
+		if err := decodeBody(w, r, &body); err != nil {
+			httpFail(w, err)
+			return
+		}
+	}
+	if err := c.StopBroker(id, body.Mode); err != nil {
+		httpFail(w, brokerStateError(err))
+		return
+	}
+	httpJSON(w, http.StatusOK, c.State())
+}
+
+func (c *Cluster) controlStartBroker(w http.ResponseWriter, r *http.Request) {
+	id, err := c.pathBroker(r)
+	if err != nil {
+		httpFail(w, err)
+		return
+	}
+	if err := c.StartBroker(id); err != nil {
+		httpFail(w, brokerStateError(err))
+		return
+	}
+	httpJSON(w, http.StatusOK, c.State())
+}
+
+func (c *Cluster) controlElect(w http.ResponseWriter, r *http.Request) {
+	topic, index, err := c.pathPartition(r)
+	if err != nil {
+		httpFail(w, err)
+		return
+	}
+	var body struct {
+		Leader    *int32 `json:"leader"`
+		Unclean   bool   `json:"unclean"`
+		Preferred bool   `json:"preferred"`
+	}
+	if r.ContentLength != 0 {
+		if err := decodeBody(w, r, &body); err != nil {
+			httpFail(w, err)
+			return
+		}
+	}
+	switch {
+	case body.Preferred && (body.Leader != nil || body.Unclean):
+		err = httpErrorf(http.StatusBadRequest, `"preferred" excludes "leader" and "unclean"`)
+	case body.Preferred:
+		err = c.ElectPreferredLeader(topic, index)
+	default:
+		leader := int32(-1)
+		if body.Leader != nil {
+			if err = c.replicaOf(topic, index, *body.Leader); err != nil {
+				err = httpErrorf(http.StatusBadRequest, "%s", err.Error())
+				break
+			}
+			leader = *body.Leader
+		}
+		_, err = c.ElectLeader(topic, index, leader, body.Unclean)
+	}
+	var ke *kerr.Error
+	if errors.As(err, &ke) {
+		err = httpErrorf(http.StatusConflict, "%s", err.Error())
+	}
+	if err != nil {
+		httpFail(w, err)
+		return
+	}
+	c.answerPartition(w, topic, index)
+}
