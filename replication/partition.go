@@ -77,7 +77,11 @@ type Replica struct {
 
 	recoveryPoint int64 // below it the log survives a power loss
 	checkpointHW  int64 // the HW a restart comes back with
+	isolated      bool  // cut off from the other brokers and the controller
 }
+
+// Isolated reports whether the replica is cut off from the other brokers.
+func (r *Replica) Isolated() bool { return r.isolated }
 
 // RecoveryPoint is the offset below which the replica's log is flushed.
 func (r *Replica) RecoveryPoint() int64 { return r.recoveryPoint }
@@ -121,12 +125,19 @@ type Partition struct {
 	epoch      int32
 	isr        []int32 // kept in assignment order
 	epochStart int64   // leader's LEO when it took the current epoch
+
+	// A zombie is a deposed leader cut off from the controller and the
+	// other brokers: it still believes it leads at zombieEpoch with
+	// zombieISR, so it keeps taking writes that can never commit.
+	zombie      int32
+	zombieEpoch int32
+	zombieISR   []int32
 }
 
 // NewPartition creates a partition whose first replica leads at epoch 0
 // with every replica in the ISR, as a freshly created Kafka topic does.
 func NewPartition(replicas []int32, cfg Config, now time.Time) *Partition {
-	p := &Partition{cfg: cfg, leader: -1, epoch: -1}
+	p := &Partition{cfg: cfg, leader: -1, epoch: -1, zombie: -1}
 	for _, id := range replicas {
 		p.replicas = append(p.replicas, &Replica{Broker: id, prod: producers{}, online: true})
 		p.isr = append(p.isr, id)
@@ -233,17 +244,91 @@ func (p *Partition) Append(b *Batch, acks int16, now time.Time) (AppendResult, i
 		end := dup.firstOffset + int64(b.LastOffset-b.BaseOffset) + 1
 		return AppendResult{BaseOffset: dup.firstOffset, LogStartOffset: l.log.start, Duplicate: true, Required: end}, 0
 	}
-	delta := b.LastOffset - b.BaseOffset
-	b.BaseOffset = l.log.end
-	b.LastOffset = b.BaseOffset + delta
-	b.Epoch = p.epoch
-	protocol.SetBaseOffset(b.Raw, b.BaseOffset)
-	protocol.SetPartitionLeaderEpoch(b.Raw, b.Epoch)
+	p.stamp(b, l.log.end, p.epoch)
 	l.log.append(b)
 	l.prod.update(b)
 	p.maybeFlush(l)
 	p.maybeIncrementHW(now)
 	return AppendResult{BaseOffset: b.BaseOffset, LogStartOffset: l.log.start, Required: b.EndOffset()}, 0
+}
+
+// View is the partition as broker sees it: the truth, except for a zombie
+// leader, which still sees itself leading at its old epoch with its old ISR.
+func (p *Partition) View(broker int32) (leader, epoch int32, isr []int32) {
+	if broker == p.zombie {
+		return p.zombie, p.zombieEpoch, slices.Clone(p.zombieISR)
+	}
+	return p.leader, p.epoch, p.ISR()
+}
+
+// AppendAs appends on behalf of broker: the leader appends normally, a
+// zombie appends to its own log under its old epoch (acks=1 succeeds, the
+// records are lost when it rejoins), anyone else gets NOT_LEADER_OR_FOLLOWER.
+func (p *Partition) AppendAs(broker int32, b *Batch, acks int16, now time.Time) (AppendResult, int16) {
+	if broker != p.zombie {
+		if broker != p.leader {
+			return AppendResult{}, kerr.NotLeaderForPartition.Code
+		}
+		return p.Append(b, acks, now)
+	}
+	z := p.Replica(broker)
+	if acks == -1 && len(p.zombieISR) < p.EffectiveMinISR() {
+		return AppendResult{}, kerr.NotEnoughReplicas.Code
+	}
+	dup, isDup, code := z.prod.check(b)
+	if code != 0 {
+		return AppendResult{}, code
+	}
+	if isDup {
+		end := dup.firstOffset + int64(b.LastOffset-b.BaseOffset) + 1
+		return AppendResult{BaseOffset: dup.firstOffset, LogStartOffset: z.log.start, Duplicate: true, Required: end}, 0
+	}
+	p.stamp(b, z.log.end, p.zombieEpoch)
+	z.log.append(b)
+	z.prod.update(b)
+	p.maybeFlush(z)
+	return AppendResult{BaseOffset: b.BaseOffset, LogStartOffset: z.log.start, Required: b.EndOffset()}, 0
+}
+
+// stamp gives b its offsets and leader epoch, in the struct and the bytes.
+func (p *Partition) stamp(b *Batch, base int64, epoch int32) {
+	delta := b.LastOffset - b.BaseOffset
+	b.BaseOffset = base
+	b.LastOffset = base + delta
+	b.Epoch = epoch
+	protocol.SetBaseOffset(b.Raw, b.BaseOffset)
+	protocol.SetPartitionLeaderEpoch(b.Raw, b.Epoch)
+}
+
+// Isolate cuts broker id off from the other brokers and the controller
+// while clients can still reach it. If it leads, it becomes a zombie: the
+// controller will fence it and elect someone else, but it goes on believing
+// it leads.
+func (p *Partition) Isolate(id int32) {
+	r := p.Replica(id)
+	if r == nil || r.isolated {
+		return
+	}
+	r.isolated = true
+	if id == p.leader {
+		p.zombie, p.zombieEpoch, p.zombieISR = id, p.epoch, p.ISR()
+	}
+}
+
+// Heal reconnects broker id. A zombie learns it was deposed, becomes a
+// follower and truncates what it took meanwhile.
+func (p *Partition) Heal(id int32) {
+	r := p.Replica(id)
+	if r == nil || !r.isolated {
+		return
+	}
+	r.isolated = false
+	if id == p.zombie {
+		p.zombie, p.zombieISR = -1, nil
+	}
+	if id != p.leader && r.online {
+		p.becomeFollower(r)
+	}
 }
 
 // AppendStatus tells a parked acks=all produce on broker whether it is done
@@ -252,6 +337,11 @@ func (p *Partition) Append(b *Batch, acks int16, now time.Time) (AppendResult, i
 // there with too few, NOT_LEADER_OR_FOLLOWER once the broker no longer leads
 // in the epoch the append happened in.
 func (p *Partition) AppendStatus(broker, epoch int32, required int64) (done bool, code int16) {
+	if broker == p.zombie && epoch == p.zombieEpoch {
+		// Its followers left it and it cannot shrink the ISR without the
+		// controller: the HW never gets there, the request expires.
+		return false, kerr.RequestTimedOut.Code
+	}
 	if p.leader != broker || p.epoch != epoch {
 		return true, kerr.NotLeaderForPartition.Code
 	}
@@ -333,7 +423,7 @@ func (p *Partition) ReplicaFetch(id int32, maxBytes int32, now time.Time) (Fetch
 		return FetchResult{}, kerr.NotLeaderForPartition.Code
 	case f == nil || f == l:
 		return FetchResult{}, kerr.UnknownTopicOrPartition.Code
-	case !l.online || !f.online:
+	case !l.online || !f.online || l.isolated || f.isolated:
 		return FetchResult{}, kerr.ReplicaNotAvailable.Code
 	}
 	var res FetchResult
@@ -445,8 +535,8 @@ func (p *Partition) truncateFollower(f, l *Replica) {
 // every lag/2) and returns the removed ids.
 func (p *Partition) MaybeShrinkISR(now time.Time) []int32 {
 	l := p.LeaderReplica()
-	if l == nil {
-		return nil
+	if l == nil || l.isolated {
+		return nil // an isolated leader's AlterPartition never arrives
 	}
 	var out []int32
 	for _, id := range p.isr {

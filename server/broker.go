@@ -24,10 +24,11 @@ type broker struct {
 	port       int32
 	up         atomic.Bool
 
-	mu    sync.Mutex
-	ln    net.Listener // replaced on every restart
-	conns map[*conn]struct{}
-	fence *time.Timer // pending controller fencing after a crash
+	mu       sync.Mutex
+	ln       net.Listener // replaced on every restart
+	conns    map[*conn]struct{}
+	fence    *time.Timer // pending controller fencing after a crash or isolation
+	isolated bool        // guarded by the cluster's ctlMu
 }
 
 func (b *broker) addr() string {

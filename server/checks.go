@@ -21,11 +21,15 @@ func checkLeaderEpoch(st *replication.Partition, current int32) int16 {
 
 // checkLeader returns the error a request that needs the leader gets on
 // broker: the epoch check, then NOT_LEADER_OR_FOLLOWER.
+// A zombie leader (isolated, deposed, unaware) still answers as leader.
 func checkLeader(st *replication.Partition, broker, currentEpoch int32) int16 {
-	if code := checkLeaderEpoch(st, currentEpoch); code != 0 {
-		return code
-	}
-	if st.Leader() != broker {
+	leader, epoch, _ := st.View(broker)
+	switch {
+	case currentEpoch >= 0 && currentEpoch < epoch:
+		return kerr.FencedLeaderEpoch.Code
+	case currentEpoch > epoch:
+		return kerr.UnknownLeaderEpoch.Code
+	case leader != broker:
 		return kerr.NotLeaderForPartition.Code
 	}
 	return 0

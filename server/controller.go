@@ -48,6 +48,9 @@ func (c *Cluster) StopBroker(id int32, mode StopMode) error {
 	if !b.up.Load() {
 		return fmt.Errorf("%w: broker %d is already stopped", ErrBrokerState, id)
 	}
+	if b.isolated {
+		return fmt.Errorf("%w: broker %d is isolated; heal it first", ErrBrokerState, id)
+	}
 	c.log.Info("broker stopping", "broker", id, "mode", mode)
 	if mode == StopClean {
 		c.eachReplica(id, func(p *partition) {
@@ -61,18 +64,7 @@ func (c *Cluster) StopBroker(id int32, mode StopMode) error {
 		return nil
 	}
 	c.eachReplica(id, func(p *partition) { p.st.Crash(id, mode == StopPowerLoss) })
-	if c.cfg.BrokerSessionTimeout == 0 {
-		c.fenceBroker(id)
-		return nil
-	}
-	b.fence = time.AfterFunc(c.cfg.BrokerSessionTimeout, func() {
-		c.ctlMu.Lock()
-		defer c.ctlMu.Unlock()
-		if !b.up.Load() && b.fence != nil {
-			b.fence = nil
-			c.fenceBroker(id)
-		}
-	})
+	c.scheduleFence(b)
 	return nil
 }
 
@@ -275,4 +267,77 @@ func (c *Cluster) runCheckpoints() {
 			}
 		}
 	}
+}
+
+// IsolateBroker cuts broker id off from the other brokers and the
+// controller while clients can still reach it: no replication to or from
+// it, and after BrokerSessionTimeout the controller fences it and moves its
+// leaderships. A partition it led keeps a zombie leader there: it answers
+// clients as leader at its old epoch, takes acks=1 writes that are lost when
+// it heals, and times out acks=all writes.
+func (c *Cluster) IsolateBroker(id int32) error {
+	b := c.broker(id)
+	if b == nil {
+		return fmt.Errorf("%w: no broker %d", errUnknownBroker, id)
+	}
+	c.ctlMu.Lock()
+	defer c.ctlMu.Unlock()
+	if !b.up.Load() || b.isolated {
+		return fmt.Errorf("%w: broker %d is stopped or already isolated", ErrBrokerState, id)
+	}
+	b.isolated = true
+	c.eachReplica(id, func(p *partition) { p.st.Isolate(id) })
+	c.scheduleFence(b)
+	c.log.Info("broker isolated", "broker", id)
+	return nil
+}
+
+// HealBroker reconnects an isolated broker: a deposed leader learns the new
+// epoch, becomes a follower and truncates what it took meanwhile; every
+// replica there catches up and rejoins the ISR.
+func (c *Cluster) HealBroker(id int32) error {
+	b := c.broker(id)
+	if b == nil {
+		return fmt.Errorf("%w: no broker %d", errUnknownBroker, id)
+	}
+	c.ctlMu.Lock()
+	defer c.ctlMu.Unlock()
+	if !b.isolated {
+		return fmt.Errorf("%w: broker %d is not isolated", ErrBrokerState, id)
+	}
+	b.isolated = false
+	if b.fence != nil {
+		b.fence.Stop()
+		b.fence = nil
+	}
+	c.eachReplica(id, func(p *partition) {
+		p.st.Heal(id)
+		if p.st.Leader() < 0 {
+			c.elect(p)
+		}
+		if p.st.Leader() != id {
+			c.fetcherFor(id).mark(p)
+		} else {
+			p.markFollowers()
+		}
+	})
+	c.log.Info("broker healed", "broker", id)
+	return nil
+}
+
+// scheduleFence fences b now or after the broker session timeout, unless it
+// comes back first. Callers hold ctlMu.
+func (c *Cluster) scheduleFence(b *broker) {
+	if c.cfg.BrokerSessionTimeout == 0 {
+		c.fenceBroker(b.id)
+		return
+	}
+	b.fence = time.AfterFunc(c.cfg.BrokerSessionTimeout, func() {
+		c.ctlMu.Lock()
+		defer c.ctlMu.Unlock()
+		if b.fence != nil {
+			b.fence = nil
+			c.fenceBroker(b.id)
+		}
+	})
 }

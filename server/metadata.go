@@ -167,12 +167,13 @@ func (cn *conn) describeTopic(req *kmsg.MetadataRequest, t *topic) kmsg.Metadata
 		rp.Partition = p.index
 
 		p.mu.Lock()
-		leader := p.st.Leader()
-		if l := p.st.LeaderReplica(); l == nil || !l.Online() || !up(leader) {
+		// A zombie leader's stale metadata still names itself.
+		leader, epoch, isr := p.st.View(cn.b.id)
+		if l := p.st.Replica(leader); l == nil || !l.Online() || !up(leader) {
 			leader = -1
 		}
-		rp.LeaderEpoch = p.st.LeaderEpoch()
-		rp.ISR = p.st.ISR()
+		rp.LeaderEpoch = epoch
+		rp.ISR = isr
 		for _, r := range p.st.Replicas() {
 			rp.Replicas = append(rp.Replicas, r.Broker)
 			if !r.Online() || !up(r.Broker) {

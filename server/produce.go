@@ -130,7 +130,7 @@ func (cn *conn) produceTo(t *topic, rp *kmsg.ProduceRequestTopicPartition, acks 
 		sp.LogAppendTime = ts
 	}
 	before := p.mark()
-	res, code := p.st.Append(b, acks, now)
+	res, code := p.st.AppendAs(cn.b.id, b, acks, now)
 	p.changed(before)
 	if code != 0 {
 		if code == kerr.NotEnoughReplicas.Code {
@@ -143,7 +143,8 @@ func (cn *conn) produceTo(t *topic, rp *kmsg.ProduceRequestTopicPartition, acks 
 	if acks != -1 {
 		return nil, 0, ""
 	}
-	return &parkedProduce{p: p, epoch: p.st.LeaderEpoch(), required: res.Required, resp: sp}, 0, ""
+	_, epoch, _ := p.st.View(cn.b.id)
+	return &parkedProduce{p: p, epoch: epoch, required: res.Required, resp: sp}, 0, ""
 }
 
 // setProduceLeaderHint fills the KIP-951 current leader (v10+ only;
