@@ -11,6 +11,8 @@ import (
 //
 //	POST /v1/brokers/{id}/stop {"mode":"clean"|"crash"|"powerloss"}  StopBroker (mode defaults to crash)
 //	POST /v1/brokers/{id}/start                                      StartBroker
+//	POST /v1/brokers/{id}/isolate                                    IsolateBroker (zombie leader)
+//	POST /v1/brokers/{id}/heal                                       HealBroker
 //	POST /v1/partitions/{topic}/{partition}/elect {"leader":2,"unclean":false}
 //	     ElectLeader; omit leader for Kafka's own choice, {"preferred":true} for the preferred leader
 //
@@ -21,6 +23,8 @@ import (
 func (c *Cluster) registerControllerRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /v1/brokers/{id}/stop", c.controlStopBroker)
 	mux.HandleFunc("POST /v1/brokers/{id}/start", c.controlStartBroker)
+	mux.HandleFunc("POST /v1/brokers/{id}/isolate", c.controlBroker(c.IsolateBroker))
+	mux.HandleFunc("POST /v1/brokers/{id}/heal", c.controlBroker(c.HealBroker))
 	mux.HandleFunc("POST /v1/partitions/{topic}/{partition}/elect", c.controlElect)
 }
 
@@ -65,16 +69,23 @@ func (c *Cluster) controlStopBroker(w http.ResponseWriter, r *http.Request) {
 }
 
 func (c *Cluster) controlStartBroker(w http.ResponseWriter, r *http.Request) {
-	id, err := c.pathBroker(r)
-	if err != nil {
-		httpFail(w, err)
-		return
+	c.controlBroker(c.StartBroker)(w, r)
+}
+
+// controlBroker serves a bodyless broker action.
+func (c *Cluster) controlBroker(action func(int32) error) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id, err := c.pathBroker(r)
+		if err != nil {
+			httpFail(w, err)
+			return
+		}
+		if err := action(id); err != nil {
+			httpFail(w, brokerStateError(err))
+			return
+		}
+		httpJSON(w, http.StatusOK, c.State())
 	}
-	if err := c.StartBroker(id); err != nil {
-		httpFail(w, brokerStateError(err))
-		return
-	}
-	httpJSON(w, http.StatusOK, c.State())
 }
 
 func (c *Cluster) controlElect(w http.ResponseWriter, r *http.Request) {
