@@ -82,6 +82,12 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*o
 	fs.Var(durationMs{&o.cfg.ReplicaLagTimeMax}, "replica-lag-time-max", "replica.lag.time.max.ms: milliseconds or a duration")
 	fs.BoolVar(&o.cfg.UncleanLeaderElection, "unclean-leader-election", false, "unclean.leader.election.enable")
 	fs.BoolVar(&o.cfg.LegacyMinISR, "legacy-min-isr", false, "let the HW advance below min.insync.replicas, as Kafka did before 3.7")
+	fs.BoolVar(&o.cfg.LegacyHWTruncation, "legacy-hw-truncation", false, "new followers truncate to their HW, as before Kafka 0.11 (KIP-101)")
+	fs.Var(durationMs{&o.cfg.BrokerSessionTimeout}, "broker-session-timeout", "broker.session.timeout.ms: how long before the controller fences a crashed broker (default at once)")
+	o.cfg.HWCheckpointInterval = 5 * time.Second
+	fs.Var(durationMs{&o.cfg.HWCheckpointInterval}, "hw-checkpoint-interval", "replica.high.watermark.checkpoint.interval.ms")
+	fs.Int64Var(&o.cfg.FlushMessages, "log-flush-interval-messages", 0, "log.flush.interval.messages (0: never, so power loss loses unflushed data)")
+	fs.Var(durationMs{&o.cfg.FlushInterval}, "log-flush-interval", "log.flush.interval.ms (default never)")
 	msgMax := fs.Int("message-max-bytes", 1048588, "message.max.bytes")
 	reqMax := fs.Int("socket-request-max-bytes", 100<<20, "socket.request.max.bytes")
 	fs.StringVar(&o.cfg.ClusterID, "cluster-id", "fakekafka", "cluster id reported in Metadata")
@@ -119,6 +125,9 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*o
 		if v < 1 {
 			return nil, fmt.Errorf("--%s must be at least 1, got %d", name, v)
 		}
+	}
+	if o.cfg.FlushMessages < 0 {
+		return nil, fmt.Errorf("--log-flush-interval-messages must not be negative")
 	}
 	if o.cfg.DefaultReplicationFactor < 0 {
 		return nil, fmt.Errorf("--default-replication-factor must be at least 1")
