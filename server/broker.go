@@ -29,6 +29,10 @@ type broker struct {
 	conns    map[*conn]struct{}
 	fence    *time.Timer // pending controller fencing after a crash or isolation
 	isolated bool        // guarded by the cluster's ctlMu
+
+	// faults are the fault-injection rules that can fire here (faults.go),
+	// nil when there are none so that requests pay one atomic load.
+	faults atomic.Pointer[[]*FaultRule]
 }
 
 func (b *broker) addr() string {
@@ -168,7 +172,11 @@ func (cn *conn) handle(frame []byte) error {
 		if err := req.ReadFrom(body); err != nil {
 			return fmt.Errorf("malformed %s v%d request: %w", rng.Name(), hdr.APIVersion, err)
 		}
-		resp, err = h(cn, req)
+		if rules := cn.b.faults.Load(); rules != nil {
+			resp, err = cn.serveWithFaults(*rules, h, req)
+		} else {
+			resp, err = h(cn, req)
+		}
 		if err != nil {
 			return err
 		}

@@ -34,6 +34,7 @@ func (c *Cluster) ControlHandler() http.Handler {
 	mux.HandleFunc("POST /v1/partitions/{topic}/{partition}/replicas/{id}/resume", c.controlPause(false))
 	mux.HandleFunc("POST /v1/partitions/{topic}/{partition}/isr", c.controlSetISR)
 	c.registerControllerRoutes(mux)
+	c.registerFaultRoutes(mux)
 	return jsonErrors{mux}
 }
 
