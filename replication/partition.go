@@ -416,6 +416,13 @@ func (f FetchResult) Progress() bool { return f.Batches > 0 || f.Truncated > 0 }
 // acks=all write needs two fetches to commit and the follower learns the new
 // HW on the one after.
 func (p *Partition) ReplicaFetch(id int32, maxBytes int32, now time.Time) (FetchResult, int16) {
+	return p.ReplicaFetchUpTo(id, maxBytes, -1, now)
+}
+
+// ReplicaFetchUpTo is ReplicaFetch copying only batches that end at or
+// before upTo (-1: no limit), so a test can step a follower to an exact
+// offset ("follower 2 replicates up to 5").
+func (p *Partition) ReplicaFetchUpTo(id int32, maxBytes int32, upTo int64, now time.Time) (FetchResult, int16) {
 	l := p.LeaderReplica()
 	f := p.Replica(id)
 	switch {
@@ -448,7 +455,11 @@ func (p *Partition) ReplicaFetch(id int32, maxBytes int32, now time.Time) (Fetch
 
 	fetchOffset := f.log.end
 	res.HW = l.hw
-	batches := l.log.Read(fetchOffset, l.log.end, maxBytes)
+	bound := l.log.end
+	if upTo >= 0 {
+		bound = min(bound, upTo)
+	}
+	batches := l.log.Read(fetchOffset, bound, maxBytes)
 	p.updateFollowerFetchState(f, fetchOffset, now)
 
 	for _, b := range batches {

@@ -414,3 +414,18 @@ func TestUncleanElection(t *testing.T) {
 		t.Fatalf("old leader truncated %d, LEO %d; want 2 and 1", res.Truncated, p.Replica(1).LEO())
 	}
 }
+
+func TestReplicaFetchUpTo(t *testing.T) {
+	p := newPartition(t, 1)
+	for range 4 {
+		mustAppend(t, p, batch(2), 1) // batches end at 2, 4, 6, 8
+	}
+	if _, code := p.ReplicaFetchUpTo(2, 1<<20, 5, t0); code != 0 {
+		t.Fatal(code)
+	}
+	checkReplicas(t, p, map[int32]offsets{2: {4, 0}}) // a batch is never split
+	if _, code := p.ReplicaFetchUpTo(2, 1<<20, 6, t0); code != 0 {
+		t.Fatal(code)
+	}
+	checkReplicas(t, p, map[int32]offsets{2: {6, 0}})
+}

@@ -13,6 +13,7 @@ import (
 //	POST /v1/brokers/{id}/start                                      StartBroker
 //	POST /v1/brokers/{id}/isolate                                    IsolateBroker (zombie leader)
 //	POST /v1/brokers/{id}/heal                                       HealBroker
+//	POST /v1/partitions/{topic}/{partition}/replicas/{id}/fetch {"up_to":5}  StepReplica (one fetch; up_to optional)
 //	POST /v1/partitions/{topic}/{partition}/elect {"leader":2,"unclean":false}
 //	     ElectLeader; omit leader for Kafka's own choice, {"preferred":true} for the preferred leader
 //
@@ -26,6 +27,7 @@ func (c *Cluster) registerControllerRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /v1/brokers/{id}/isolate", c.controlBroker(c.IsolateBroker))
 	mux.HandleFunc("POST /v1/brokers/{id}/heal", c.controlBroker(c.HealBroker))
 	mux.HandleFunc("POST /v1/partitions/{topic}/{partition}/elect", c.controlElect)
+	mux.HandleFunc("POST /v1/partitions/{topic}/{partition}/replicas/{id}/fetch", c.controlStep)
 }
 
 func (c *Cluster) pathBroker(r *http.Request) (int32, error) {
@@ -127,6 +129,41 @@ func (c *Cluster) controlElect(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		httpFail(w, err)
+		return
+	}
+	c.answerPartition(w, topic, index)
+}
+
+func (c *Cluster) controlStep(w http.ResponseWriter, r *http.Request) {
+	topic, index, err := c.pathPartition(r)
+	if err != nil {
+		httpFail(w, err)
+		return
+	}
+	id, err := pathInt32(r, "id")
+	if err == nil {
+		err = c.replicaOf(topic, index, id)
+	}
+	body := struct {
+		UpTo *int64 `json:"up_to"`
+	}{}
+	if err == nil && r.ContentLength != 0 {
+		err = decodeBody(w, r, &body)
+	}
+	if err != nil {
+		httpFail(w, err)
+		return
+	}
+	upTo := int64(-1)
+	if body.UpTo != nil {
+		if *body.UpTo < 0 {
+			httpFail(w, httpErrorf(http.StatusBadRequest, "up_to must not be negative"))
+			return
+		}
+		upTo = *body.UpTo
+	}
+	if err := c.StepReplica(topic, index, id, upTo); err != nil {
+		httpFail(w, httpErrorf(http.StatusConflict, "%s", err.Error()))
 		return
 	}
 	c.answerPartition(w, topic, index)
