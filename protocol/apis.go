@@ -18,8 +18,13 @@ var Supported = []APIRange{
 	{Key: 18, Min: 0, Max: 4}, // ApiVersions
 	{Key: 19, Min: 2, Max: 7}, // CreateTopics
 	{Key: 20, Min: 1, Max: 6}, // DeleteTopics
+	{Key: 21, Min: 0, Max: 2}, // DeleteRecords
 	{Key: 22, Min: 0, Max: 5}, // InitProducerID
 	{Key: 23, Min: 2, Max: 4}, // OffsetForLeaderEpoch
+	{Key: 32, Min: 0, Max: 4}, // DescribeConfigs
+	{Key: 33, Min: 0, Max: 2}, // AlterConfigs
+	{Key: 43, Min: 0, Max: 2}, // ElectLeaders
+	{Key: 44, Min: 0, Max: 1}, // IncrementalAlterConfigs
 }
 
 // Lookup returns the supported version range of key.

@@ -217,6 +217,11 @@ var handlers = map[int16]handler{
 	3:  typed((*conn).handleMetadata),
 	19: typed((*conn).handleCreateTopics),
 	20: typed((*conn).handleDeleteTopics),
+	21: typed((*conn).handleDeleteRecords),
 	22: typed((*conn).handleInitProducerID),
 	23: typed((*conn).handleOffsetForLeaderEpoch),
+	32: typed((*conn).handleDescribeConfigs),
+	33: typed((*conn).handleAlterConfigs),
+	43: typed((*conn).handleElectLeaders),
+	44: typed((*conn).handleIncrementalAlterConfigs),
 }

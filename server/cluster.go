@@ -38,6 +38,11 @@ type Cluster struct {
 
 	nextProducerID atomic.Int64
 
+	// configMu serialises config changes (alter_configs.go); brokerCfg holds
+	// the broker configs in force, replaced whole on every change.
+	configMu  sync.Mutex
+	brokerCfg atomic.Pointer[brokerSettings]
+
 	// ctlMu serialises the controller's cluster-wide actions (broker stop
 	// and start, fencing). Produce and fetch never take it.
 	ctlMu sync.Mutex
@@ -62,6 +67,7 @@ func NewCluster(cfg Config) (*Cluster, error) {
 	c := &Cluster{cfg: cfg, log: cfg.Logger, closing: make(chan struct{})}
 	c.topics.Store(&topics{byName: map[string]*topic{}, byID: map[[16]byte]*topic{}})
 	c.nextProducerID.Store(1000)
+	c.brokerCfg.Store(c.resolveBrokerSettings(nil))
 
 	host, portStr, err := net.SplitHostPort(cfg.Listen)
 	if err != nil {
@@ -224,9 +230,9 @@ func (c *Cluster) runISRChecks() {
 }
 
 func (c *Cluster) isrCheckInterval() time.Duration {
-	lag := c.cfg.ReplicaLagTimeMax
+	lag := c.brokerSettings().lagTimeMax
 	for _, t := range c.topics.Load().byName {
-		lag = min(lag, t.lagTimeMax)
+		lag = min(lag, t.cfg().lagTimeMax)
 	}
 	return max(lag/2, time.Millisecond)
 }

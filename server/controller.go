@@ -246,7 +246,8 @@ func (c *Cluster) runCheckpoints() {
 			lastCheckpoint = now
 		}
 		for _, t := range c.topics.Load().byName {
-			flush := t.flushInterval > 0 && now.Sub(t.lastFlush) >= t.flushInterval
+			fi := t.cfg().flushInterval
+			flush := fi > 0 && now.Sub(t.lastFlush) >= fi
 			if flush {
 				t.lastFlush = now
 			}

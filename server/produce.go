@@ -111,7 +111,8 @@ func (cn *conn) produceTo(t *topic, rp *kmsg.ProduceRequestTopicPartition, acks 
 		return nil, kerr.UnknownTopicOrPartition.Code, ""
 	}
 	p := t.partitions[rp.Partition]
-	b, code, msg := parseProducedBatch(rp.Records, t.maxBytes)
+	settings := t.cfg()
+	b, code, msg := parseProducedBatch(rp.Records, settings.maxBytes)
 	if code != 0 {
 		c.log.Debug("produce rejected", "topic", t.name, "partition", rp.Partition, "error", kerr.ErrorForCode(code), "reason", msg)
 		return nil, code, msg
@@ -123,7 +124,7 @@ func (cn *conn) produceTo(t *topic, rp *kmsg.ProduceRequestTopicPartition, acks 
 		cn.setProduceLeaderHint(p, sp, leaders)
 		return nil, code, ""
 	}
-	if t.configs["message.timestamp.type"] == "LogAppendTime" {
+	if settings.logAppendTime {
 		ts := now.UnixMilli()
 		protocol.SetLogAppendTime(b.Raw, ts)
 		b.MaxTimestamp = ts

@@ -69,7 +69,7 @@ func (c *Cluster) State() ClusterState {
 	ts := slices.Collect(maps.Values(c.topics.Load().byName))
 	slices.SortFunc(ts, func(a, b *topic) int { return strings.Compare(a.name, b.name) })
 	for _, t := range ts {
-		configs := maps.Clone(t.configs)
+		configs := maps.Clone(t.cfg().configs)
 		if configs == nil {
 			configs = map[string]string{}
 		}

@@ -3,6 +3,7 @@ package server
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"sync"
@@ -18,15 +19,25 @@ type topic struct {
 	name       string
 	id         [16]byte
 	partitions []*partition
-	configs    map[string]string // explicitly set topic configs
-	lagTimeMax time.Duration
-	// flush.ms, else log.flush.interval.ms; used only by runCheckpoints.
-	flushInterval time.Duration
-	lastFlush     time.Time
-	maxBytes      int32 // max.message.bytes, else the broker's message.max.bytes
-	c             *Cluster
-	deleted       atomic.Bool
+	// settings is replaced whole on every config change (AlterConfigs, a
+	// broker default changing), so the produce path reads it without a lock.
+	settings  atomic.Pointer[topicSettings]
+	lastFlush time.Time // used only by runCheckpoints
+	c         *Cluster
+	deleted   atomic.Bool
 }
+
+// topicSettings is a topic's explicit configs and the values hot paths
+// read, resolved against the broker defaults. It is never modified.
+type topicSettings struct {
+	configs       map[string]string // explicitly set topic configs
+	maxBytes      int32             // max.message.bytes, else message.max.bytes
+	logAppendTime bool              // message.timestamp.type=LogAppendTime
+	lagTimeMax    time.Duration
+	flushInterval time.Duration // flush.ms, else log.flush.interval.ms
+}
+
+func (t *topic) cfg() *topicSettings { return t.settings.Load() }
 
 // partition guards one replication.Partition with its own lock, and keeps
 // the requests parked on it (acks=all produces, long-polling fetches).
@@ -131,7 +142,7 @@ func legalTopicName(name string) error {
 // topicConfigs are the topic configs fakekafka understands, with a check
 // of each value. Unknown keys get INVALID_CONFIG as in Kafka.
 var topicConfigs = map[string]func(string) error{
-	"min.insync.replicas":            intAtLeast(1),
+	"min.insync.replicas":            int32AtLeast(1),
 	"unclean.leader.election.enable": isBool,
 	"replica.lag.time.max.ms":        intAtLeast(1),
 	"retention.ms":                   intAtLeast(-1),
@@ -139,9 +150,9 @@ var topicConfigs = map[string]func(string) error{
 	"cleanup.policy":                 oneOf("delete", "compact", "compact,delete", "delete,compact"),
 	"compression.type":               oneOf("producer", "uncompressed", "gzip", "snappy", "lz4", "zstd"),
 	"message.timestamp.type":         oneOf("CreateTime", "LogAppendTime"),
-	"segment.bytes":                  intAtLeast(14),
+	"segment.bytes":                  int32AtLeast(14),
 	"segment.ms":                     intAtLeast(1),
-	"max.message.bytes":              intAtLeast(0),
+	"max.message.bytes":              int32AtLeast(0),
 	"flush.messages":                 intAtLeast(1),
 	"flush.ms":                       intAtLeast(0),
 }
@@ -154,6 +165,19 @@ func intAtLeast(lo int64) func(string) error {
 		}
 		if n < lo {
 			return fmt.Errorf("%d is below the minimum %d", n, lo)
+		}
+		return nil
+	}
+}
+
+// int32AtLeast is intAtLeast for Kafka's INT configs.
+func int32AtLeast(lo int64) func(string) error {
+	return func(v string) error {
+		if err := intAtLeast(lo)(v); err != nil {
+			return err
+		}
+		if n, _ := strconv.ParseInt(v, 10, 64); n > math.MaxInt32 {
+			return fmt.Errorf("%d is above the maximum %d", n, math.MaxInt32)
 		}
 		return nil
 	}
@@ -189,14 +213,16 @@ func validateTopicConfigs(cfg map[string]string) error {
 	return nil
 }
 
-// replicationConfig resolves a topic's effective replication settings.
+// replicationConfig resolves a topic's effective replication settings
+// over the current broker defaults.
 func (c *Cluster) replicationConfig(cfg map[string]string) replication.Config {
+	bs := c.brokerSettings()
 	rc := replication.Config{
-		MinInsyncReplicas:     c.cfg.MinInsyncReplicas,
-		ReplicaLagTimeMax:     c.cfg.ReplicaLagTimeMax,
-		UncleanLeaderElection: c.cfg.UncleanLeaderElection,
+		MinInsyncReplicas:     bs.minISR,
+		ReplicaLagTimeMax:     bs.lagTimeMax,
+		UncleanLeaderElection: bs.unclean,
 		LegacyMinISR:          c.cfg.LegacyMinISR,
-		FlushMessages:         c.cfg.FlushMessages,
+		FlushMessages:         bs.flushMessages,
 	}
 	if c.cfg.LegacyHWTruncation {
 		rc.Truncation = replication.TruncateToHW
@@ -209,8 +235,7 @@ func (c *Cluster) replicationConfig(cfg map[string]string) replication.Config {
 		rc.MinInsyncReplicas = n
 	}
 	if v, ok := cfg["replica.lag.time.max.ms"]; ok {
-		n, _ := strconv.ParseInt(v, 10, 64)
-		rc.ReplicaLagTimeMax = time.Duration(n) * time.Millisecond
+		rc.ReplicaLagTimeMax = millis(v)
 	}
 	if v, ok := cfg["unclean.leader.election.enable"]; ok {
 		rc.UncleanLeaderElection = v == "true"
@@ -316,8 +341,8 @@ func (c *Cluster) createTopic(s topicSpec, validateOnly bool) (*topic, *kerr.Err
 	if s.configs == nil {
 		s.configs = map[string]string{}
 	}
-	t := &topic{name: s.name, id: newTopicID(), configs: s.configs, c: c}
-	c.applyTopicSettings(t)
+	t := &topic{name: s.name, id: newTopicID(), c: c}
+	c.applyTopicSettings(t, s.configs)
 	rc := c.replicationConfig(s.configs)
 	now := c.now()
 	for i, rs := range assignment {
@@ -340,19 +365,35 @@ func (c *Cluster) createTopic(s topicSpec, validateOnly bool) (*topic, *kerr.Err
 	return t, nil, ""
 }
 
-// applyTopicSettings caches the settings read on hot paths.
-func (c *Cluster) applyTopicSettings(t *topic) {
-	t.lagTimeMax = c.replicationConfig(t.configs).ReplicaLagTimeMax
-	t.flushInterval = c.cfg.FlushInterval
-	if v, ok := t.configs["flush.ms"]; ok {
-		n, _ := strconv.ParseInt(v, 10, 64)
-		t.flushInterval = time.Duration(n) * time.Millisecond
+// applyTopicSettings resolves configs over the broker defaults and
+// publishes them as t's settings. It does not touch the partitions.
+func (c *Cluster) applyTopicSettings(t *topic, configs map[string]string) {
+	bs := c.brokerSettings()
+	ts := &topicSettings{
+		configs:       configs,
+		maxBytes:      bs.messageMaxBytes,
+		logAppendTime: configs["message.timestamp.type"] == "LogAppendTime",
+		lagTimeMax:    c.replicationConfig(configs).ReplicaLagTimeMax,
+		flushInterval: c.cfg.FlushInterval,
 	}
-	t.maxBytes = c.cfg.MessageMaxBytes
-	if v, ok := t.configs["max.message.bytes"]; ok {
+	if v, ok := configs["flush.ms"]; ok {
+		ts.flushInterval = millis(v)
+	}
+	if v, ok := configs["max.message.bytes"]; ok {
 		n, _ := strconv.ParseInt(v, 10, 32)
-		t.maxBytes = int32(n)
+		ts.maxBytes = int32(n)
 	}
+	t.settings.Store(ts)
+}
+
+// millis turns a validated millisecond config into a duration, capping
+// Kafka's "never" (Long.MAX_VALUE) instead of overflowing.
+func millis(v string) time.Duration {
+	n, _ := strconv.ParseInt(v, 10, 64)
+	if n > math.MaxInt64/int64(time.Millisecond) {
+		return math.MaxInt64
+	}
+	return time.Duration(n) * time.Millisecond
 }
 
 // deleteTopic removes a topic and wakes everything parked on it. It

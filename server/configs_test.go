@@ -1,0 +1,701 @@
+package server
+
+import (
+	"errors"
+	"maps"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+func setOp(name, value string) kadm.AlterConfig {
+	return kadm.AlterConfig{Op: kadm.SetConfig, Name: name, Value: kadm.StringPtr(value)}
+}
+
+// produceErr produces one record with acks=all and no retries.
+func produceErr(t *testing.T, cl *kgo.Client, topic string) error {
+	t.Helper()
+	return cl.ProduceSync(testContext(t), &kgo.Record{Topic: topic, Value: []byte("v")}).FirstErr()
+}
+
+// shrinkISR keeps broker 3's replica of topic/0 out of the ISR.
+func shrinkISR(t *testing.T, c *Cluster, topic string) {
+	t.Helper()
+	if err := c.PauseReplica(topic, 0, 3); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SetISR(topic, 0, []int32{1, 2}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func describedConfig(t *testing.T, rcs kadm.ResourceConfigs, resource, key string) kadm.Config {
+	t.Helper()
+	rc, err := rcs.On(resource, nil)
+	if err != nil || rc.Err != nil {
+		t.Fatalf("describe %s: %v %v", resource, err, rc.Err)
+	}
+	for _, cfg := range rc.Configs {
+		if cfg.Key == key {
+			return cfg
+		}
+	}
+	t.Fatalf("%s: no config %s in %+v", resource, key, rc.Configs)
+	return kadm.Config{}
+}
+
+// TestIncrementalAlterMinISR raises min.insync.replicas past the ISR with
+// IncrementalAlterConfigs: the next acks=all produce is refused; lowering
+// it again lets the same producer through.
+func TestIncrementalAlterMinISR(t *testing.T) {
+	c := NewTestCluster(t, Config{})
+	ctx := testContext(t)
+	if err := c.CreateTopic("mi", 1, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	shrinkISR(t, c, "mi")
+	adm := kadm.NewClient(newClient(t, c))
+	prod := newClient(t, c, kgo.RequiredAcks(kgo.AllISRAcks()), kgo.DisableIdempotentWrite(), kgo.RecordRetries(0))
+
+	rs, err := adm.AlterTopicConfigs(ctx, []kadm.AlterConfig{setOp("min.insync.replicas", "3")}, "mi")
+	if err != nil || rs[0].Err != nil {
+		t.Fatalf("alter: %v %+v", err, rs)
+	}
+	if err := produceErr(t, prod, "mi"); !errors.Is(err, kerr.NotEnoughReplicas) {
+		t.Fatalf("produce with min.insync.replicas=3 and ISR [1 2]: %v, want NOT_ENOUGH_REPLICAS", err)
+	}
+
+	rs, err = adm.AlterTopicConfigs(ctx, []kadm.AlterConfig{setOp("min.insync.replicas", "2")}, "mi")
+	if err != nil || rs[0].Err != nil {
+		t.Fatalf("alter: %v %+v", err, rs)
+	}
+	if err := produceErr(t, prod, "mi"); err != nil {
+		t.Fatalf("produce with min.insync.replicas=2: %v", err)
+	}
+	rcs, err := adm.DescribeTopicConfigs(ctx, "mi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg := describedConfig(t, rcs, "mi", "min.insync.replicas"); cfg.MaybeValue() != "2" || cfg.Source != kmsg.ConfigSourceDynamicTopicConfig {
+		t.Errorf("min.insync.replicas %q from %v, want 2 from DYNAMIC_TOPIC_CONFIG", cfg.MaybeValue(), cfg.Source)
+	}
+
+	// DELETE reverts to the broker default.
+	rs, err = adm.AlterTopicConfigs(ctx, []kadm.AlterConfig{{Op: kadm.DeleteConfig, Name: "min.insync.replicas"}}, "mi")
+	if err != nil || rs[0].Err != nil {
+		t.Fatalf("alter: %v %+v", err, rs)
+	}
+	rcs, err = adm.DescribeTopicConfigs(ctx, "mi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg := describedConfig(t, rcs, "mi", "min.insync.replicas"); cfg.MaybeValue() != "1" || cfg.Source != kmsg.ConfigSourceDefaultConfig {
+		t.Errorf("min.insync.replicas after DELETE %q from %v, want 1 from DEFAULT_CONFIG", cfg.MaybeValue(), cfg.Source)
+	}
+}
+
+// TestLowerMinISRWakesParkedProduce parks an acks=all produce, shrinks the
+// ISR below min.insync.replicas so the HW freezes, then lowers the minimum
+// with the Go API: the HW moves and the parked produce succeeds.
+func TestLowerMinISRWakesParkedProduce(t *testing.T) {
+	c := NewTestCluster(t, Config{})
+	if err := c.CreateTopic("wake", 1, 3, map[string]string{"min.insync.replicas": "3"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.PauseReplica("wake", 0, 3); err != nil {
+		t.Fatal(err)
+	}
+	prod := newClient(t, c, kgo.RequiredAcks(kgo.AllISRAcks()), kgo.DisableIdempotentWrite(), kgo.RecordRetries(0),
+		kgo.ProduceRequestTimeout(30*time.Second))
+	done := make(chan error, 1)
+	prod.Produce(testContext(t), &kgo.Record{Topic: "wake", Value: []byte("v")}, func(_ *kgo.Record, err error) { done <- err })
+
+	replicaLEO := func(id int32) int64 {
+		ps, _ := c.Partition("wake", 0)
+		for _, r := range ps.Replicas {
+			if r.Broker == id {
+				return r.LogEndOffset
+			}
+		}
+		return -1
+	}
+	waitFor(t, 10*time.Second, "the record on the leader and broker 2", func() bool { return replicaLEO(1) == 1 && replicaLEO(2) == 1 })
+	if err := c.SetISR("wake", 0, []int32{1, 2}); err != nil {
+		t.Fatal(err)
+	}
+	if ps, _ := c.Partition("wake", 0); ps.HighWatermark != 0 {
+		t.Fatalf("HW %d with the ISR below min.insync.replicas, want 0", ps.HighWatermark)
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("produce completed while the HW was frozen: %v", err)
+	default:
+	}
+
+	if err := c.AlterTopicConfig("wake", map[string]string{"min.insync.replicas": "2"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("parked produce: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("parked produce did not complete after lowering min.insync.replicas")
+	}
+	if ps, _ := c.Partition("wake", 0); ps.HighWatermark != 1 {
+		t.Errorf("HW %d, want 1", ps.HighWatermark)
+	}
+}
+
+func TestDescribeTopicConfigs(t *testing.T) {
+	c := NewTestCluster(t, Config{MinInsyncReplicas: 2})
+	ctx := testContext(t)
+	if err := c.CreateTopic("dc", 1, 3, map[string]string{"retention.ms": "1000"}); err != nil {
+		t.Fatal(err)
+	}
+	adm := kadm.NewClient(newClient(t, c))
+	rcs, err := adm.DescribeTopicConfigs(ctx, "dc", "nope")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, _ := rcs.On("dc", nil)
+	var keys []string
+	for _, cfg := range rc.Configs {
+		keys = append(keys, cfg.Key)
+	}
+	if want := slices.Sorted(maps.Keys(topicConfigs)); !slices.Equal(keys, want) {
+		t.Errorf("described %v, want every topic config %v", keys, want)
+	}
+	for _, tc := range []struct {
+		key, value string
+		source     kmsg.ConfigSource
+		synonyms   int
+	}{
+		{"retention.ms", "1000", kmsg.ConfigSourceDynamicTopicConfig, 2}, // topic, default
+		{"min.insync.replicas", "2", kmsg.ConfigSourceStaticBrokerConfig, 2},
+		{"max.message.bytes", "1048588", kmsg.ConfigSourceDefaultConfig, 1},
+		{"flush.messages", maxLong, kmsg.ConfigSourceDefaultConfig, 1},
+		{"cleanup.policy", "delete", kmsg.ConfigSourceDefaultConfig, 1},
+	} {
+		cfg := describedConfig(t, rcs, "dc", tc.key)
+		if cfg.MaybeValue() != tc.value || cfg.Source != tc.source || len(cfg.Synonyms) != tc.synonyms {
+			t.Errorf("%s = %q from %v with %d synonyms, want %q from %v with %d", tc.key, cfg.MaybeValue(), cfg.Source, len(cfg.Synonyms), tc.value, tc.source, tc.synonyms)
+		}
+	}
+	if cfg := describedConfig(t, rcs, "dc", "max.message.bytes"); cfg.Synonyms[0].Key != "message.max.bytes" {
+		t.Errorf("max.message.bytes synonyms %+v, want message.max.bytes", cfg.Synonyms)
+	}
+	if rc, _ := rcs.On("nope", nil); !errors.Is(rc.Err, kerr.UnknownTopicOrPartition) {
+		t.Errorf("unknown topic: %v", rc.Err)
+	}
+
+	// A broker default changed at runtime shows up with its source.
+	if err := c.AlterBrokerConfig(map[string]string{"min.insync.replicas": "3"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	rcs, err = adm.DescribeTopicConfigs(ctx, "dc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg := describedConfig(t, rcs, "dc", "min.insync.replicas"); cfg.MaybeValue() != "3" || cfg.Source != kmsg.ConfigSourceDynamicDefaultBrokerConfig || len(cfg.Synonyms) != 3 {
+		t.Errorf("min.insync.replicas %q from %v synonyms %+v, want 3 from DYNAMIC_DEFAULT_BROKER_CONFIG over static 2 and default 1", cfg.MaybeValue(), cfg.Source, cfg.Synonyms)
+	}
+
+	// ConfigNames filters; ConfigType is set.
+	req := kmsg.NewPtrDescribeConfigsRequest()
+	rr := kmsg.NewDescribeConfigsRequestResource()
+	rr.ResourceType, rr.ResourceName, rr.ConfigNames = kmsg.ConfigResourceTypeTopic, "dc", []string{"cleanup.policy", "no.such"}
+	req.Resources = append(req.Resources, rr)
+	resp, err := req.RequestWith(ctx, newClient(t, c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cs := resp.Resources[0].Configs; len(cs) != 1 || cs[0].Name != "cleanup.policy" || cs[0].ConfigType != kmsg.ConfigTypeList || cs[0].ReadOnly {
+		t.Errorf("filtered configs %+v, want cleanup.policy of type LIST", cs)
+	}
+
+	// v0 has IsDefault instead of a source.
+	req.SetVersion(0)
+	req.Resources[0].ConfigNames = []string{"retention.ms", "segment.ms"}
+	v0 := callHandler[*kmsg.DescribeConfigsResponse](t, c, 1, req)
+	if cs := v0.Resources[0].Configs; len(cs) != 2 || cs[0].Name != "retention.ms" || cs[0].IsDefault || !cs[1].IsDefault {
+		t.Errorf("v0 configs %+v, want retention.ms set and segment.ms default", cs)
+	}
+}
+
+func TestDescribeBrokerConfigs(t *testing.T) {
+	c := NewTestCluster(t, Config{DefaultReplicationFactor: 2})
+	ctx := testContext(t)
+	adm := kadm.NewClient(newClient(t, c))
+
+	rcs, err := adm.DescribeBrokerConfigs(ctx, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		key, value string
+		source     kmsg.ConfigSource
+	}{
+		{"broker.id", "2", kmsg.ConfigSourceStaticBrokerConfig},
+		{"min.insync.replicas", "1", kmsg.ConfigSourceDefaultConfig},
+		{"default.replication.factor", "2", kmsg.ConfigSourceStaticBrokerConfig},
+		{"message.max.bytes", "1048588", kmsg.ConfigSourceDefaultConfig},
+	} {
+		if cfg := describedConfig(t, rcs, "2", tc.key); cfg.MaybeValue() != tc.value || cfg.Source != tc.source {
+			t.Errorf("%s = %q from %v, want %q from %v", tc.key, cfg.MaybeValue(), cfg.Source, tc.value, tc.source)
+		}
+	}
+
+	// The cluster-wide default resource lists only what changed at runtime.
+	rcs, err = adm.DescribeBrokerConfigs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rc, _ := rcs.On("", nil); rc.Err != nil || len(rc.Configs) != 0 {
+		t.Fatalf("default resource before any change: %+v", rc)
+	}
+	rs, err := adm.AlterBrokerConfigs(ctx, []kadm.AlterConfig{setOp("unclean.leader.election.enable", "true")})
+	if err != nil || rs[0].Err != nil {
+		t.Fatalf("alter: %v %+v", err, rs)
+	}
+	rcs, err = adm.DescribeBrokerConfigs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rc, _ := rcs.On("", nil); rc.Err != nil || len(rc.Configs) != 1 || rc.Configs[0].Key != "unclean.leader.election.enable" ||
+		rc.Configs[0].MaybeValue() != "true" || rc.Configs[0].Source != kmsg.ConfigSourceDynamicDefaultBrokerConfig {
+		t.Fatalf("default resource after a change: %+v", rc)
+	}
+
+	// A resource name that is no broker's id.
+	cl := newClient(t, c)
+	for _, name := range []string{"9", "x"} {
+		req := kmsg.NewPtrDescribeConfigsRequest()
+		rr := kmsg.NewDescribeConfigsRequestResource()
+		rr.ResourceType, rr.ResourceName = kmsg.ConfigResourceTypeBroker, name
+		req.Resources = append(req.Resources, rr)
+		resp, err := req.RequestWith(ctx, cl.Broker(1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if code := resp.Resources[0].ErrorCode; code != kerr.InvalidRequest.Code {
+			t.Errorf("broker %q: error %d, want INVALID_REQUEST", name, code)
+		}
+	}
+}
+
+// TestAlterConfigsReplaces uses the non-incremental AlterConfigs, which
+// replaces every explicit config of the topic.
+func TestAlterConfigsReplaces(t *testing.T) {
+	c := NewTestCluster(t, Config{})
+	ctx := testContext(t)
+	if err := c.CreateTopic("rep", 1, 3, map[string]string{"retention.ms": "1000", "min.insync.replicas": "2"}); err != nil {
+		t.Fatal(err)
+	}
+	adm := kadm.NewClient(newClient(t, c))
+	rs, err := adm.AlterTopicConfigsState(ctx, []kadm.AlterConfig{{Name: "cleanup.policy", Value: kadm.StringPtr("compact")}}, "rep")
+	if err != nil || rs[0].Err != nil {
+		t.Fatalf("alter: %v %+v", err, rs)
+	}
+	if got := c.State().Topics[0].Configs; !maps.Equal(got, map[string]string{"cleanup.policy": "compact"}) {
+		t.Errorf("configs after AlterConfigs: %v", got)
+	}
+	p := c.partition("rep", 0)
+	p.mu.Lock()
+	minISR := p.st.Config().MinInsyncReplicas
+	p.mu.Unlock()
+	if minISR != 1 {
+		t.Errorf("partition min.insync.replicas %d after replacing the configs, want the default 1", minISR)
+	}
+}
+
+func TestAlterConfigsValidation(t *testing.T) {
+	c := NewTestCluster(t, Config{})
+	ctx := testContext(t)
+	if err := c.CreateTopic("val", 1, 3, map[string]string{"retention.ms": "1000"}); err != nil {
+		t.Fatal(err)
+	}
+	adm := kadm.NewClient(newClient(t, c))
+	configs := func() map[string]string { return c.State().Topics[0].Configs }
+
+	// Validate-only answers without changing anything.
+	rs, err := adm.ValidateAlterTopicConfigs(ctx, []kadm.AlterConfig{setOp("retention.ms", "5")}, "val")
+	if err != nil || rs[0].Err != nil {
+		t.Fatalf("validate: %v %+v", err, rs)
+	}
+	rs, err = adm.ValidateAlterTopicConfigsState(ctx, nil, "val")
+	if err != nil || rs[0].Err != nil {
+		t.Fatalf("validate state: %v %+v", err, rs)
+	}
+	if got := configs(); got["retention.ms"] != "1000" || len(got) != 1 {
+		t.Fatalf("configs changed by validate-only requests: %v", got)
+	}
+
+	for _, tc := range []struct {
+		name string
+		op   kadm.AlterConfig
+		want error
+	}{
+		{"unknown key", setOp("no.such.config", "1"), kerr.InvalidConfig},
+		{"bad value", setOp("min.insync.replicas", "0"), kerr.InvalidConfig},
+		{"not an int", setOp("retention.ms", "soon"), kerr.InvalidConfig},
+		{"delete unknown key", kadm.AlterConfig{Op: kadm.DeleteConfig, Name: "no.such.config"}, kerr.InvalidConfig},
+		{"append to a non-list", kadm.AlterConfig{Op: kadm.AppendConfig, Name: "retention.ms", Value: kadm.StringPtr("1")}, kerr.InvalidConfig},
+		{"subtract to empty", kadm.AlterConfig{Op: kadm.SubtractConfig, Name: "cleanup.policy", Value: kadm.StringPtr("delete")}, kerr.InvalidConfig},
+		{"null value", kadm.AlterConfig{Op: kadm.SetConfig, Name: "retention.ms"}, kerr.InvalidRequest},
+	} {
+		rs, err := adm.AlterTopicConfigs(ctx, []kadm.AlterConfig{tc.op}, "val")
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if !errors.Is(rs[0].Err, tc.want) || rs[0].ErrMessage == "" {
+			t.Errorf("%s: %v (%q), want %v with a message", tc.name, rs[0].Err, rs[0].ErrMessage, tc.want)
+		}
+	}
+	rs, err = adm.AlterTopicConfigs(ctx, []kadm.AlterConfig{setOp("retention.ms", "1")}, "nope")
+	if err != nil || !errors.Is(rs[0].Err, kerr.UnknownTopicOrPartition) {
+		t.Errorf("unknown topic: %v %+v", err, rs)
+	}
+	if got := configs(); got["retention.ms"] != "1000" || len(got) != 1 {
+		t.Fatalf("configs changed by failed requests: %v", got)
+	}
+
+	// APPEND and SUBTRACT edit a list config, starting from its default.
+	rs, err = adm.AlterTopicConfigs(ctx, []kadm.AlterConfig{{Op: kadm.AppendConfig, Name: "cleanup.policy", Value: kadm.StringPtr("compact")}}, "val")
+	if err != nil || rs[0].Err != nil {
+		t.Fatalf("append: %v %+v", err, rs)
+	}
+	if got := configs()["cleanup.policy"]; got != "delete,compact" {
+		t.Errorf("cleanup.policy after APPEND compact: %q, want delete,compact", got)
+	}
+	rs, err = adm.AlterTopicConfigs(ctx, []kadm.AlterConfig{{Op: kadm.SubtractConfig, Name: "cleanup.policy", Value: kadm.StringPtr("delete")}}, "val")
+	if err != nil || rs[0].Err != nil {
+		t.Fatalf("subtract: %v %+v", err, rs)
+	}
+	if got := configs()["cleanup.policy"]; got != "compact" {
+		t.Errorf("cleanup.policy after SUBTRACT delete: %q, want compact", got)
+	}
+
+	// Broker configs: only the ones that can change at runtime.
+	for _, op := range []kadm.AlterConfig{setOp("num.partitions", "3"), setOp("no.such.config", "1"), setOp("message.max.bytes", "-1")} {
+		rs, err := adm.AlterBrokerConfigs(ctx, []kadm.AlterConfig{op})
+		if err != nil || !errors.Is(rs[0].Err, kerr.InvalidConfig) {
+			t.Errorf("broker %s=%s: %v %+v, want INVALID_CONFIG", op.Name, *op.Value, err, rs)
+		}
+	}
+
+	// Whole-request checks: a resource twice, a key twice, a resource type
+	// fakekafka does not alter.
+	req := kmsg.NewPtrIncrementalAlterConfigsRequest()
+	for _, r := range []struct {
+		typ  kmsg.ConfigResourceType
+		name string
+		keys []string
+	}{
+		{kmsg.ConfigResourceTypeTopic, "val", []string{"retention.ms"}},
+		{kmsg.ConfigResourceTypeTopic, "val", []string{"retention.ms"}},
+		{kmsg.ConfigResourceTypeBroker, "", []string{"min.insync.replicas", "min.insync.replicas"}},
+		{kmsg.ConfigResourceTypeBrokerLogger, "1", []string{"kafka"}},
+	} {
+		rr := kmsg.NewIncrementalAlterConfigsRequestResource()
+		rr.ResourceType, rr.ResourceName = r.typ, r.name
+		for _, k := range r.keys {
+			cfg := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
+			cfg.Name, cfg.Value = k, kmsg.StringPtr("2")
+			rr.Configs = append(rr.Configs, cfg)
+		}
+		req.Resources = append(req.Resources, rr)
+	}
+	resp := callHandler[*kmsg.IncrementalAlterConfigsResponse](t, c, 1, req)
+	if len(resp.Resources) != 3 {
+		t.Fatalf("%d results, want one per distinct resource", len(resp.Resources))
+	}
+	for _, r := range resp.Resources {
+		if r.ErrorCode != kerr.InvalidRequest.Code || r.ErrorMessage == nil {
+			t.Errorf("%v %q: error %d, want INVALID_REQUEST with a message", r.ResourceType, r.ResourceName, r.ErrorCode)
+		}
+	}
+}
+
+// TestBrokerMinISRDefault changes the cluster-wide min.insync.replicas:
+// a topic without its own value follows, one with its own does not.
+func TestBrokerMinISRDefault(t *testing.T) {
+	c := NewTestCluster(t, Config{})
+	ctx := testContext(t)
+	if err := c.CreateTopic("free", 1, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CreateTopic("pinned", 1, 3, map[string]string{"min.insync.replicas": "1"}); err != nil {
+		t.Fatal(err)
+	}
+	shrinkISR(t, c, "free")
+	shrinkISR(t, c, "pinned")
+	adm := kadm.NewClient(newClient(t, c))
+	prod := newClient(t, c, kgo.RequiredAcks(kgo.AllISRAcks()), kgo.DisableIdempotentWrite(), kgo.RecordRetries(0))
+
+	rs, err := adm.AlterBrokerConfigs(ctx, []kadm.AlterConfig{setOp("min.insync.replicas", "3")})
+	if err != nil || rs[0].Err != nil {
+		t.Fatalf("alter: %v %+v", err, rs)
+	}
+	if err := produceErr(t, prod, "free"); !errors.Is(err, kerr.NotEnoughReplicas) {
+		t.Errorf("topic without an override: %v, want NOT_ENOUGH_REPLICAS", err)
+	}
+	if err := produceErr(t, prod, "pinned"); err != nil {
+		t.Errorf("topic with min.insync.replicas=1: %v", err)
+	}
+	// Topics created now take the new default too.
+	if err := c.CreateTopic("later", 1, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	p := c.partition("later", 0)
+	p.mu.Lock()
+	minISR := p.st.Config().MinInsyncReplicas
+	p.mu.Unlock()
+	if minISR != 3 {
+		t.Errorf("new topic's min.insync.replicas %d, want 3", minISR)
+	}
+
+	// Per-broker resources change the same cluster-wide setting.
+	rs, err = adm.AlterBrokerConfigs(ctx, []kadm.AlterConfig{{Op: kadm.DeleteConfig, Name: "min.insync.replicas"}}, 2)
+	if err != nil || rs[0].Err != nil {
+		t.Fatalf("alter: %v %+v", err, rs)
+	}
+	if err := produceErr(t, prod, "free"); err != nil {
+		t.Errorf("after reverting the broker default: %v", err)
+	}
+}
+
+// TestElectPreferredLeader moves leadership away with the Go API and back
+// with ElectLeaders.
+func TestElectPreferredLeader(t *testing.T) {
+	c := NewTestCluster(t, Config{})
+	ctx := testContext(t)
+	if err := c.CreateTopic("pref", 2, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ElectLeader("pref", 0, 2, false); err != nil {
+		t.Fatal(err)
+	}
+	adm := kadm.NewClient(newClient(t, c))
+
+	rs, err := adm.ElectLeaders(ctx, kadm.ElectPreferredReplica, kadm.TopicsSet{"pref": {0: {}, 1: {}, 7: {}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := rs["pref"][0]; r.Err != nil {
+		t.Errorf("partition 0: %v %s", r.Err, r.ErrMessage)
+	}
+	if r := rs["pref"][1]; !errors.Is(r.Err, kerr.ElectionNotNeeded) {
+		t.Errorf("partition 1, led by its preferred replica: %v, want ELECTION_NOT_NEEDED", r.Err)
+	}
+	if r := rs["pref"][7]; !errors.Is(r.Err, kerr.UnknownTopicOrPartition) {
+		t.Errorf("partition 7: %v, want UNKNOWN_TOPIC_OR_PARTITION", r.Err)
+	}
+	if ps, _ := c.Partition("pref", 0); ps.Leader != 1 {
+		t.Errorf("partition 0 led by %d, want its preferred replica 1", ps.Leader)
+	}
+
+	// v0 has no election type: always preferred.
+	req := kmsg.NewPtrElectLeadersRequest()
+	req.SetVersion(0)
+	req.ElectionType = electUnclean
+	rt := kmsg.NewElectLeadersRequestTopic()
+	rt.Topic, rt.Partitions = "pref", []int32{0}
+	req.Topics = append(req.Topics, rt)
+	if _, err := c.ElectLeader("pref", 0, 3, false); err != nil {
+		t.Fatal(err)
+	}
+	v0 := callHandler[*kmsg.ElectLeadersResponse](t, c, 1, req)
+	if p := v0.Topics[0].Partitions[0]; p.ErrorCode != 0 {
+		t.Errorf("v0 election: error %d", p.ErrorCode)
+	}
+	if ps, _ := c.Partition("pref", 0); ps.Leader != 1 {
+		t.Errorf("partition 0 led by %d after a v0 election, want 1", ps.Leader)
+	}
+
+	// Every partition: those needing no election are left out.
+	if _, err := c.ElectLeader("pref", 1, 3, false); err != nil {
+		t.Fatal(err)
+	}
+	rs, err = adm.ElectLeaders(ctx, kadm.ElectPreferredReplica, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 1 || len(rs["pref"]) != 1 || rs["pref"][1].Err != nil {
+		t.Errorf("all partitions: %+v, want partition 1 elected and nothing else", rs)
+	}
+	if ps, _ := c.Partition("pref", 1); ps.Leader != 2 {
+		t.Errorf("partition 1 led by %d, want its preferred replica 2", ps.Leader)
+	}
+}
+
+// TestElectUncleanLeader leaves a partition whose only live replica is
+// out of the ISR: a preferred election cannot help, an unclean one elects
+// it.
+func TestElectUncleanLeader(t *testing.T) {
+	c := NewTestCluster(t, Config{})
+	ctx := testContext(t)
+	if err := c.CreateTopic("uncl", 1, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CreateTopic("led", 1, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	shrinkISR(t, c, "uncl")
+	adm := kadm.NewClient(newClient(t, c))
+
+	// A partition with a leader needs no unclean election.
+	rs, err := adm.ElectLeaders(ctx, kadm.ElectLiveReplica, kadm.TopicsSet{"led": {0: {}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := rs["led"][0]; !errors.Is(r.Err, kerr.ElectionNotNeeded) {
+		t.Errorf("led partition: %v, want ELECTION_NOT_NEEDED", r.Err)
+	}
+
+	for _, id := range []int32{1, 2} {
+		if err := c.StopBroker(id, StopCrash); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ps, _ := c.Partition("uncl", 0); ps.Leader != -1 {
+		t.Fatalf("leader %d with only an out-of-ISR replica alive, want none", ps.Leader)
+	}
+	rs, err = adm.ElectLeaders(ctx, kadm.ElectPreferredReplica, kadm.TopicsSet{"uncl": {0: {}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := rs["uncl"][0]; !errors.Is(r.Err, kerr.PreferredLeaderNotAvailable) {
+		t.Errorf("preferred election with broker 1 down: %v, want PREFERRED_LEADER_NOT_AVAILABLE", r.Err)
+	}
+
+	rs, err = adm.ElectLeaders(ctx, kadm.ElectLiveReplica, kadm.TopicsSet{"uncl": {0: {}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := rs["uncl"][0]; r.Err != nil || r.How != kadm.ElectLiveReplica {
+		t.Fatalf("unclean election: %v %s (how %v)", r.Err, r.ErrMessage, r.How)
+	}
+	ps, _ := c.Partition("uncl", 0)
+	if ps.Leader != 3 || !slices.Equal(ps.ISR, []int32{3}) {
+		t.Errorf("after unclean election: leader %d ISR %v, want 3 and [3]", ps.Leader, ps.ISR)
+	}
+}
+
+func TestDeleteRecords(t *testing.T) {
+	c := NewTestCluster(t, Config{})
+	ctx := testContext(t)
+	if err := c.CreateTopic("dr", 1, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CreateTopic("compacted", 1, 3, map[string]string{"cleanup.policy": "compact"}); err != nil {
+		t.Fatal(err)
+	}
+	cl := newClient(t, c)
+	for i := range 10 { // one batch each, so the start can land on any offset
+		if err := cl.ProduceSync(ctx, &kgo.Record{Topic: "dr", Value: []byte{byte(i)}}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	adm := kadm.NewClient(cl)
+
+	del := func(topic string, offset int64) kadm.DeleteRecordsResponse {
+		t.Helper()
+		rs, err := adm.DeleteRecords(ctx, kadm.Offsets{topic: {0: {Topic: topic, Partition: 0, At: offset}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, _ := rs.Lookup(topic, 0)
+		return r
+	}
+	if r := del("dr", 4); r.Err != nil || r.LowWatermark != 4 {
+		t.Fatalf("delete to 4: low watermark %d, error %v", r.LowWatermark, r.Err)
+	}
+	if r := del("dr", 2); r.Err != nil || r.LowWatermark != 4 {
+		t.Errorf("delete below the start: low watermark %d, error %v; want 4", r.LowWatermark, r.Err)
+	}
+	if r := del("dr", 11); !errors.Is(r.Err, kerr.OffsetOutOfRange) {
+		t.Errorf("delete past the HW: %v, want OFFSET_OUT_OF_RANGE", r.Err)
+	}
+	if r := del("compacted", -1); !errors.Is(r.Err, kerr.PolicyViolation) {
+		t.Errorf("compacted topic: %v, want POLICY_VIOLATION", r.Err)
+	}
+	starts, err := adm.ListStartOffsets(ctx, "dr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o, _ := starts.Lookup("dr", 0); o.Err != nil || o.Offset != 4 {
+		t.Errorf("earliest offset %d (%v), want 4", o.Offset, o.Err)
+	}
+	ps, _ := c.Partition("dr", 0)
+	for _, r := range ps.Replicas {
+		if r.LogStartOffset != 4 {
+			t.Errorf("replica %d log start %d, want 4", r.Broker, r.LogStartOffset)
+		}
+	}
+
+	// A consumer asking for offset 0 gets OFFSET_OUT_OF_RANGE and resets to
+	// the new start.
+	cons := newClient(t, c, kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{"dr": {0: kgo.NewOffset().At(0)}}),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	fs := cons.PollRecords(ctx, 1)
+	if err := fs.Err0(); err != nil {
+		t.Fatal(err)
+	}
+	if recs := fs.Records(); len(recs) == 0 || recs[0].Offset != 4 || recs[0].Value[0] != 4 {
+		t.Errorf("first record after the reset: %+v, want offset 4", recs)
+	}
+
+	// -1 deletes up to the HW; a follower refuses.
+	if r := del("dr", -1); r.Err != nil || r.LowWatermark != 10 {
+		t.Errorf("delete to the HW: low watermark %d, error %v; want 10", r.LowWatermark, r.Err)
+	}
+	req := kmsg.NewPtrDeleteRecordsRequest()
+	rt := kmsg.NewDeleteRecordsRequestTopic()
+	rt.Topic = "dr"
+	rp := kmsg.NewDeleteRecordsRequestTopicPartition()
+	rp.Offset = -1
+	rt.Partitions = append(rt.Partitions, rp)
+	req.Topics = append(req.Topics, rt)
+	resp := callHandler[*kmsg.DeleteRecordsResponse](t, c, 2, req)
+	if p := resp.Topics[0].Partitions[0]; p.ErrorCode != kerr.NotLeaderForPartition.Code || p.LowWatermark != -1 {
+		t.Errorf("follower: error %d low watermark %d, want NOT_LEADER_OR_FOLLOWER and -1", p.ErrorCode, p.LowWatermark)
+	}
+}
+
+// TestConfigTables keeps the config tables in step.
+func TestConfigTables(t *testing.T) {
+	for k := range topicConfigs {
+		def, ok := topicConfigDefs[k]
+		if !ok {
+			t.Errorf("topic config %s has no DescribeConfigs entry", k)
+			continue
+		}
+		if _, ok := brokerConfigDefs[def.broker]; !ok {
+			t.Errorf("topic config %s: its broker synonym %s is not a broker config", k, def.broker)
+		}
+	}
+	for k := range topicConfigDefs {
+		if _, ok := topicConfigs[k]; !ok {
+			t.Errorf("described topic config %s is not accepted", k)
+		}
+	}
+	var cfg Config
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, def := range brokerConfigDefs {
+		if def.check != nil {
+			if err := def.check(def.static(&cfg)); err != nil {
+				t.Errorf("broker config %s: default %q fails its own check: %v", k, def.static(&cfg), err)
+			}
+		}
+	}
+}
