@@ -15,6 +15,9 @@ var Supported = []APIRange{
 	{Key: 1, Min: 4, Max: 17}, // Fetch
 	{Key: 2, Min: 1, Max: 8},  // ListOffsets
 	{Key: 3, Min: 0, Max: 12}, // Metadata
+	{Key: 8, Min: 0, Max: 9},  // OffsetCommit
+	{Key: 9, Min: 0, Max: 9},  // OffsetFetch
+	{Key: 10, Min: 0, Max: 6}, // FindCoordinator
 	{Key: 18, Min: 0, Max: 4}, // ApiVersions
 	{Key: 19, Min: 2, Max: 7}, // CreateTopics
 	{Key: 20, Min: 1, Max: 6}, // DeleteTopics

@@ -252,10 +252,12 @@ func (p *Partition) Append(b *Batch, acks int16, now time.Time) (AppendResult, i
 	return AppendResult{BaseOffset: b.BaseOffset, LogStartOffset: l.log.start, Required: b.EndOffset()}, 0
 }
 
+func (p *Partition) isZombie(broker int32) bool { return p.zombie >= 0 && broker == p.zombie }
+
 // View is the partition as broker sees it: the truth, except for a zombie
 // leader, which still sees itself leading at its old epoch with its old ISR.
 func (p *Partition) View(broker int32) (leader, epoch int32, isr []int32) {
-	if broker == p.zombie {
+	if p.isZombie(broker) {
 		return p.zombie, p.zombieEpoch, slices.Clone(p.zombieISR)
 	}
 	return p.leader, p.epoch, p.ISR()
@@ -265,7 +267,7 @@ func (p *Partition) View(broker int32) (leader, epoch int32, isr []int32) {
 // zombie appends to its own log under its old epoch (acks=1 succeeds, the
 // records are lost when it rejoins), anyone else gets NOT_LEADER_OR_FOLLOWER.
 func (p *Partition) AppendAs(broker int32, b *Batch, acks int16, now time.Time) (AppendResult, int16) {
-	if broker != p.zombie {
+	if !p.isZombie(broker) {
 		if broker != p.leader {
 			return AppendResult{}, kerr.NotLeaderForPartition.Code
 		}
@@ -337,7 +339,7 @@ func (p *Partition) Heal(id int32) {
 // there with too few, NOT_LEADER_OR_FOLLOWER once the broker no longer leads
 // in the epoch the append happened in.
 func (p *Partition) AppendStatus(broker, epoch int32, required int64) (done bool, code int16) {
-	if broker == p.zombie && epoch == p.zombieEpoch {
+	if p.isZombie(broker) && epoch == p.zombieEpoch {
 		// Its followers left it and it cannot shrink the ISR without the
 		// controller: the HW never gets there, the request expires.
 		return false, kerr.RequestTimedOut.Code

@@ -38,6 +38,8 @@ type Cluster struct {
 
 	nextProducerID atomic.Int64
 
+	coord coordinators // the group coordinators' shards (coordinator.go)
+
 	// configMu serialises config changes (alter_configs.go); brokerCfg holds
 	// the broker configs in force, replaced whole on every change.
 	configMu  sync.Mutex

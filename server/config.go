@@ -58,6 +58,22 @@ type Config struct {
 	// its own HW, as Kafka did before 0.11, instead of by leader epoch
 	// (KIP-101). It reproduces both data-loss scenarios of KIP-101.
 	LegacyHWTruncation bool
+	// OffsetsTopicPartitions is offsets.topic.num.partitions: the number of
+	// __consumer_offsets partitions, hence of group coordinator shards.
+	// Default 3 (Kafka's 50 is needlessly many for a test).
+	OffsetsTopicPartitions int
+	// OffsetsTopicReplicationFactor is offsets.topic.replication.factor.
+	// Default min(3, Brokers).
+	OffsetsTopicReplicationFactor int
+	// GroupInitialRebalanceDelay is group.initial.rebalance.delay.ms: how
+	// long the first rebalance of an empty group waits for more members.
+	// Default 0 (Kafka's 3 s only slows tests down).
+	GroupInitialRebalanceDelay time.Duration
+	// GroupMinSessionTimeout and GroupMaxSessionTimeout bound the session
+	// timeouts members may ask for (group.min/max.session.timeout.ms).
+	// Defaults 6 s and 30 min, Kafka's.
+	GroupMinSessionTimeout time.Duration
+	GroupMaxSessionTimeout time.Duration
 	// MessageMaxBytes is message.max.bytes, the largest record batch a
 	// Produce may carry. Default 1048588.
 	MessageMaxBytes int32
@@ -116,6 +132,24 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.BrokerSessionTimeout < 0 || c.FlushInterval < 0 || c.FlushMessages < 0 || c.HWCheckpointInterval < 0 {
 		return c, fmt.Errorf("broker session timeout, flush settings and HW checkpoint interval must not be negative")
+	}
+	if c.OffsetsTopicPartitions == 0 {
+		c.OffsetsTopicPartitions = 3
+	}
+	if c.OffsetsTopicReplicationFactor == 0 {
+		c.OffsetsTopicReplicationFactor = min(3, c.Brokers)
+	}
+	if c.GroupMinSessionTimeout == 0 {
+		c.GroupMinSessionTimeout = 6 * time.Second
+	}
+	if c.GroupMaxSessionTimeout == 0 {
+		c.GroupMaxSessionTimeout = 30 * time.Minute
+	}
+	if c.OffsetsTopicPartitions < 1 || c.OffsetsTopicPartitions > 1000 || c.OffsetsTopicReplicationFactor < 1 || c.OffsetsTopicReplicationFactor > c.Brokers {
+		return c, fmt.Errorf("offsets topic: %d partitions (1-1000) and replication factor %d (1-%d)", c.OffsetsTopicPartitions, c.OffsetsTopicReplicationFactor, c.Brokers)
+	}
+	if c.GroupInitialRebalanceDelay < 0 || c.GroupMinSessionTimeout < 0 || c.GroupMaxSessionTimeout < c.GroupMinSessionTimeout {
+		return c, fmt.Errorf("group timeouts: the initial rebalance delay must not be negative and the max session timeout not below the min")
 	}
 	if c.HWCheckpointInterval == 0 {
 		c.HWCheckpointInterval = 5 * time.Second

@@ -1,0 +1,50 @@
+package server
+
+// FindCoordinator, versions 0-6 (batched keys from v4).
+//
+// A group's coordinator is the leader of its __consumer_offsets partition
+// (the topic is created on the first request). COORDINATOR_NOT_AVAILABLE
+// while that partition has no live leader, so clients retry and find the
+// new one after a failover. Transaction and share coordinators do not exist
+// here yet: COORDINATOR_NOT_AVAILABLE with a message saying so.
+
+import (
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+func (cn *conn) handleFindCoordinator(req *kmsg.FindCoordinatorRequest) (kmsg.Response, error) {
+	c := cn.b.c
+	resp := req.ResponseKind().(*kmsg.FindCoordinatorResponse)
+	keys := req.CoordinatorKeys
+	if req.Version < 4 {
+		keys = []string{req.CoordinatorKey}
+	}
+	for _, key := range keys {
+		co := kmsg.NewFindCoordinatorResponseCoordinator()
+		co.Key, co.NodeID = key, -1
+		var msg string
+		switch {
+		case req.CoordinatorType != 0:
+			co.ErrorCode, msg = kerr.CoordinatorNotAvailable.Code, "fakekafka has no transaction or share coordinator yet"
+		case key == "":
+			co.ErrorCode, msg = kerr.InvalidRequest.Code, "group id is empty"
+		default:
+			id, code := c.coordinatorOf(key)
+			co.ErrorCode = code
+			if b := c.broker(id); code == 0 && b != nil {
+				co.NodeID, co.Host, co.Port = b.id, b.host, b.port
+			}
+		}
+		if msg != "" {
+			co.ErrorMessage = &msg
+		}
+		resp.Coordinators = append(resp.Coordinators, co)
+	}
+	if req.Version < 4 && len(resp.Coordinators) == 1 {
+		co := resp.Coordinators[0]
+		resp.ErrorCode, resp.ErrorMessage, resp.NodeID, resp.Host, resp.Port = co.ErrorCode, co.ErrorMessage, co.NodeID, co.Host, co.Port
+		resp.Coordinators = nil
+	}
+	return resp, nil
+}

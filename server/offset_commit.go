@@ -1,0 +1,97 @@
+package server
+
+// OffsetCommit, versions 0-9.
+//
+// The commit is checked against the group's membership (generation and
+// member id: ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, REBALANCE_IN_PROGRESS,
+// FENCED_INSTANCE_ID; a commit with generation -1 is accepted only while
+// the group has no members), each partition must exist
+// (UNKNOWN_TOPIC_OR_PARTITION) and its metadata fit offset.metadata.max.bytes
+// (OFFSET_METADATA_TOO_LARGE). The offsets are written to the group's
+// __consumer_offsets partition with acks=all and answered once committed,
+// so they survive a coordinator crash; a failed write answers
+// NOT_COORDINATOR or COORDINATOR_NOT_AVAILABLE as Kafka's coordinator does.
+
+import (
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// offsetMetadataMaxBytes is offset.metadata.max.bytes.
+const offsetMetadataMaxBytes = 4096
+
+func (cn *conn) handleOffsetCommit(req *kmsg.OffsetCommitRequest) (kmsg.Response, error) {
+	c := cn.b.c
+	resp := req.ResponseKind().(*kmsg.OffsetCommitResponse)
+	fail := func(code int16) (kmsg.Response, error) {
+		for _, rt := range req.Topics {
+			st := kmsg.NewOffsetCommitResponseTopic()
+			st.Topic = rt.Topic
+			for _, rp := range rt.Partitions {
+				sp := kmsg.NewOffsetCommitResponseTopicPartition()
+				sp.Partition, sp.ErrorCode = rp.Partition, code
+				st.Partitions = append(st.Partitions, sp)
+			}
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp, nil
+	}
+	if req.Group == "" {
+		return fail(kerr.InvalidGroupID.Code)
+	}
+	generation := int32(-1)
+	if req.Version >= 1 {
+		generation = req.Generation
+	}
+	g, code := c.group(cn.b.id, req.Group, generation < 0)
+	if code == 0 && g == nil {
+		code = kerr.UnknownMemberID.Code // a member of a group that does not exist
+	}
+	if code == 0 {
+		g.mu.Lock()
+		code = g.checkCommit(req.MemberID, generation, req.InstanceID)
+		g.mu.Unlock()
+	}
+	if code != 0 {
+		return fail(code)
+	}
+
+	now := c.now().UnixMilli()
+	var recs []coordinatorRecord
+	var written []*kmsg.OffsetCommitResponseTopicPartition
+	resp.Topics = make([]kmsg.OffsetCommitResponseTopic, len(req.Topics))
+	for i, rt := range req.Topics {
+		st := &resp.Topics[i]
+		*st = kmsg.NewOffsetCommitResponseTopic()
+		st.Topic = rt.Topic
+		st.Partitions = make([]kmsg.OffsetCommitResponseTopicPartition, len(rt.Partitions))
+		for j, rp := range rt.Partitions {
+			sp := &st.Partitions[j]
+			*sp = kmsg.NewOffsetCommitResponseTopicPartition()
+			sp.Partition = rp.Partition
+			switch {
+			case c.partition(rt.Topic, rp.Partition) == nil:
+				sp.ErrorCode = kerr.UnknownTopicOrPartition.Code
+			case rp.Metadata != nil && len(*rp.Metadata) > offsetMetadataMaxBytes:
+				sp.ErrorCode = kerr.OffsetMetadataTooLarge.Code
+			default:
+				o := committedOffset{Offset: rp.Offset, LeaderEpoch: -1, Timestamp: now}
+				if req.Version >= 6 {
+					o.LeaderEpoch = rp.LeaderEpoch
+				}
+				if rp.Metadata != nil {
+					o.Metadata = *rp.Metadata
+				}
+				recs = append(recs, coordinatorRecord{key: recordKey{Group: req.Group, Topic: rt.Topic, Partition: rp.Partition}, value: o})
+				written = append(written, sp)
+			}
+		}
+	}
+	if len(recs) > 0 {
+		code := g.write(cn.b.id, recs)
+		for _, sp := range written {
+			sp.ErrorCode = code
+		}
+	}
+	return resp, nil
+}

@@ -1,0 +1,130 @@
+package server
+
+// OffsetFetch, versions 0-9 (several groups per request from v8).
+//
+// Answers the committed offset, leader epoch (v5+) and metadata of each
+// requested partition, or of every partition the group committed when the
+// topic list is null (v2+); a partition without a commit gets offset -1.
+// Group errors (NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE) go on the
+// group (v8+), the response (v2-7) or every partition (v0-1). There are no
+// transactional offsets yet, so require_stable never waits.
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+func (cn *conn) handleOffsetFetch(req *kmsg.OffsetFetchRequest) (kmsg.Response, error) {
+	resp := req.ResponseKind().(*kmsg.OffsetFetchResponse)
+	if req.Version >= 8 {
+		for _, rg := range req.Groups {
+			var topics []kmsg.OffsetFetchRequestTopic
+			if rg.Topics != nil {
+				topics = []kmsg.OffsetFetchRequestTopic{}
+				for _, t := range rg.Topics {
+					topics = append(topics, kmsg.OffsetFetchRequestTopic{Topic: t.Topic, Partitions: t.Partitions})
+				}
+			}
+			got, code := cn.fetchOffsets(rg.Group, topics)
+			sg := kmsg.NewOffsetFetchResponseGroup()
+			sg.Group, sg.ErrorCode = rg.Group, code
+			for _, t := range got {
+				gt := kmsg.NewOffsetFetchResponseGroupTopic()
+				gt.Topic = t.Topic
+				for _, p := range t.Partitions {
+					gt.Partitions = append(gt.Partitions, kmsg.OffsetFetchResponseGroupTopicPartition{
+						Partition: p.Partition, Offset: p.Offset, LeaderEpoch: p.LeaderEpoch, Metadata: p.Metadata, ErrorCode: p.ErrorCode,
+					})
+				}
+				sg.Topics = append(sg.Topics, gt)
+			}
+			resp.Groups = append(resp.Groups, sg)
+		}
+		return resp, nil
+	}
+	topics := req.Topics
+	if req.Version < 2 && topics == nil {
+		topics = []kmsg.OffsetFetchRequestTopic{}
+	}
+	got, code := cn.fetchOffsets(req.Group, topics)
+	resp.Topics = got
+	if req.Version >= 2 {
+		resp.ErrorCode = code
+	} else if code != 0 {
+		for i := range resp.Topics {
+			for j := range resp.Topics[i].Partitions {
+				resp.Topics[i].Partitions[j].ErrorCode = code
+			}
+		}
+	}
+	return resp, nil
+}
+
+// fetchOffsets reads one group's committed offsets; topics nil means all.
+func (cn *conn) fetchOffsets(groupID string, topics []kmsg.OffsetFetchRequestTopic) ([]kmsg.OffsetFetchResponseTopic, int16) {
+	partition := func(p int32, o committedOffset, ok bool) kmsg.OffsetFetchResponseTopicPartition {
+		sp := kmsg.NewOffsetFetchResponseTopicPartition()
+		sp.Partition, sp.Offset, sp.LeaderEpoch = p, -1, -1
+		md := ""
+		if ok {
+			sp.Offset, sp.LeaderEpoch, md = o.Offset, o.LeaderEpoch, o.Metadata
+		}
+		sp.Metadata = &md
+		return sp
+	}
+	// Errors still list the requested partitions, as Kafka does.
+	requested := func(code int16) []kmsg.OffsetFetchResponseTopic {
+		var out []kmsg.OffsetFetchResponseTopic
+		for _, rt := range topics {
+			st := kmsg.NewOffsetFetchResponseTopic()
+			st.Topic = rt.Topic
+			for _, p := range rt.Partitions {
+				sp := partition(p, committedOffset{}, false)
+				st.Partitions = append(st.Partitions, sp)
+			}
+			out = append(out, st)
+		}
+		return out
+	}
+	if groupID == "" {
+		return requested(0), kerr.InvalidGroupID.Code
+	}
+	g, code := cn.b.c.group(cn.b.id, groupID, false)
+	if code != 0 {
+		return requested(0), code
+	}
+	if g == nil {
+		return requested(0), 0
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if topics != nil {
+		out := requested(0)
+		for i, rt := range topics {
+			for j, p := range rt.Partitions {
+				o, ok := g.offsets[topicPartition{rt.Topic, p}]
+				out[i].Partitions[j] = partition(p, o, ok)
+			}
+		}
+		return out, 0
+	}
+	byTopic := map[string][]int32{}
+	for tp := range g.offsets {
+		byTopic[tp.Topic] = append(byTopic[tp.Topic], tp.Partition)
+	}
+	var out []kmsg.OffsetFetchResponseTopic
+	for topic, ps := range byTopic {
+		slices.Sort(ps)
+		st := kmsg.NewOffsetFetchResponseTopic()
+		st.Topic = topic
+		for _, p := range ps {
+			st.Partitions = append(st.Partitions, partition(p, g.offsets[topicPartition{topic, p}], true))
+		}
+		out = append(out, st)
+	}
+	slices.SortFunc(out, func(a, b kmsg.OffsetFetchResponseTopic) int { return strings.Compare(a.Topic, b.Topic) })
+	return out, 0
+}
