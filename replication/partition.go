@@ -236,20 +236,29 @@ func (p *Partition) Append(b *Batch, acks int16, now time.Time) (AppendResult, i
 	if acks == -1 && p.UnderMinISR() {
 		return AppendResult{}, kerr.NotEnoughReplicas.Code
 	}
-	dup, isDup, code := l.prod.check(b)
+	res, code := p.appendTo(l, b, p.epoch)
+	if code == 0 && !res.Duplicate {
+		p.maybeIncrementHW(now)
+	}
+	return res, code
+}
+
+// appendTo checks an idempotent batch against r's producer state, then
+// stamps it with the next offsets and epoch and appends it to r's log.
+func (p *Partition) appendTo(r *Replica, b *Batch, epoch int32) (AppendResult, int16) {
+	dup, isDup, code := r.prod.check(b)
 	if code != 0 {
 		return AppendResult{}, code
 	}
 	if isDup {
 		end := dup.firstOffset + int64(b.LastOffset-b.BaseOffset) + 1
-		return AppendResult{BaseOffset: dup.firstOffset, LogStartOffset: l.log.start, Duplicate: true, Required: end}, 0
+		return AppendResult{BaseOffset: dup.firstOffset, LogStartOffset: r.log.start, Duplicate: true, Required: end}, 0
 	}
-	p.stamp(b, l.log.end, p.epoch)
-	l.log.append(b)
-	l.prod.update(b)
-	p.maybeFlush(l)
-	p.maybeIncrementHW(now)
-	return AppendResult{BaseOffset: b.BaseOffset, LogStartOffset: l.log.start, Required: b.EndOffset()}, 0
+	p.stamp(b, r.log.end, epoch)
+	r.log.append(b)
+	r.prod.update(b)
+	p.maybeFlush(r)
+	return AppendResult{BaseOffset: b.BaseOffset, LogStartOffset: r.log.start, Required: b.EndOffset()}, 0
 }
 
 func (p *Partition) isZombie(broker int32) bool { return p.zombie >= 0 && broker == p.zombie }
@@ -273,23 +282,10 @@ func (p *Partition) AppendAs(broker int32, b *Batch, acks int16, now time.Time) 
 		}
 		return p.Append(b, acks, now)
 	}
-	z := p.Replica(broker)
 	if acks == -1 && len(p.zombieISR) < p.EffectiveMinISR() {
 		return AppendResult{}, kerr.NotEnoughReplicas.Code
 	}
-	dup, isDup, code := z.prod.check(b)
-	if code != 0 {
-		return AppendResult{}, code
-	}
-	if isDup {
-		end := dup.firstOffset + int64(b.LastOffset-b.BaseOffset) + 1
-		return AppendResult{BaseOffset: dup.firstOffset, LogStartOffset: z.log.start, Duplicate: true, Required: end}, 0
-	}
-	p.stamp(b, z.log.end, p.zombieEpoch)
-	z.log.append(b)
-	z.prod.update(b)
-	p.maybeFlush(z)
-	return AppendResult{BaseOffset: b.BaseOffset, LogStartOffset: z.log.start, Required: b.EndOffset()}, 0
+	return p.appendTo(p.Replica(broker), b, p.zombieEpoch)
 }
 
 // stamp gives b its offsets and leader epoch, in the struct and the bytes.

@@ -146,6 +146,20 @@ func pathInt32(r *http.Request, key string) (int32, error) {
 	return int32(n), nil
 }
 
+// pathReplica resolves {topic}/{partition}/replicas/{id} to an existing
+// replica.
+func (c *Cluster) pathReplica(r *http.Request) (string, int32, int32, error) {
+	topic, index, err := c.pathPartition(r)
+	if err != nil {
+		return "", 0, 0, err
+	}
+	id, err := pathInt32(r, "id")
+	if err == nil {
+		err = c.replicaOf(topic, index, id)
+	}
+	return topic, index, id, err
+}
+
 // replicaOf checks that broker exists and holds a replica of topic/index.
 func (c *Cluster) replicaOf(topic string, index, broker int32) error {
 	if c.broker(broker) == nil {
@@ -200,15 +214,7 @@ func (c *Cluster) answerPartition(w http.ResponseWriter, topic string, index int
 
 func (c *Cluster) controlPause(paused bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		topic, index, err := c.pathPartition(r)
-		if err != nil {
-			httpFail(w, err)
-			return
-		}
-		id, err := pathInt32(r, "id")
-		if err == nil {
-			err = c.replicaOf(topic, index, id)
-		}
+		topic, index, id, err := c.pathReplica(r)
 		if err == nil {
 			if paused {
 				err = c.PauseReplica(topic, index, id)

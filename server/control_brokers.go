@@ -135,15 +135,7 @@ func (c *Cluster) controlElect(w http.ResponseWriter, r *http.Request) {
 }
 
 func (c *Cluster) controlStep(w http.ResponseWriter, r *http.Request) {
-	topic, index, err := c.pathPartition(r)
-	if err != nil {
-		httpFail(w, err)
-		return
-	}
-	id, err := pathInt32(r, "id")
-	if err == nil {
-		err = c.replicaOf(topic, index, id)
-	}
+	topic, index, id, err := c.pathReplica(r)
 	body := struct {
 		UpTo *int64 `json:"up_to"`
 	}{}
