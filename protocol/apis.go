@@ -28,6 +28,8 @@ var Supported = []APIRange{
 	{Key: 33, Min: 0, Max: 2}, // AlterConfigs
 	{Key: 43, Min: 0, Max: 2}, // ElectLeaders
 	{Key: 44, Min: 0, Max: 1}, // IncrementalAlterConfigs
+	{Key: 68, Min: 0, Max: 1}, // ConsumerGroupHeartbeat
+	{Key: 69, Min: 0, Max: 1}, // ConsumerGroupDescribe
 }
 
 // Lookup returns the supported version range of key.

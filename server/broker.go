@@ -227,4 +227,6 @@ var handlers = map[int16]handler{
 	33: typed((*conn).handleAlterConfigs),
 	43: typed((*conn).handleElectLeaders),
 	44: typed((*conn).handleIncrementalAlterConfigs),
+	68: typed((*conn).handleConsumerGroupHeartbeat),
+	69: typed((*conn).handleConsumerGroupDescribe),
 }

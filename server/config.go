@@ -74,6 +74,12 @@ type Config struct {
 	// Defaults 6 s and 30 min, Kafka's.
 	GroupMinSessionTimeout time.Duration
 	GroupMaxSessionTimeout time.Duration
+	// ConsumerGroupHeartbeatInterval is group.consumer.heartbeat.interval.ms,
+	// the heartbeat interval KIP-848 members are told to keep. Default 5 s.
+	ConsumerGroupHeartbeatInterval time.Duration
+	// ConsumerGroupSessionTimeout is group.consumer.session.timeout.ms.
+	// Default 45 s.
+	ConsumerGroupSessionTimeout time.Duration
 	// MessageMaxBytes is message.max.bytes, the largest record batch a
 	// Produce may carry. Default 1048588.
 	MessageMaxBytes int32
@@ -138,6 +144,12 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.OffsetsTopicReplicationFactor == 0 {
 		c.OffsetsTopicReplicationFactor = min(3, c.Brokers)
+	}
+	if c.ConsumerGroupHeartbeatInterval == 0 {
+		c.ConsumerGroupHeartbeatInterval = 5 * time.Second
+	}
+	if c.ConsumerGroupSessionTimeout == 0 {
+		c.ConsumerGroupSessionTimeout = 45 * time.Second
 	}
 	if c.GroupMinSessionTimeout == 0 {
 		c.GroupMinSessionTimeout = 6 * time.Second

@@ -60,6 +60,8 @@ type group struct {
 	// groupMeta), nil when none; the membership code restores from it once.
 	meta []byte
 	groupState
+	// consumer is the KIP-848 state when members use that protocol.
+	consumer *consumerGroup
 }
 
 type topicPartition struct {

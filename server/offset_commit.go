@@ -49,7 +49,11 @@ func (cn *conn) handleOffsetCommit(req *kmsg.OffsetCommitRequest) (kmsg.Response
 	}
 	if code == 0 {
 		g.mu.Lock()
-		code = g.checkCommit(req.MemberID, generation, req.InstanceID)
+		if m := g.consumerMember(req.MemberID); m != nil {
+			code = checkMemberEpoch(m, generation)
+		} else {
+			code = g.checkCommit(req.MemberID, generation, req.InstanceID)
+		}
 		g.mu.Unlock()
 	}
 	if code != 0 {

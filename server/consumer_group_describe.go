@@ -1,0 +1,80 @@
+package server
+
+// ConsumerGroupDescribe, versions 0-1 (KIP-848): each group's state
+// (Empty, Assigning, Reconciling, Stable), group and assignment epochs,
+// assignor, and per member its epoch, subscription, current and target
+// assignment. GROUP_ID_NOT_FOUND for a group that is not a consumer group.
+
+import (
+	"slices"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+func (cn *conn) handleConsumerGroupDescribe(req *kmsg.ConsumerGroupDescribeRequest) (kmsg.Response, error) {
+	c := cn.b.c
+	resp := req.ResponseKind().(*kmsg.ConsumerGroupDescribeResponse)
+	for _, id := range req.Groups {
+		rg := kmsg.NewConsumerGroupDescribeResponseGroup()
+		rg.Group = id
+		rg.AuthorizedOperations = -2147483648
+		g, code := c.group(cn.b.id, id, false)
+		switch {
+		case code != 0:
+			rg.ErrorCode = code
+		case g == nil:
+			rg.ErrorCode = kerr.GroupIDNotFound.Code
+		default:
+			g.mu.Lock()
+			if g.consumer == nil {
+				rg.ErrorCode = kerr.GroupIDNotFound.Code
+			} else {
+				describeConsumerGroup(c, g.consumer, &rg)
+			}
+			g.mu.Unlock()
+		}
+		if rg.ErrorCode != 0 {
+			msg := kerr.ErrorForCode(rg.ErrorCode).Error()
+			rg.ErrorMessage = &msg
+		}
+		resp.Groups = append(resp.Groups, rg)
+	}
+	return resp, nil
+}
+
+func describeConsumerGroup(c *Cluster, cg *consumerGroup, rg *kmsg.ConsumerGroupDescribeResponseGroup) {
+	rg.State, rg.Epoch, rg.AssignmentEpoch, rg.AssignorName = cg.state(), cg.epoch, cg.assignmentEpoch, cg.assignor
+	ids := make([]string, 0, len(cg.members))
+	for id := range cg.members {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		m := cg.members[id]
+		rm := kmsg.NewConsumerGroupDescribeResponseGroupMember()
+		rm.MemberID, rm.InstanceID, rm.RackID, rm.MemberEpoch = m.id, m.instanceID, m.rackID, m.epoch
+		rm.ClientID, rm.ClientHost = m.clientID, m.clientHost
+		rm.SubscribedTopics = slices.Clone(m.subscribed)
+		if m.regex != "" {
+			rm.SubscribedTopicRegex = &m.regex
+		}
+		rm.Assignment = c.kmsgAssignment(m.assigned)
+		rm.TargetAssignment = c.kmsgAssignment(cg.target[m.id])
+		rm.MemberType = 1 // consumer protocol, not upgraded classic
+		rg.Members = append(rg.Members, rm)
+	}
+}
+
+func (c *Cluster) kmsgAssignment(a assignment) kmsg.Assignment {
+	out := kmsg.NewAssignment()
+	for _, id := range sortedIDs(a) {
+		tp := kmsg.NewAssignmentTopicPartition()
+		tp.TopicID, tp.Partitions = id, slices.Clone(a[id])
+		if t := c.topicByID(id); t != nil {
+			tp.Topic = t.name
+		}
+		out.TopicPartitions = append(out.TopicPartitions, tp)
+	}
+	return out
+}
