@@ -11,6 +11,9 @@ package server
 // target's once it holds no partition outside its target.
 
 import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
 	"maps"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -28,6 +31,7 @@ type consumerGroup struct {
 	members         map[string]*consumerMember
 	target          map[string]assignment // member id → target partitions
 	topicsSeen      map[[16]byte]int      // subscribed topics' partition counts at the target's computation
+	persisted       []byte                // the last state written to the log
 }
 
 // assignment is a set of partitions by topic id, each list sorted.
@@ -312,4 +316,133 @@ func checkMemberEpoch(m *consumerMember, epoch int32) int16 {
 		return kerr.FencedMemberEpoch.Code
 	}
 	return 0
+}
+
+// consumerKind marks __consumer_offsets records holding KIP-848 state.
+const consumerKind = "consumer"
+
+// consumerGroupRecord is the KIP-848 state written to __consumer_offsets
+// after every change, so a new coordinator carries on with the same epochs
+// and assignments after a failover.
+type consumerGroupRecord struct {
+	Epoch           int32                 `json:"epoch"`
+	AssignmentEpoch int32                 `json:"assignment_epoch"`
+	Assignor        string                `json:"assignor"`
+	Members         []consumerMemberState `json:"members"`
+}
+
+type consumerMemberState struct {
+	ID               string             `json:"id"`
+	ClientID         string             `json:"client_id"`
+	ClientHost       string             `json:"client_host"`
+	InstanceID       *string            `json:"instance_id,omitempty"`
+	RackID           *string            `json:"rack_id,omitempty"`
+	Epoch            int32              `json:"epoch"`
+	Subscribed       []string           `json:"subscribed,omitempty"`
+	Regex            string             `json:"regex,omitempty"`
+	RebalanceTimeout int64              `json:"rebalance_timeout_ms"`
+	Assigned         map[string][]int32 `json:"assigned"`
+	Owned            map[string][]int32 `json:"owned"`
+	Target           map[string][]int32 `json:"target"`
+}
+
+func (a assignment) record() map[string][]int32 {
+	out := make(map[string][]int32, len(a))
+	for id, ps := range a {
+		out[hex.EncodeToString(id[:])] = ps
+	}
+	return out
+}
+
+func assignmentFromRecord(m map[string][]int32) assignment {
+	out := assignment{}
+	for k, ps := range m {
+		var id [16]byte
+		if b, err := hex.DecodeString(k); err == nil && len(b) == 16 {
+			copy(id[:], b)
+			out[id] = slices.Clone(ps)
+		}
+	}
+	return out
+}
+
+func (cg *consumerGroup) record() consumerGroupRecord {
+	r := consumerGroupRecord{Epoch: cg.epoch, AssignmentEpoch: cg.assignmentEpoch, Assignor: cg.assignor}
+	for _, id := range slices.Sorted(maps.Keys(cg.members)) {
+		m := cg.members[id]
+		r.Members = append(r.Members, consumerMemberState{
+			ID: m.id, ClientID: m.clientID, ClientHost: m.clientHost, InstanceID: m.instanceID, RackID: m.rackID,
+			Epoch: m.epoch, Subscribed: m.subscribed, Regex: m.regex, RebalanceTimeout: m.rebalanceTimeout.Milliseconds(),
+			Assigned: m.assigned.record(), Owned: m.owned.record(), Target: cg.target[id].record(),
+		})
+	}
+	return r
+}
+
+// consumerGroupOf returns g's KIP-848 state, rebuilding it from the last
+// record after a coordinator load; members get fresh session timers, as a
+// new coordinator gives them. Callers hold g.mu.
+func (c *Cluster) consumerGroupOf(g *group) *consumerGroup {
+	if g.consumer != nil || g.consumerMeta == nil {
+		return g.consumer
+	}
+	var r consumerGroupRecord
+	if err := json.Unmarshal(g.consumerMeta, &r); err != nil {
+		c.log.Warn("unreadable consumer group record", "group", g.id, "error", err)
+		return nil
+	}
+	cg := newConsumerGroup()
+	cg.epoch, cg.assignmentEpoch, cg.assignor = r.Epoch, r.AssignmentEpoch, r.Assignor
+	for _, ms := range r.Members {
+		m := &consumerMember{
+			id: ms.ID, clientID: ms.ClientID, clientHost: ms.ClientHost, instanceID: ms.InstanceID, rackID: ms.RackID,
+			epoch: ms.Epoch, subscribed: ms.Subscribed, regex: ms.Regex, rebalanceTimeout: time.Duration(ms.RebalanceTimeout) * time.Millisecond,
+			assigned: assignmentFromRecord(ms.Assigned), owned: assignmentFromRecord(ms.Owned),
+		}
+		m.sent = m.assigned.clone()
+		cg.members[m.id] = m
+		cg.target[m.id] = assignmentFromRecord(ms.Target)
+		c.touchConsumerMember(g, m)
+	}
+	cg.topicsSeen = c.subscribedPartitions(cg)
+	cg.persisted, _ = json.Marshal(cg.record())
+	g.consumer = cg
+	return cg
+}
+
+// persistConsumerGroup writes g's KIP-848 state if it changed since the
+// last write, and waits for it to commit. Callers hold g.writeMu, not g.mu.
+func (c *Cluster) persistConsumerGroup(broker int32, g *group) int16 {
+	g.mu.Lock()
+	cg := g.consumer
+	if cg == nil {
+		g.mu.Unlock()
+		return 0
+	}
+	rec := cg.record()
+	raw, _ := json.Marshal(rec)
+	same := bytes.Equal(raw, cg.persisted)
+	g.mu.Unlock()
+	if same {
+		return 0
+	}
+	var value any = rec
+	if len(rec.Members) == 0 && len(g.offsetsSnapshot()) == 0 {
+		value = nil // an empty group with nothing committed is forgotten
+	}
+	code := g.write(broker, []coordinatorRecord{{key: recordKey{Kind: consumerKind, Group: g.id}, value: value}})
+	if code == 0 {
+		g.mu.Lock()
+		cg.persisted = raw
+		g.mu.Unlock()
+	}
+	return code
+}
+
+// offsetsSnapshot is a copy of the committed offsets. Callers must not
+// hold g.mu.
+func (g *group) offsetsSnapshot() map[topicPartition]committedOffset {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return maps.Clone(g.offsets)
 }

@@ -27,10 +27,10 @@ func (cn *conn) handleConsumerGroupDescribe(req *kmsg.ConsumerGroupDescribeReque
 			rg.ErrorCode = kerr.GroupIDNotFound.Code
 		default:
 			g.mu.Lock()
-			if g.consumer == nil {
+			if cg := c.consumerGroupOf(g); cg == nil {
 				rg.ErrorCode = kerr.GroupIDNotFound.Code
 			} else {
-				describeConsumerGroup(c, g.consumer, &rg)
+				describeConsumerGroup(c, cg, &rg)
 			}
 			g.mu.Unlock()
 		}

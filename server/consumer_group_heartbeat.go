@@ -67,8 +67,36 @@ func (cn *conn) handleConsumerGroupHeartbeat(req *kmsg.ConsumerGroupHeartbeatReq
 	if g == nil {
 		return fail(kerr.UnknownMemberID, "group %s has no member %s", req.Group, req.MemberID)
 	}
+	// Heartbeats of one group take turns: each one's state change is
+	// written to the log (and committed) before the answer, in order.
+	g.writeMu.Lock()
+	defer g.writeMu.Unlock()
+	m := c.consumerHeartbeat(cn, req, g, resp)
+	if resp.ErrorCode != 0 {
+		return resp, nil
+	}
+	if code := c.persistConsumerGroup(cn.b.id, g); code != 0 {
+		g.mu.Lock()
+		m.sent = nil // resend the assignment once the write succeeds
+		g.mu.Unlock()
+		*resp = *req.ResponseKind().(*kmsg.ConsumerGroupHeartbeatResponse)
+		resp.ErrorCode = code
+	}
+	return resp, nil
+}
+
+// consumerHeartbeat applies one heartbeat to g's KIP-848 state and fills
+// resp; it returns the member (nil on error).
+func (c *Cluster) consumerHeartbeat(cn *conn, req *kmsg.ConsumerGroupHeartbeatRequest, g *group, resp *kmsg.ConsumerGroupHeartbeatResponse) *consumerMember {
+	fail := func(err *kerr.Error, format string, args ...any) *consumerMember {
+		resp.ErrorCode = err.Code
+		msg := fmt.Sprintf(format, args...)
+		resp.ErrorMessage = &msg
+		return nil
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	c.consumerGroupOf(g)
 	if g.consumer == nil {
 		if req.MemberEpoch != 0 {
 			return fail(kerr.UnknownMemberID, "group %s has no member %s", req.Group, req.MemberID)
@@ -87,7 +115,7 @@ func (cn *conn) handleConsumerGroupHeartbeat(req *kmsg.ConsumerGroupHeartbeatReq
 		}
 		c.removeConsumerMember(g, m)
 		resp.MemberID, resp.MemberEpoch = &m.id, req.MemberEpoch
-		return resp, nil
+		return m
 	}
 
 	switch {
@@ -170,7 +198,7 @@ func (cn *conn) handleConsumerGroupHeartbeat(req *kmsg.ConsumerGroupHeartbeatReq
 		resp.Assignment = &a
 		m.sent = m.assigned.clone()
 	}
-	return resp, nil
+	return m
 }
 
 // subscriptionsMoved reports whether a subscribed topic appeared, vanished
@@ -186,11 +214,20 @@ func (c *Cluster) touchConsumerMember(g *group, m *consumerMember) {
 		m.session.Stop()
 	}
 	m.session = time.AfterFunc(c.cfg.ConsumerGroupSessionTimeout, func() {
+		g.writeMu.Lock()
+		defer g.writeMu.Unlock()
 		g.mu.Lock()
-		defer g.mu.Unlock()
-		if g.consumer != nil && g.consumer.members[m.id] == m {
+		expired := g.consumer != nil && g.consumer.members[m.id] == m
+		if expired {
 			c.log.Info("consumer group member session expired", "group", g.id, "member", m.id)
 			c.removeConsumerMember(g, m)
+		}
+		g.mu.Unlock()
+		if expired {
+			g.s.mu.Lock()
+			broker := g.s.loadedLeader
+			g.s.mu.Unlock()
+			c.persistConsumerGroup(broker, g)
 		}
 	})
 }

@@ -166,3 +166,76 @@ func testKIP848(t *testing.T, balancer kgo.GroupBalancer) {
 		t.Errorf("%d records consumed more than once, e.g. %v", len(dups), dups[:min(5, len(dups))])
 	}
 }
+
+// TestKIP848GroupSurvivesCoordinatorCrash crashes the coordinator of a
+// stable KIP-848 group: the new coordinator rebuilds the group from its
+// replica of __consumer_offsets, so the members keep their ids, epochs and
+// partitions instead of rejoining.
+func TestKIP848GroupSurvivesCoordinatorCrash(t *testing.T) {
+	c := NewTestCluster(t, Config{ConsumerGroupHeartbeatInterval: 50 * time.Millisecond})
+	if err := c.CreateTopic("work", 6, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	ctx := testContext(t)
+	var members []*kgo.Client
+	for range 2 {
+		cl := newClient(t, c, kgo.ConsumerGroup("g"), kgo.ConsumeTopics("work"), kgo.ServerSideBalancer(),
+			kgo.RetryBackoffFn(func(int) time.Duration { return 20 * time.Millisecond }))
+		members = append(members, cl)
+		go func() {
+			for !cl.PollFetches(ctx).IsClientClosed() && ctx.Err() == nil {
+			}
+		}()
+	}
+	describe := func() (map[string]int32, error) {
+		req := kmsg.NewPtrConsumerGroupDescribeRequest()
+		req.Groups = []string{"g"}
+		resp, err := req.RequestWith(ctx, newClient(t, c, kgo.SeedBrokers(liveBrokers(c)...)))
+		if err != nil {
+			return nil, err
+		}
+		g := resp.Groups[0]
+		if g.ErrorCode != 0 || g.State != "Stable" {
+			return nil, fmt.Errorf("state %q error %d", g.State, g.ErrorCode)
+		}
+		out := map[string]int32{}
+		for _, m := range g.Members {
+			out[m.MemberID] = m.MemberEpoch
+		}
+		return out, nil
+	}
+	var before map[string]int32
+	waitFor(t, 20*time.Second, "a stable group of two", func() bool {
+		m, err := describe()
+		before = m
+		return err == nil && len(m) == 2
+	})
+	coord, _ := c.coordinatorOf("g")
+	if err := c.StopBroker(coord, StopCrash); err != nil {
+		t.Fatal(err)
+	}
+	var after map[string]int32
+	waitFor(t, 20*time.Second, "the group at the new coordinator", func() bool {
+		m, err := describe()
+		after = m
+		return err == nil && len(m) == 2
+	})
+	for id, epoch := range before {
+		if after[id] != epoch {
+			t.Errorf("member %s: epoch %d before the crash, %d after (members %v → %v)", id, epoch, after[id], before, after)
+		}
+	}
+	for _, cl := range members {
+		cl.Close()
+	}
+}
+
+func liveBrokers(c *Cluster) []string {
+	var out []string
+	for _, b := range c.State().Brokers {
+		if b.Up {
+			out = append(out, b.Address)
+		}
+	}
+	return out
+}

@@ -60,8 +60,13 @@ type group struct {
 	// groupMeta), nil when none; the membership code restores from it once.
 	meta []byte
 	groupState
-	// consumer is the KIP-848 state when members use that protocol.
-	consumer *consumerGroup
+	// consumer is the KIP-848 state when members use that protocol;
+	// consumerMeta its last record, restored into consumer after a load.
+	consumer     *consumerGroup
+	consumerMeta []byte
+	// writeMu orders the group's state writes: taken before g.mu, held
+	// across the snapshot and its replication.
+	writeMu sync.Mutex
 }
 
 type topicPartition struct {
@@ -80,6 +85,7 @@ type committedOffset struct {
 // recordKey is the key of a __consumer_offsets record: an offset commit
 // (Topic set) or the group's metadata. A record with no value deletes.
 type recordKey struct {
+	Kind      string `json:"kind,omitempty"` // consumerKind for KIP-848 group state
 	Group     string `json:"group"`
 	Topic     string `json:"topic,omitempty"`
 	Partition int32  `json:"partition,omitempty"`
@@ -226,7 +232,7 @@ func (s *shard) load(batches []*replication.Batch) {
 		}
 	}
 	for id, g := range s.groups {
-		if len(g.offsets) == 0 && g.meta == nil {
+		if len(g.offsets) == 0 && g.meta == nil && g.consumerMeta == nil {
 			delete(s.groups, id)
 		}
 	}
@@ -234,10 +240,15 @@ func (s *shard) load(batches []*replication.Batch) {
 }
 
 // apply replays one record into the group. Callers hold g.mu or own g.
+// A group loaded from the log starts with restored false, so its
+// membership is rebuilt from meta once; live writes only keep meta current.
 func (g *group) apply(k recordKey, value []byte) {
+	if k.Kind == consumerKind {
+		g.consumerMeta = value
+		return
+	}
 	if k.Topic == "" {
 		g.meta = value // nil: the group was deleted
-		g.restored = false
 		return
 	}
 	tp := topicPartition{k.Topic, k.Partition}
