@@ -187,6 +187,16 @@ func (c *Cluster) ElectLeader(topicName string, index int32, leader int32, uncle
 	if leader < 0 {
 		cur := p.st.Leader()
 		id, needsUnclean := p.st.ChooseLeader(cur)
+		if id < 0 && unclean {
+			// The caller's consent is enough whatever the topic config
+			// says, as with Kafka's ElectLeaders UNCLEAN: any live replica.
+			for _, r := range p.st.Replicas() {
+				if r.Online() && r.Broker != cur {
+					id, needsUnclean = r.Broker, true
+					break
+				}
+			}
+		}
 		if id < 0 || (needsUnclean && !unclean) {
 			return -1, fmt.Errorf("%w: no live replica in the ISR %v other than the leader", kerr.EligibleLeadersNotAvailable, p.st.ISR())
 		}
