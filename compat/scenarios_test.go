@@ -361,3 +361,30 @@ func TestSaramaScenario03NotEnoughReplicas(t *testing.T) {
 	scSettled(t, c, topic, 0, 1)
 	scValuesAre(t, scConsume(t, c, topic, 0, 1), "patient")
 }
+
+// TestSaramaScenario11InjectedNotEnoughReplicas: the next three Produce
+// requests to one partition answer NOT_ENOUGH_REPLICAS; sarama retries,
+// succeeds, and the record is in the log once.
+func TestSaramaScenario11InjectedNotEnoughReplicas(t *testing.T) {
+	c := server.NewTestCluster(t, server.Config{})
+	const topic = "sarama-s11"
+	scMust(t, c.CreateTopic(topic, 2, 3, map[string]string{"min.insync.replicas": "2"}))
+	p0 := int32(0)
+	rule, err := c.InjectFault(server.Fault{API: "Produce", Topic: topic, Partition: &p0, Error: "NOT_ENOUGH_REPLICAS", Count: 3})
+	scMust(t, err)
+	cfg := scSaramaConfig(sarama.WaitForAll)
+	cfg.Producer.Partitioner = sarama.NewManualPartitioner
+	cfg.Producer.Retry.Max = 5
+	cfg.Producer.Retry.Backoff = 10 * time.Millisecond
+	prod, err := sarama.NewSyncProducer(c.Bootstrap(), cfg)
+	scMust(t, err)
+	defer prod.Close()
+	if off := scSend(t, prod, topic, "through"); off != 0 {
+		t.Fatalf("acknowledged at %d, want 0", off)
+	}
+	if rule.Hits() != 3 {
+		t.Fatalf("rule fired %d times, want 3", rule.Hits())
+	}
+	scSettled(t, c, topic, 0, 1)
+	scValuesAre(t, scConsume(t, c, topic, 0, 1), "through")
+}
