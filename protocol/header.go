@@ -120,7 +120,16 @@ func skipTags(b []byte) ([]byte, error) {
 // prefix, the response header (correlation id, plus an empty tag buffer for
 // flexible requests other than ApiVersions) and resp encoded at its own
 // version. The caller sets resp's version, normally to hdr.APIVersion.
+//
+// A Fetch response is mostly record bytes, so dst first grows once to hold
+// them all: appending them piece by piece would copy a large response
+// several times over as the slice doubles.
 func AppendResponse(dst []byte, hdr RequestHeader, resp kmsg.Response) []byte {
+	if fr, ok := resp.(*kmsg.FetchResponse); ok {
+		if n := fetchResponseSize(fr); cap(dst)-len(dst) < n {
+			dst = append(make([]byte, 0, len(dst)+n), dst...)
+		}
+	}
 	start := len(dst)
 	dst = append(dst, 0, 0, 0, 0) // size, patched below
 	dst = binary.BigEndian.AppendUint32(dst, uint32(hdr.CorrelationID))
@@ -130,4 +139,27 @@ func AppendResponse(dst []byte, hdr RequestHeader, resp kmsg.Response) []byte {
 	dst = resp.AppendTo(dst)
 	binary.BigEndian.PutUint32(dst[start:], uint32(len(dst)-start-4))
 	return dst
+}
+
+// fetchResponseSize is at least the encoded size of resp: its record bytes
+// plus a generous allowance for every other field. It is only a hint: were
+// it short, append would still grow dst.
+func fetchResponseSize(resp *kmsg.FetchResponse) int {
+	n := 256
+	for i := range resp.Topics {
+		t := &resp.Topics[i]
+		n += 64 + len(t.Topic)
+		for j := range t.Partitions {
+			p := &t.Partitions[j]
+			n += 128 + len(p.RecordBatches) + 32*len(p.AbortedTransactions)
+		}
+	}
+	for i := range resp.Brokers {
+		b := &resp.Brokers[i]
+		n += 64 + len(b.Host)
+		if b.Rack != nil {
+			n += len(*b.Rack)
+		}
+	}
+	return n
 }

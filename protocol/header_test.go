@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -258,6 +259,53 @@ func TestAppendResponse(t *testing.T) {
 				t.Fatalf("round trip differs:\n got %x\nwant %x", got, want)
 			}
 		})
+	}
+}
+
+// TestAppendResponseFetchSize checks that the size AppendResponse reserves
+// for a Fetch response covers its encoding at every version, so the
+// buffer grows once, and that the frame is still right.
+func TestAppendResponseFetchSize(t *testing.T) {
+	rack := "rack-with-a-long-name"
+	for v := int16(4); v <= 17; v++ {
+		resp := kmsg.NewPtrFetchResponse()
+		resp.SetVersion(v)
+		for ti := range 3 {
+			rt := kmsg.NewFetchResponseTopic()
+			rt.Topic = strings.Repeat("t", 100*ti)
+			rt.TopicID[0] = byte(ti + 1)
+			for pi := range 50 {
+				rp := kmsg.NewFetchResponseTopicPartition()
+				rp.Partition, rp.HighWatermark, rp.LastStableOffset, rp.LogStartOffset = int32(pi), 1<<40, 1<<40, 1<<39
+				rp.CurrentLeader.LeaderID, rp.CurrentLeader.LeaderEpoch = 2, 1<<30
+				rp.DivergingEpoch.Epoch, rp.DivergingEpoch.EndOffset = 1<<30, 1<<40
+				rp.PreferredReadReplica = 3
+				for range pi % 4 {
+					rp.AbortedTransactions = append(rp.AbortedTransactions, kmsg.FetchResponseTopicPartitionAbortedTransaction{ProducerID: 1 << 50, FirstOffset: 1 << 40})
+				}
+				if pi%3 != 0 {
+					rp.RecordBatches = bytes.Repeat([]byte{byte(pi)}, 100*pi)
+				}
+				rt.Partitions = append(rt.Partitions, rp)
+			}
+			resp.Topics = append(resp.Topics, rt)
+		}
+		for id := range int32(3) {
+			resp.Brokers = append(resp.Brokers, kmsg.FetchResponseBroker{NodeID: id, Host: "broker.example.com", Port: 9092, Rack: &rack})
+		}
+		hdr := RequestHeader{APIKey: 1, APIVersion: v, CorrelationID: 5, Flexible: v >= 12}
+		want := resp.AppendTo(nil)
+		if n := fetchResponseSize(resp); n < len(want)+5 {
+			t.Fatalf("v%d: reserved %d bytes for a %d byte body", v, n, len(want))
+		}
+		out := AppendResponse([]byte("prefix"), hdr, resp)
+		body := out[len("prefix")+8:]
+		if hdr.Flexible {
+			body = body[1:]
+		}
+		if !bytes.Equal(body, want) {
+			t.Fatalf("v%d: body differs from kmsg's encoding", v)
+		}
 	}
 }
 

@@ -166,10 +166,34 @@ func (cn *conn) readFetch(req *kmsg.FetchRequest) (resp *kmsg.FetchResponse, byt
 // fetchPartition fills sp from one partition and returns the record bytes
 // added. haveData says earlier partitions already returned records, so
 // this one may not exceed limit even by one batch.
+//
+// Stored batches are immutable, so the partition lock covers only finding
+// them; their bytes are gathered after it is released. A single batch goes
+// out as it is stored, without a copy.
 func (cn *conn) fetchPartition(p *partition, replicaID int32, version int16, rp *kmsg.FetchRequestTopicPartition, sp *kmsg.FetchResponseTopicPartition, limit int64, haveData bool, leaders map[int32]bool) int {
-	me := cn.b.id
 	p.mu.Lock()
-	defer p.mu.Unlock()
+	raws, size := cn.readPartition(p, replicaID, version, rp, sp, limit, haveData, leaders)
+	p.mu.Unlock()
+	switch len(raws) {
+	case 0:
+		return 0
+	case 1:
+		sp.RecordBatches = raws[0]
+	default:
+		buf := make([]byte, 0, size)
+		for _, raw := range raws {
+			buf = append(buf, raw...)
+		}
+		sp.RecordBatches = buf
+	}
+	return size
+}
+
+// readPartition is the part of fetchPartition under p.mu: it fills sp's
+// offsets or error and returns the batches to send. The slice is a copy,
+// since the log may reuse its own once the lock is released.
+func (cn *conn) readPartition(p *partition, replicaID int32, version int16, rp *kmsg.FetchRequestTopicPartition, sp *kmsg.FetchResponseTopicPartition, limit int64, haveData bool, leaders map[int32]bool) ([][]byte, int) {
+	me := cn.b.id
 	st := p.st
 	code := checkLeaderEpoch(st, rp.CurrentLeaderEpoch)
 	switch {
@@ -190,30 +214,29 @@ func (cn *conn) fetchPartition(p *partition, replicaID int32, version int16, rp 
 				leaders[id] = true
 			}
 		}
-		return 0
+		return nil, 0
 	}
 	if haveData && limit <= 0 {
 		r := st.Replica(me)
 		sp.HighWatermark, sp.LastStableOffset, sp.LogStartOffset = r.HW(), r.HW(), r.LogStartOffset()
-		return 0
+		return nil, 0
 	}
 	res, code := st.Read(me, rp.FetchOffset, int32(min(limit, 1<<31-1)))
 	sp.HighWatermark, sp.LastStableOffset, sp.LogStartOffset = res.HW, res.LastStableOffset, res.LogStartOffset
 	if code != 0 {
 		sp.ErrorCode = code
-		return 0
+		return nil, 0
 	}
 	size := 0
 	for _, b := range res.Batches {
 		size += len(b.Raw)
 	}
 	if size == 0 || (haveData && size > int(limit)) {
-		return 0
+		return nil, 0
 	}
-	buf := make([]byte, 0, size)
-	for _, b := range res.Batches {
-		buf = append(buf, b.Raw...)
+	raws := make([][]byte, len(res.Batches))
+	for i, b := range res.Batches {
+		raws[i] = b.Raw
 	}
-	sp.RecordBatches = buf
-	return size
+	return raws, size
 }
