@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/IBM/sarama v1.61.1
 	github.com/fakekafka/fakekafka v0.0.0
+	github.com/segmentio/kafka-go v0.4.51
 )
 
 require (

@@ -18,6 +18,12 @@ var Supported = []APIRange{
 	{Key: 8, Min: 0, Max: 9},  // OffsetCommit
 	{Key: 9, Min: 0, Max: 9},  // OffsetFetch
 	{Key: 10, Min: 0, Max: 6}, // FindCoordinator
+	{Key: 11, Min: 0, Max: 9}, // JoinGroup
+	{Key: 12, Min: 0, Max: 4}, // Heartbeat
+	{Key: 13, Min: 0, Max: 5}, // LeaveGroup
+	{Key: 14, Min: 0, Max: 5}, // SyncGroup
+	{Key: 15, Min: 0, Max: 5}, // DescribeGroups
+	{Key: 16, Min: 0, Max: 5}, // ListGroups
 	{Key: 18, Min: 0, Max: 4}, // ApiVersions
 	{Key: 19, Min: 2, Max: 7}, // CreateTopics
 	{Key: 20, Min: 1, Max: 6}, // DeleteTopics
@@ -26,8 +32,10 @@ var Supported = []APIRange{
 	{Key: 23, Min: 2, Max: 4}, // OffsetForLeaderEpoch
 	{Key: 32, Min: 0, Max: 4}, // DescribeConfigs
 	{Key: 33, Min: 0, Max: 2}, // AlterConfigs
+	{Key: 42, Min: 0, Max: 2}, // DeleteGroups
 	{Key: 43, Min: 0, Max: 2}, // ElectLeaders
 	{Key: 44, Min: 0, Max: 1}, // IncrementalAlterConfigs
+	{Key: 47, Min: 0, Max: 0}, // OffsetDelete
 	{Key: 68, Min: 0, Max: 1}, // ConsumerGroupHeartbeat
 	{Key: 69, Min: 0, Max: 1}, // ConsumerGroupDescribe
 }

@@ -184,10 +184,6 @@ func (c *Cluster) subscribedPartitions(cg *consumerGroup) map[[16]byte]int {
 	return out
 }
 
-// hasClassicMembers reports whether the classic protocol has members in g.
-// Callers hold g.mu.
-func (g *group) hasClassicMembers() bool { return false }
-
 func sortedTopics(byID map[[16]byte]*topic) []*topic {
 	ts := slices.Collect(maps.Values(byID))
 	slices.SortFunc(ts, func(a, b *topic) int { return strings.Compare(a.name, b.name) })

@@ -20,6 +20,7 @@ const maxControlBody = 1 << 20
 //	POST /v1/partitions/{topic}/{partition}/replicas/{id}/pause   PauseReplica
 //	POST /v1/partitions/{topic}/{partition}/replicas/{id}/resume  ResumeReplica
 //	POST /v1/partitions/{topic}/{partition}/isr {"isr":[1,2]}     SetISR
+//	GET  /v1/groups, /v1/groups/{group}                           Groups, Group
 //
 // A partition change answers 200 with the partition's new PartitionState.
 // Every error is a JSON object {"error":"..."}: 400 for a malformed body or
@@ -35,6 +36,7 @@ func (c *Cluster) ControlHandler() http.Handler {
 	mux.HandleFunc("POST /v1/partitions/{topic}/{partition}/isr", c.controlSetISR)
 	c.registerControllerRoutes(mux)
 	c.registerFaultRoutes(mux)
+	c.registerGroupRoutes(mux)
 	return jsonErrors{mux}
 }
 

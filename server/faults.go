@@ -20,8 +20,10 @@ package server
 //
 // Without AfterWork the failed part is never done: Produce does not append
 // it, Fetch answers at once without reading it, DeleteRecords leaves those
-// partitions alone, CreateTopics and DeleteTopics those topics, and an API
-// whose response has only a top-level error code is not handled at all.
+// partitions alone, CreateTopics and DeleteTopics those topics,
+// OffsetCommit and OffsetDelete those partitions' offsets, LeaveGroup and
+// DeleteGroups do nothing, and an API whose response has only a top-level
+// error code (JoinGroup, SyncGroup, Heartbeat, ...) is not handled at all.
 // The read-only APIs with per-topic errors (Metadata, ListOffsets,
 // OffsetForLeaderEpoch, ...) are handled and the error is written over the
 // answer, which no client can tell apart. Any other API (ElectLeaders,
@@ -464,7 +466,7 @@ var readOnlyAPIs = map[int16]bool{
 
 func faultModeFor(key int16) faultMode {
 	switch {
-	case key == 0 || key == 1 || key == 19 || key == 20 || key == 21:
+	case key == 0 || key == 1 || key == 19 || key == 20 || key == 21 || groupWriteAPIs[key]:
 		return faultSplit
 	case topLevelErrorOnly(reflect.TypeOf(kmsg.ResponseForKey(key)).Elem()):
 		return faultTopLevel
@@ -489,6 +491,12 @@ func (cn *conn) failBeforeWork(r *FaultRule, h handler, req kmsg.Request) (kmsg.
 		return cn.failDeleteTopics(r, h, req)
 	case *kmsg.DeleteRecordsRequest:
 		return cn.failDeleteRecords(r, h, req)
+	case *kmsg.OffsetCommitRequest:
+		return cn.failOffsetCommit(r, h, req)
+	case *kmsg.OffsetDeleteRequest:
+		return cn.failOffsetDelete(r, h, req)
+	case *kmsg.LeaveGroupRequest, *kmsg.DeleteGroupsRequest:
+		return failGroups(r, req), nil
 	}
 	switch faultModeFor(req.Key()) {
 	case faultTopLevel:

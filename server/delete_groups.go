@@ -1,0 +1,74 @@
+package server
+
+// DeleteGroups, versions 0-2.
+//
+// Only a group without members (Empty) can be deleted: it turns Dead,
+// tombstones for its metadata and every committed offset are written to
+// __consumer_offsets with acks=all, and the coordinator forgets it, so it
+// stays gone after a failover. Requests still holding the Dead group get
+// COORDINATOR_NOT_AVAILABLE and retry against a fresh group.
+//
+// Errors per group: GROUP_ID_NOT_FOUND (unknown or already Dead),
+// NON_EMPTY_GROUP, INVALID_GROUP_ID, NOT_COORDINATOR,
+// COORDINATOR_NOT_AVAILABLE (also when the tombstones could not be
+// replicated).
+
+import (
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+func (cn *conn) handleDeleteGroups(req *kmsg.DeleteGroupsRequest) (kmsg.Response, error) {
+	resp := req.ResponseKind().(*kmsg.DeleteGroupsResponse)
+	for _, id := range req.Groups {
+		dg := kmsg.NewDeleteGroupsResponseGroup()
+		dg.Group, dg.ErrorCode = id, cn.deleteGroup(id)
+		resp.Groups = append(resp.Groups, dg)
+	}
+	return resp, nil
+}
+
+func (cn *conn) deleteGroup(id string) int16 {
+	if id == "" {
+		return kerr.InvalidGroupID.Code
+	}
+	g, code := cn.b.c.group(cn.b.id, id, false)
+	switch {
+	case code != 0:
+		return code
+	case g == nil:
+		return kerr.GroupIDNotFound.Code
+	}
+	g.writeMu.Lock()
+	defer g.writeMu.Unlock()
+	g.mu.Lock()
+	g.ready()
+	switch {
+	case g.state == groupDead:
+		g.mu.Unlock()
+		return kerr.GroupIDNotFound.Code
+	case !g.empty():
+		g.mu.Unlock()
+		return kerr.NonEmptyGroup.Code
+	}
+	g.state = groupDead
+	g.shutdown(kerr.CoordinatorNotAvailable.Code)
+	recs := []coordinatorRecord{{key: recordKey{Group: id}}}
+	if g.consumerMeta != nil {
+		recs = append(recs, coordinatorRecord{key: recordKey{Kind: consumerKind, Group: id}})
+	}
+	for tp := range g.offsets {
+		recs = append(recs, coordinatorRecord{key: recordKey{Group: id, Topic: tp.Topic, Partition: tp.Partition}})
+	}
+	g.mu.Unlock()
+
+	code = g.write(cn.b.id, recs)
+	s := g.s
+	s.mu.Lock()
+	if s.groups[id] == g {
+		delete(s.groups, id)
+	}
+	s.mu.Unlock()
+	cn.b.c.log.Info("group deleted", "group", id, "code", code)
+	return code
+}

@@ -1,0 +1,63 @@
+package server
+
+// DescribeGroups, versions 0-5.
+//
+// Each group's state, protocol type and members (id, instance id, client
+// id and host). As in Kafka, a Stable group also shows its protocol and
+// each member's metadata for it and assignment; other states show neither.
+// An unknown group, and a KIP-848 group (which ConsumerGroupDescribe
+// describes), is Dead with no error, as Kafka answers before v6. With
+// include_authorized_operations (v3+) every group operation is allowed
+// (READ, DELETE, DESCRIBE): there are no ACLs.
+
+import (
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// groupOperations is READ (3), DELETE (6) and DESCRIBE (8) as a bit field.
+const groupOperations = 1<<3 | 1<<6 | 1<<8
+
+func (cn *conn) handleDescribeGroups(req *kmsg.DescribeGroupsRequest) (kmsg.Response, error) {
+	c := cn.b.c
+	resp := req.ResponseKind().(*kmsg.DescribeGroupsResponse)
+	for _, id := range req.Groups {
+		dg := kmsg.NewDescribeGroupsResponseGroup()
+		dg.Group, dg.State = id, groupDead
+		if req.IncludeAuthorizedOperations {
+			dg.AuthorizedOperations = groupOperations
+		}
+		if id == "" {
+			dg.ErrorCode = kerr.InvalidGroupID.Code
+		} else if g, code := c.group(cn.b.id, id, false); code != 0 {
+			dg.ErrorCode = code
+		} else if g != nil {
+			g.mu.Lock()
+			g.describe(&dg)
+			g.mu.Unlock()
+		}
+		resp.Groups = append(resp.Groups, dg)
+	}
+	return resp, nil
+}
+
+// describe fills a classic group's description. Callers hold g.mu.
+func (g *group) describe(dg *kmsg.DescribeGroupsResponseGroup) {
+	if cg := g.s.c.consumerGroupOf(g); cg != nil {
+		return // not a classic group: Dead
+	}
+	g.ready()
+	dg.State, dg.ProtocolType = g.state, g.protocolType
+	stable := g.state == groupStable
+	if stable {
+		dg.Protocol = g.protocol
+	}
+	for _, m := range g.sortedMembers() {
+		dm := kmsg.NewDescribeGroupsResponseGroupMember()
+		dm.MemberID, dm.InstanceID, dm.ClientID, dm.ClientHost = m.id, m.instanceID, m.clientID, m.clientHost
+		if stable {
+			dm.ProtocolMetadata, dm.MemberAssignment = m.metadataFor(g.protocol), m.assignment
+		}
+		dg.Members = append(dg.Members, dm)
+	}
+}

@@ -1,0 +1,54 @@
+package server
+
+// Heartbeat, versions 0-4.
+//
+// A heartbeat restarts the member's session timer. It answers
+// REBALANCE_IN_PROGRESS while the group prepares a rebalance, which is how
+// members learn to rejoin, and NONE in CompletingRebalance (members may
+// heartbeat between their join and their sync) and Stable. A member that
+// misses session.timeout.ms is removed and the group rebalances.
+//
+// Errors: UNKNOWN_MEMBER_ID (unknown group or member, Empty group),
+// FENCED_INSTANCE_ID, ILLEGAL_GENERATION, COORDINATOR_NOT_AVAILABLE
+// (deleted group), NOT_COORDINATOR, INVALID_GROUP_ID.
+
+import (
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+func (cn *conn) handleHeartbeat(req *kmsg.HeartbeatRequest) (kmsg.Response, error) {
+	resp := req.ResponseKind().(*kmsg.HeartbeatResponse)
+	resp.ErrorCode = cn.heartbeat(req)
+	return resp, nil
+}
+
+func (cn *conn) heartbeat(req *kmsg.HeartbeatRequest) int16 {
+	if req.Group == "" {
+		return kerr.InvalidGroupID.Code
+	}
+	g, code := cn.b.c.group(cn.b.id, req.Group, false)
+	switch {
+	case code != 0:
+		return code
+	case g == nil:
+		return kerr.UnknownMemberID.Code
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.ready()
+	if g.state == groupDead {
+		return kerr.CoordinatorNotAvailable.Code
+	}
+	if code := g.validateMember(req.MemberID, req.InstanceID); code != 0 {
+		return code
+	}
+	if req.Generation != g.generation {
+		return kerr.IllegalGeneration.Code
+	}
+	g.touch(g.members[req.MemberID])
+	if g.state == groupPreparing {
+		return kerr.RebalanceInProgress.Code
+	}
+	return 0
+}

@@ -1,0 +1,98 @@
+package server
+
+// LeaveGroup, versions 0-5 (a batch of members from v3, each with its own
+// error).
+//
+// A leaving member is removed at once and the group rebalances (an Empty
+// group is written to the log when the rebalance ends with nobody). A
+// member id still pending after MEMBER_ID_REQUIRED is simply forgotten. A
+// static member leaves like any other when named by its instance id, with
+// its member id or without one (an administrator removing it); a member id
+// that is not the instance's current one gets FENCED_INSTANCE_ID. Clients
+// usually do not send LeaveGroup for static members on close: that is what
+// lets them come back within the session timeout without a rebalance.
+//
+// Errors: per member UNKNOWN_MEMBER_ID and FENCED_INSTANCE_ID (before v3
+// as the top-level error); top-level COORDINATOR_NOT_AVAILABLE (deleted
+// group), NOT_COORDINATOR, INVALID_GROUP_ID.
+
+import (
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+func (cn *conn) handleLeaveGroup(req *kmsg.LeaveGroupRequest) (kmsg.Response, error) {
+	resp := req.ResponseKind().(*kmsg.LeaveGroupResponse)
+	leaving := req.Members
+	if req.Version < 3 {
+		leaving = []kmsg.LeaveGroupRequestMember{{MemberID: req.MemberID}}
+	}
+	code, members := cn.leaveGroup(req.Group, leaving)
+	resp.ErrorCode = code
+	if req.Version >= 3 {
+		resp.Members = members
+	} else if code == 0 && len(members) == 1 {
+		resp.ErrorCode = members[0].ErrorCode
+	}
+	return resp, nil
+}
+
+func (cn *conn) leaveGroup(groupID string, leaving []kmsg.LeaveGroupRequestMember) (int16, []kmsg.LeaveGroupResponseMember) {
+	if groupID == "" {
+		return kerr.InvalidGroupID.Code, nil
+	}
+	g, code := cn.b.c.group(cn.b.id, groupID, false)
+	if code != 0 {
+		return code, nil
+	}
+	var out []kmsg.LeaveGroupResponseMember
+	answer := func(lm kmsg.LeaveGroupRequestMember, code int16) {
+		rm := kmsg.NewLeaveGroupResponseMember()
+		rm.MemberID, rm.InstanceID, rm.ErrorCode = lm.MemberID, lm.InstanceID, code
+		out = append(out, rm)
+	}
+	if g == nil {
+		for _, lm := range leaving {
+			answer(lm, kerr.UnknownMemberID.Code)
+		}
+		return 0, out
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.ready()
+	if g.state == groupDead {
+		return kerr.CoordinatorNotAvailable.Code, nil
+	}
+	for _, lm := range leaving {
+		answer(lm, g.leave(lm))
+	}
+	return 0, out
+}
+
+// leave removes one member. Callers hold g.mu.
+func (g *group) leave(lm kmsg.LeaveGroupRequestMember) int16 {
+	reason := "member left"
+	if lm.Reason != nil {
+		reason += ": " + *lm.Reason
+	}
+	id := lm.MemberID
+	_, pending := g.pending[id]
+	switch {
+	case id == "" && lm.InstanceID != nil:
+		cur, ok := g.statics[*lm.InstanceID]
+		if !ok {
+			return kerr.UnknownMemberID.Code
+		}
+		id = cur
+	case pending:
+		g.removePending(id)
+		return 0
+	default:
+		if code := g.validateMember(id, lm.InstanceID); code != 0 {
+			return code
+		}
+	}
+	g.s.c.log.Info("group member leaving", "group", g.id, "member", id, "reason", reason)
+	g.removeAndRebalance(g.members[id], reason+" ("+id+")")
+	return 0
+}

@@ -1,0 +1,75 @@
+package server
+
+// ListGroups, versions 0-5 (a states filter from v4, a types filter from
+// v5).
+//
+// Each broker lists the groups it coordinates, that is the groups of the
+// __consumer_offsets partitions it leads, as Kafka does; clients ask every
+// broker. A group that only has committed offsets is an Empty classic
+// group with no protocol type. KIP-848 groups are listed with type
+// "consumer" and their own states (Empty, Assigning, Reconciling, Stable).
+// Both filters match case-insensitively.
+
+import (
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+func (cn *conn) handleListGroups(req *kmsg.ListGroupsRequest) (kmsg.Response, error) {
+	resp := req.ResponseKind().(*kmsg.ListGroupsResponse)
+	match := func(filter []string, v string) bool {
+		return len(filter) == 0 || slices.ContainsFunc(filter, func(f string) bool { return strings.EqualFold(f, v) })
+	}
+	for _, g := range cn.b.c.groupsOn(cn.b.id) {
+		g.mu.Lock()
+		lg := kmsg.NewListGroupsResponseGroup()
+		lg.Group = g.id
+		lg.GroupType, lg.GroupState, lg.ProtocolType = g.kind()
+		g.mu.Unlock()
+		if match(req.StatesFilter, lg.GroupState) && match(req.TypesFilter, lg.GroupType) {
+			resp.Groups = append(resp.Groups, lg)
+		}
+	}
+	return resp, nil
+}
+
+// groupsOn returns the groups broker coordinates, loading the shards it
+// newly leads, sorted by id.
+func (c *Cluster) groupsOn(broker int32) []*group {
+	if c.topic(offsetsTopic) == nil {
+		return nil // no group has ever been used
+	}
+	ss, err := c.shards()
+	if err != nil {
+		return nil
+	}
+	var out []*group
+	for _, s := range ss {
+		out = append(out, s.groupsOn(broker)...)
+	}
+	slices.SortFunc(out, func(a, b *group) int { return strings.Compare(a.id, b.id) })
+	return out
+}
+
+// groupsOn returns the shard's groups if broker coordinates them.
+func (s *shard) groupsOn(broker int32) []*group {
+	if _, code := s.group(broker, "", false); code != 0 {
+		return nil // not the coordinator of this shard
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Collect(maps.Values(s.groups))
+}
+
+// kind is the group's type ("classic" or "consumer"), state and protocol
+// type. Callers hold g.mu.
+func (g *group) kind() (typ, state, protocolType string) {
+	if cg := g.s.c.consumerGroupOf(g); cg != nil {
+		return "consumer", cg.state(), "consumer"
+	}
+	g.ready()
+	return "classic", g.state, g.protocolType
+}

@@ -1,0 +1,82 @@
+package server
+
+// OffsetDelete, version 0.
+//
+// Deletes a group's committed offsets for the given partitions by writing
+// tombstones to __consumer_offsets with acks=all. A partition of a topic
+// some member is subscribed to (read from the consumer protocol metadata
+// the members joined with, or a KIP-848 subscription) is refused with
+// GROUP_SUBSCRIBED_TO_TOPIC; a group with members of another protocol type
+// is refused whole with NON_EMPTY_GROUP. A partition without a committed
+// offset is fine (nothing to delete); one that does not exist is
+// UNKNOWN_TOPIC_OR_PARTITION.
+//
+// Group errors (top level): GROUP_ID_NOT_FOUND, NON_EMPTY_GROUP,
+// INVALID_GROUP_ID, NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE.
+
+import (
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+func (cn *conn) handleOffsetDelete(req *kmsg.OffsetDeleteRequest) (kmsg.Response, error) {
+	c := cn.b.c
+	resp := req.ResponseKind().(*kmsg.OffsetDeleteResponse)
+	fail := func(code int16) (kmsg.Response, error) {
+		resp.ErrorCode = code
+		return resp, nil
+	}
+	if req.Group == "" {
+		return fail(kerr.InvalidGroupID.Code)
+	}
+	g, code := c.group(cn.b.id, req.Group, false)
+	switch {
+	case code != 0:
+		return fail(code)
+	case g == nil:
+		return fail(kerr.GroupIDNotFound.Code)
+	}
+
+	g.mu.Lock()
+	g.ready()
+	typ, _, protocolType := g.kind()
+	switch {
+	case g.state == groupDead:
+		g.mu.Unlock()
+		return fail(kerr.GroupIDNotFound.Code)
+	case !g.empty() && typ == "classic" && protocolType != "consumer":
+		g.mu.Unlock()
+		return fail(kerr.NonEmptyGroup.Code)
+	}
+	subscribed, readable := g.subscribedTopics()
+	var recs []coordinatorRecord
+	var written []*kmsg.OffsetDeleteResponseTopicPartition
+	resp.Topics = make([]kmsg.OffsetDeleteResponseTopic, len(req.Topics))
+	for i, rt := range req.Topics {
+		st := &resp.Topics[i]
+		st.Topic = rt.Topic
+		st.Partitions = make([]kmsg.OffsetDeleteResponseTopicPartition, len(rt.Partitions))
+		for j, rp := range rt.Partitions {
+			sp := &st.Partitions[j]
+			sp.Partition = rp.Partition
+			_, committed := g.offsets[topicPartition{rt.Topic, rp.Partition}]
+			switch {
+			case c.partition(rt.Topic, rp.Partition) == nil:
+				sp.ErrorCode = kerr.UnknownTopicOrPartition.Code
+			case !g.empty() && (!readable || subscribed[rt.Topic]):
+				sp.ErrorCode = kerr.GroupSubscribedToTopic.Code
+			case committed:
+				recs = append(recs, coordinatorRecord{key: recordKey{Group: g.id, Topic: rt.Topic, Partition: rp.Partition}})
+				written = append(written, sp)
+			}
+		}
+	}
+	g.mu.Unlock()
+	if len(recs) > 0 {
+		code := g.write(cn.b.id, recs)
+		for _, sp := range written {
+			sp.ErrorCode = code
+		}
+	}
+	return resp, nil
+}
