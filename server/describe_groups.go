@@ -43,10 +43,9 @@ func (cn *conn) handleDescribeGroups(req *kmsg.DescribeGroupsRequest) (kmsg.Resp
 
 // describe fills a classic group's description. Callers hold g.mu.
 func (g *group) describe(dg *kmsg.DescribeGroupsResponseGroup) {
-	if cg := g.s.c.consumerGroupOf(g); cg != nil {
+	if g.consumerProtocol() != nil {
 		return // not a classic group: Dead
 	}
-	g.ready()
 	dg.State, dg.ProtocolType = g.state, g.protocolType
 	stable := g.state == groupStable
 	if stable {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -245,6 +247,13 @@ func TestGroupRequestErrors(t *testing.T) {
 		return resp.Topics[0].Partitions[0].ErrorCode
 	}
 	wantCode(t, "simple commit to an empty group", commit("", -1, nil), nil)
+	wantCode(t, "generation -1 with a member id to an empty group", commit("someone", -1, nil), nil)
+	unknown := kmsg.NewPtrOffsetCommitRequest()
+	unknown.Group, unknown.MemberID, unknown.Generation = "nope", "someone", 3
+	unknown.Topics = []kmsg.OffsetCommitRequestTopic{{Topic: "work", Partitions: []kmsg.OffsetCommitRequestTopicPartition{{Partition: 0, Offset: 1}}}}
+	if resp, err := unknown.RequestWith(ctx, cl); err != nil || resp.Topics[0].Partitions[0].ErrorCode != kerr.GroupIDNotFound.Code {
+		t.Fatalf("member commit to a group that does not exist (v9): %v %+v", err, resp)
+	}
 
 	resp := mustJoin(t, ctx, cl, rawJoinRequest("g", "", time.Second, "range", "work"))
 	m := &rawMember{cl: cl, group: "g", id: resp.MemberID, generation: resp.Generation}
@@ -801,4 +810,20 @@ func getJSON(t *testing.T, url string, status int, v any) {
 	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestGroupGoroutinesEndWithCluster: closing the cluster stops the group
+// timers and ends every goroutine the coordinator started.
+func TestGroupGoroutinesEndWithCluster(t *testing.T) {
+	c, cl, ctx := groupCluster(t, Config{})
+	resp := mustJoin(t, ctx, cl, rawJoinRequest("g", "", 200*time.Millisecond, "range", "work"))
+	m := &rawMember{cl: cl, group: "g", id: resp.MemberID, generation: resp.Generation}
+	code, _ := m.sync(t, ctx, map[string][]byte{m.id: consumerAssignment("work", 0)})
+	wantCode(t, "sync", code, nil)
+	cl.Close()
+	c.Close()
+	waitFor(t, 5*time.Second, "no group goroutine left", func() bool {
+		buf := make([]byte, 1<<20)
+		return !strings.Contains(string(buf[:runtime.Stack(buf, true)]), "fakekafka/server.(*group)")
+	})
 }

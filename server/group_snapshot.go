@@ -116,7 +116,7 @@ func (g *group) snapshot(broker int32) GroupState {
 	g.mu.Lock()
 	gs := GroupState{Group: g.id, Coordinator: broker, Members: []GroupMemberState{}, Offsets: []GroupOffsetState{}}
 	gs.Type, gs.State, gs.ProtocolType = g.kind()
-	if cg := c.consumerGroupOf(g); cg != nil {
+	if cg := g.consumerProtocol(); cg != nil {
 		gs.Protocol, gs.Generation = cg.assignor, cg.epoch
 		for _, id := range slices.Sorted(maps.Keys(cg.members)) {
 			m := cg.members[id]

@@ -389,6 +389,17 @@ func (g *group) hasClassicMembers() bool {
 	return len(g.members) > 0 || len(g.pending) > 0
 }
 
+// consumerProtocol returns g's KIP-848 state when g is a KIP-848 group:
+// it has that state and no classic members or metadata. Callers hold g.mu.
+func (g *group) consumerProtocol() *consumerGroup {
+	g.ready()
+	cg := g.s.c.consumerGroupOf(g)
+	if cg == nil || len(g.members) > 0 || len(cg.members) == 0 && g.meta != nil {
+		return nil
+	}
+	return cg
+}
+
 // empty says whether neither protocol has members. Callers hold g.mu.
 func (g *group) empty() bool {
 	cg := g.s.c.consumerGroupOf(g)
@@ -728,10 +739,11 @@ func (g *group) validateMember(memberID string, instanceID *string) int16 {
 }
 
 // checkCommit validates an OffsetCommit against the membership as Kafka
-// does: a Dead group is COORDINATOR_NOT_AVAILABLE; a commit naming a
+// does: a Dead group is COORDINATOR_NOT_AVAILABLE; generation -1 to a
+// group without members is a simple commit; otherwise a commit naming a
 // member (or a generation) must come from a current member of the current
-// generation; a commit naming none is a simple commit, allowed only while
-// the group has no members; a member's commit during CompletingRebalance
+// generation, and one naming none is UNKNOWN_MEMBER_ID once the group has
+// members; a member's commit during CompletingRebalance
 // is REBALANCE_IN_PROGRESS (one during PreparingRebalance is fine: that is
 // how eager members commit before they rejoin). Callers hold g.mu.
 func (g *group) checkCommit(memberID string, generation int32, instanceID *string) int16 {
@@ -739,6 +751,8 @@ func (g *group) checkCommit(memberID string, generation int32, instanceID *strin
 	switch {
 	case g.state == groupDead:
 		return kerr.CoordinatorNotAvailable.Code
+	case generation < 0 && g.empty():
+		return 0 // a simple commit: the group only stores offsets
 	case generation >= 0 || memberID != "" || instanceID != nil:
 		if code := g.validateMember(memberID, instanceID); code != 0 {
 			return code

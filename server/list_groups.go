@@ -67,9 +67,8 @@ func (s *shard) groupsOn(broker int32) []*group {
 // kind is the group's type ("classic" or "consumer"), state and protocol
 // type. Callers hold g.mu.
 func (g *group) kind() (typ, state, protocolType string) {
-	if cg := g.s.c.consumerGroupOf(g); cg != nil {
+	if cg := g.consumerProtocol(); cg != nil {
 		return "consumer", cg.state(), "consumer"
 	}
-	g.ready()
 	return "classic", g.state, g.protocolType
 }

@@ -5,7 +5,8 @@ package server
 // The commit is checked against the group's membership (generation and
 // member id: ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, REBALANCE_IN_PROGRESS,
 // FENCED_INSTANCE_ID; a commit with generation -1 is accepted only while
-// the group has no members), each partition must exist
+// the group has no members; a generation for a group that does not exist
+// is ILLEGAL_GENERATION, GROUP_ID_NOT_FOUND from v9), each partition must exist
 // (UNKNOWN_TOPIC_OR_PARTITION) and its metadata fit offset.metadata.max.bytes
 // (OFFSET_METADATA_TOO_LARGE). The offsets are written to the group's
 // __consumer_offsets partition with acks=all and answered once committed,
@@ -44,8 +45,11 @@ func (cn *conn) handleOffsetCommit(req *kmsg.OffsetCommitRequest) (kmsg.Response
 		generation = req.Generation
 	}
 	g, code := c.group(cn.b.id, req.Group, generation < 0)
-	if code == 0 && g == nil {
-		code = kerr.UnknownMemberID.Code // a member of a group that does not exist
+	if code == 0 && g == nil { // a member of a group that does not exist
+		code = kerr.IllegalGeneration.Code // as Kafka answers before v9
+		if req.Version >= 9 {
+			code = kerr.GroupIDNotFound.Code
+		}
 	}
 	if code == 0 {
 		g.mu.Lock()
