@@ -379,6 +379,7 @@ func (cg *consumerGroup) record() consumerGroupRecord {
 // record after a coordinator load; members get fresh session timers, as a
 // new coordinator gives them. Callers hold g.mu.
 func (c *Cluster) consumerGroupOf(g *group) *consumerGroup {
+	g.ready() // binds the copy to its coordinator, for its timers
 	if g.consumer != nil || g.consumerMeta == nil {
 		return g.consumer
 	}

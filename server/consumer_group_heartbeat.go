@@ -213,22 +213,19 @@ func (c *Cluster) touchConsumerMember(g *group, m *consumerMember) {
 	if m.session != nil {
 		m.session.Stop()
 	}
-	m.session = time.AfterFunc(c.cfg.ConsumerGroupSessionTimeout, func() {
-		g.writeMu.Lock()
-		defer g.writeMu.Unlock()
-		g.mu.Lock()
-		expired := g.consumer != nil && g.consumer.members[m.id] == m
-		if expired {
-			c.log.Info("consumer group member session expired", "group", g.id, "member", m.id)
-			c.removeConsumerMember(g, m)
+	// g.after fires only while this copy of the group is still the
+	// coordinator's (not after a failover or Close).
+	m.session = g.after(c.cfg.ConsumerGroupSessionTimeout, func() {
+		if g.consumer == nil || g.consumer.members[m.id] != m {
+			return
 		}
-		g.mu.Unlock()
-		if expired {
-			g.s.mu.Lock()
-			broker := g.s.loadedLeader
-			g.s.mu.Unlock()
-			c.persistConsumerGroup(broker, g)
-		}
+		c.log.Info("consumer group member session expired", "group", g.id, "member", m.id)
+		c.removeConsumerMember(g, m)
+		g.goLocked(func() {
+			g.writeMu.Lock()
+			defer g.writeMu.Unlock()
+			c.persistConsumerGroup(g.coordinator, g)
+		})
 	})
 }
 
