@@ -40,6 +40,10 @@ type Cluster struct {
 
 	coord coordinators // the group coordinators' shards (coordinator.go)
 
+	// isrRetune and flushRetune wake the periodic loops when a topic's
+	// lag time or flush interval changes, so a new shorter one applies now.
+	isrRetune, flushRetune chan struct{}
+
 	// configMu serialises config changes (alter_configs.go); brokerCfg holds
 	// the broker configs in force, replaced whole on every change.
 	configMu  sync.Mutex
@@ -66,7 +70,7 @@ func NewCluster(cfg Config) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{cfg: cfg, log: cfg.Logger, closing: make(chan struct{})}
+	c := &Cluster{cfg: cfg, log: cfg.Logger, closing: make(chan struct{}), isrRetune: make(chan struct{}, 1), flushRetune: make(chan struct{}, 1)}
 	c.topics.Store(&topics{byName: map[string]*topic{}, byID: map[[16]byte]*topic{}})
 	c.nextProducerID.Store(1000)
 	c.brokerCfg.Store(c.resolveBrokerSettings(nil))
@@ -213,6 +217,9 @@ func (c *Cluster) runISRChecks() {
 		select {
 		case <-c.closing:
 			return
+		case <-c.isrRetune:
+			tick.Reset(c.isrCheckInterval())
+			continue
 		case <-tick.C:
 		}
 		now := c.now()

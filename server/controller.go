@@ -233,21 +233,35 @@ func (c *Cluster) ElectPreferredLeader(topicName string, index int32) error {
 	return nil
 }
 
-// runCheckpoints writes every replica's HW checkpoint each
-// HWCheckpointInterval and flushes logs whose flush interval passed.
-func (c *Cluster) runCheckpoints() {
-	defer c.wg.Done()
+// checkpointInterval is how often runCheckpoints must look: the HW
+// checkpoint interval or the shortest flush interval of any topic.
+func (c *Cluster) checkpointInterval() time.Duration {
 	interval := c.cfg.HWCheckpointInterval
 	if c.cfg.FlushInterval > 0 {
 		interval = min(interval, c.cfg.FlushInterval)
 	}
-	tick := time.NewTicker(interval)
+	for _, t := range c.topics.Load().byName {
+		if f := t.cfg().flushInterval; f > 0 {
+			interval = min(interval, f)
+		}
+	}
+	return max(interval, time.Millisecond)
+}
+
+// runCheckpoints writes every replica's HW checkpoint each
+// HWCheckpointInterval and flushes logs whose flush interval passed.
+func (c *Cluster) runCheckpoints() {
+	defer c.wg.Done()
+	tick := time.NewTicker(c.checkpointInterval())
 	defer tick.Stop()
 	lastCheckpoint := c.now()
 	for {
 		select {
 		case <-c.closing:
 			return
+		case <-c.flushRetune:
+			tick.Reset(c.checkpointInterval())
+			continue
 		case <-tick.C:
 		}
 		now := c.now()

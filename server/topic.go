@@ -361,6 +361,7 @@ func (c *Cluster) createTopic(s topicSpec, validateOnly bool) (*topic, *kerr.Err
 	next.byName[t.name] = t
 	next.byID[t.id] = t
 	c.topics.Store(next)
+	c.retune()
 	c.log.Info("topic created", "topic", t.name, "partitions", len(assignment), "replication_factor", len(assignment[0]))
 	return t, nil, ""
 }
@@ -384,6 +385,18 @@ func (c *Cluster) applyTopicSettings(t *topic, configs map[string]string) {
 		ts.maxBytes = int32(n)
 	}
 	t.settings.Store(ts)
+	c.retune()
+}
+
+// retune wakes the periodic ISR and flush loops to recompute their
+// intervals after a topic's settings changed or a topic appeared.
+func (c *Cluster) retune() {
+	for _, ch := range []chan struct{}{c.isrRetune, c.flushRetune} {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
 }
 
 // millis turns a validated millisecond config into a duration, capping

@@ -1,0 +1,30 @@
+package server
+
+import (
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// TestShortLagTimeAppliesAtOnce creates a topic whose replica.lag.time.max.ms
+// is far below the cluster's 30 s: the ISR check loop retunes at once, so a
+// paused follower leaves the ISR after about 200 ms, not after 15 s.
+func TestShortLagTimeAppliesAtOnce(t *testing.T) {
+	c := NewTestCluster(t, Config{})
+	if err := c.CreateTopic("quick", 1, 3, map[string]string{"replica.lag.time.max.ms": "200"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.PauseReplica("quick", 0, 3); err != nil {
+		t.Fatal(err)
+	}
+	// acks=all: the write completes only once the shrink lets the HW move.
+	prod := newClient(t, c)
+	if err := prod.ProduceSync(testContext(t), &kgo.Record{Topic: "quick", Value: []byte("x")}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 5*time.Second, "follower 3 to leave the ISR", func() bool {
+		ps, _ := c.Partition("quick", 0)
+		return len(ps.ISR) == 2
+	})
+}
