@@ -120,6 +120,11 @@ func (c *Cluster) applyReplicationConfig(t *topic) {
 		p.mu.Lock()
 		before := p.mark()
 		p.st.SetConfig(rc, now)
+		if p.st.Leader() < 0 && rc.UncleanLeaderElection {
+			// Enabling unclean election elects leaderless partitions
+			// right away, as the KRaft controller does (KIP-704).
+			c.elect(p)
+		}
 		p.changed(before)
 		p.mu.Unlock()
 	}

@@ -28,3 +28,31 @@ func TestShortLagTimeAppliesAtOnce(t *testing.T) {
 		return len(ps.ISR) == 2
 	})
 }
+
+// TestEnablingUncleanElectionElectsLeaderlessPartitions: with the only ISR
+// member dead, enabling unclean.leader.election.enable at runtime makes a
+// live out-of-sync replica lead at once.
+func TestEnablingUncleanElectionElectsLeaderlessPartitions(t *testing.T) {
+	c := NewTestCluster(t, Config{})
+	if err := c.CreateTopic("headless", 1, 2, nil); err != nil { // replicas 1, 2
+		t.Fatal(err)
+	}
+	if err := c.PauseReplica("headless", 0, 2); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SetISR("headless", 0, []int32{1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.StopBroker(1, StopCrash); err != nil {
+		t.Fatal(err)
+	}
+	if ps, _ := c.Partition("headless", 0); ps.Leader != -1 {
+		t.Fatalf("leader %d, want none", ps.Leader)
+	}
+	if err := c.AlterTopicConfig("headless", map[string]string{"unclean.leader.election.enable": "true"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if ps, _ := c.Partition("headless", 0); ps.Leader != 2 || len(ps.ISR) != 1 || ps.ISR[0] != 2 {
+		t.Fatalf("leader %d ISR %v, want 2 alone", ps.Leader, ps.ISR)
+	}
+}
