@@ -134,6 +134,9 @@ func (cn *conn) readFetch(req *kmsg.FetchRequest) (resp *kmsg.FetchResponse, byt
 			*sp = kmsg.NewFetchResponseTopicPartition()
 			sp.Partition = rp.Partition
 			sp.HighWatermark, sp.LastStableOffset, sp.LogStartOffset = -1, -1, -1
+			// Kafka always sends a records field, empty when there is
+			// nothing: librdkafka cannot parse a null one.
+			sp.RecordBatches = []byte{}
 			code := topicCode
 			if code == 0 && (rp.Partition < 0 || int(rp.Partition) >= len(t.partitions)) {
 				code = kerr.UnknownTopicOrPartition.Code

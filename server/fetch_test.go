@@ -146,3 +146,19 @@ func TestLongPollWakesWhenHWMoves(t *testing.T) {
 		t.Fatal("the parked fetch did not wake when the HW moved")
 	}
 }
+
+// TestEmptyFetchHasEmptyNotNullRecords: a partition with nothing to return
+// carries an empty records field, as Kafka sends, not a null one (which
+// librdkafka cannot parse).
+func TestEmptyFetchHasEmptyNotNullRecords(t *testing.T) {
+	c := NewTestCluster(t, Config{})
+	if err := c.CreateTopic("empty", 1, 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []int16{4, 12} {
+		p := rawFetch(t, c, 1, v, "empty", 0, -1, 0, 0)
+		if p.ErrorCode != 0 || p.RecordBatches == nil {
+			t.Errorf("v%d: error %d, records nil=%v; want an empty, non-null records field", v, p.ErrorCode, p.RecordBatches == nil)
+		}
+	}
+}
