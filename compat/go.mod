@@ -4,8 +4,13 @@ go 1.26.8
 
 require (
 	github.com/IBM/sarama v1.61.1
+	github.com/confluentinc/confluent-kafka-go/v2 v2.11.1
 	github.com/fakekafka/fakekafka v0.0.0
 	github.com/segmentio/kafka-go v0.4.51
+	github.com/twmb/franz-go v1.22.3
+	github.com/twmb/franz-go/pkg/kadm v1.20.0
+	github.com/twmb/franz-go/pkg/kfake v0.0.0-20260918054303-01f206a7e32c
+	github.com/twmb/franz-go/pkg/kmsg v1.15.1
 )
 
 require (
@@ -20,8 +25,6 @@ require (
 	github.com/klauspost/compress v1.20.4 // indirect
 	github.com/pierrec/lz4/v4 v4.1.33 // indirect
 	github.com/rcrowley/go-metrics v0.0.0-20250401214520-65e299d6c5c9 // indirect
-	github.com/twmb/franz-go v1.22.3 // indirect
-	github.com/twmb/franz-go/pkg/kmsg v1.15.1 // indirect
 	golang.org/x/crypto v0.57.0 // indirect
 	golang.org/x/net v0.59.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect

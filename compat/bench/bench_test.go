@@ -1,0 +1,103 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fakekafka/fakekafka/protocol"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// TestRunTiny runs every workload against every target at a tiny size:
+// it checks the harness, not anyone's speed.
+func TestRunTiny(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	targets := Targets()
+	res := Run(ctx, targets, Options{
+		Scale:              0.001,
+		Partitions:         3,
+		Runs:               1,
+		Rate:               500,
+		LatencyFor:         100 * time.Millisecond,
+		StartupRuns:        1,
+		MetadataPartitions: 50,
+		MetadataCalls:      1,
+		Progress:           t.Logf,
+	})
+	for _, e := range res.Errors() {
+		t.Error(e)
+	}
+	for _, tg := range targets {
+		keys := []string{"produce 100 B", "consume 100 B", "produce 1 KiB", "consume 1 KiB",
+			"ack latency p50", "ack latency p99", "start to first ack", "metadata time"}
+		if tg.Caps().Stores {
+			keys = append(keys, "e2e latency p50", "e2e latency p99", "memory 100 B", "memory 1 KiB")
+		}
+		for _, k := range keys {
+			if v, ok := res.Value(k, tg.Name()); !ok || v <= 0 {
+				t.Errorf("%s: %s = %v, %v", tg.Name(), k, v, ok)
+			}
+		}
+	}
+	var table bytes.Buffer
+	res.WriteTable(&table)
+	if !strings.Contains(table.String(), "| fakekafka/kfake |") && !strings.Contains(table.String(), "fakekafka/kfake") {
+		t.Errorf("no ratio column in\n%s", table.String())
+	}
+	t.Logf("\n%s", table.String())
+}
+
+// TestNullBroker checks that the null broker acknowledges produces with
+// increasing offsets and answers a fetch at any offset with records
+// starting there.
+func TestNullBroker(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	nb, err := NewNullBroker(3, []TopicSpec{{Name: "n", Partitions: 2, RecordSize: 10}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nb.Close()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(nb.Addrs()...), kgo.DefaultProduceTopic("n"), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	for i := range int64(3) {
+		r, err := cl.ProduceSync(ctx, &kgo.Record{Partition: 1, Value: []byte("v")}).First()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Offset != i {
+			t.Fatalf("record %d got offset %d", i, r.Offset)
+		}
+	}
+
+	const from = 123_456
+	cons, err := kgo.NewClient(kgo.SeedBrokers(nb.Addrs()...),
+		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{"n": {0: kgo.NewOffset().At(from)}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cons.Close()
+	fs := cons.PollFetches(ctx)
+	if err := fs.Err0(); err != nil {
+		t.Fatal(err)
+	}
+	recs := fs.Records()
+	if len(recs) == 0 || recs[0].Offset != from {
+		t.Fatalf("fetch from %d: %d records, first %v", from, len(recs), recs)
+	}
+	for i, r := range recs {
+		if r.Offset != from+int64(i) || len(r.Value) != 10 {
+			t.Fatalf("record %d: offset %d, %d bytes", i, r.Offset, len(r.Value))
+		}
+	}
+	if _, err := protocol.ParseBatchHeader(nb.topics["n"].canned); err != nil {
+		t.Fatal(err)
+	}
+}

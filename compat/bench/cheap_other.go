@@ -1,0 +1,5 @@
+//go:build !cgo || !linux
+
+package bench
+
+func cHeapInUse() (int64, bool) { return 0, false }
