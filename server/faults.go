@@ -632,6 +632,7 @@ func (cn *conn) failFetch(r *FaultRule, h handler, req *kmsg.FetchRequest) (kmsg
 			sp := kmsg.NewFetchResponseTopicPartition()
 			sp.Partition, sp.ErrorCode = p, r.code
 			sp.HighWatermark, sp.LastStableOffset, sp.LogStartOffset = -1, -1, -1
+			sp.RecordBatches = []byte{} // empty, never null: librdkafka rejects null
 			fr.Topics[i].Partitions = append(fr.Topics[i].Partitions, sp)
 		}
 	}
@@ -761,7 +762,7 @@ func (c *Cluster) setFaultErrors(resp kmsg.Response, r *FaultRule) {
 			msg.Set(reflect.ValueOf(r.message()))
 		}
 		if recs := v.FieldByName("RecordBatches"); recs.IsValid() {
-			recs.SetZero()
+			recs.SetBytes([]byte{}) // empty, never null: librdkafka rejects null
 		}
 	})
 }

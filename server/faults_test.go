@@ -119,8 +119,8 @@ func TestFaultFetchPartitionByNumber(t *testing.T) {
 	}
 
 	got := fetch()
-	if p0 := got[0]; p0.ErrorCode != 6 || len(p0.RecordBatches) != 0 {
-		t.Errorf("partition 0: error %d with %d record bytes, want 6 and none", p0.ErrorCode, len(p0.RecordBatches))
+	if p0 := got[0]; p0.ErrorCode != 6 || p0.RecordBatches == nil || len(p0.RecordBatches) != 0 {
+		t.Errorf("partition 0: error %d with %d record bytes (null %v), want 6 and empty, not null, records", p0.ErrorCode, len(p0.RecordBatches), p0.RecordBatches == nil)
 	}
 	if p1 := got[1]; p1.ErrorCode != 0 || p1.HighWatermark != 1 || countRecords(t, p1.RecordBatches) != 1 {
 		t.Errorf("partition 1: error %d HW %d, want its record", p1.ErrorCode, p1.HighWatermark)
