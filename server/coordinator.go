@@ -167,6 +167,20 @@ func (c *Cluster) group(broker int32, groupID string, create bool) (*group, int1
 	return s.group(broker, groupID, create)
 }
 
+// existingGroup looks up groupID for a request on broker that needs the
+// group to exist: INVALID_GROUP_ID for an empty id, the coordinator errors,
+// and missing when the group is unknown.
+func (c *Cluster) existingGroup(broker int32, groupID string, missing *kerr.Error) (*group, int16) {
+	if groupID == "" {
+		return nil, kerr.InvalidGroupID.Code
+	}
+	g, code := c.group(broker, groupID, false)
+	if code == 0 && g == nil {
+		code = missing.Code
+	}
+	return g, code
+}
+
 func (s *shard) group(broker int32, groupID string, create bool) (*group, int16) {
 	s.p.mu.Lock()
 	leader, epoch, _ := s.p.st.View(broker)

@@ -24,15 +24,9 @@ func (cn *conn) handleHeartbeat(req *kmsg.HeartbeatRequest) (kmsg.Response, erro
 }
 
 func (cn *conn) heartbeat(req *kmsg.HeartbeatRequest) int16 {
-	if req.Group == "" {
-		return kerr.InvalidGroupID.Code
-	}
-	g, code := cn.b.c.group(cn.b.id, req.Group, false)
-	switch {
-	case code != 0:
+	g, code := cn.b.c.existingGroup(cn.b.id, req.Group, kerr.UnknownMemberID)
+	if code != 0 {
 		return code
-	case g == nil:
-		return kerr.UnknownMemberID.Code
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()

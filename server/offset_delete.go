@@ -26,15 +26,9 @@ func (cn *conn) handleOffsetDelete(req *kmsg.OffsetDeleteRequest) (kmsg.Response
 		resp.ErrorCode = code
 		return resp, nil
 	}
-	if req.Group == "" {
-		return fail(kerr.InvalidGroupID.Code)
-	}
-	g, code := c.group(cn.b.id, req.Group, false)
-	switch {
-	case code != 0:
+	g, code := c.existingGroup(cn.b.id, req.Group, kerr.GroupIDNotFound)
+	if code != 0 {
 		return fail(code)
-	case g == nil:
-		return fail(kerr.GroupIDNotFound.Code)
 	}
 
 	g.mu.Lock()

@@ -30,15 +30,9 @@ func (cn *conn) handleSyncGroup(req *kmsg.SyncGroupRequest) (kmsg.Response, erro
 		resp.ErrorCode = code
 		return resp, nil
 	}
-	if req.Group == "" {
-		return fail(kerr.InvalidGroupID.Code)
-	}
-	g, code := c.group(cn.b.id, req.Group, false)
-	switch {
-	case code != 0:
+	g, code := c.existingGroup(cn.b.id, req.Group, kerr.UnknownMemberID)
+	if code != 0 {
 		return fail(code)
-	case g == nil:
-		return fail(kerr.UnknownMemberID.Code)
 	}
 
 	g.mu.Lock()
