@@ -14,6 +14,15 @@ import (
 // rawFetch sends one Fetch to broker and returns its only partition.
 func rawFetch(t *testing.T, c *Cluster, broker int32, version int16, topic string, offset int64, epoch int32, minBytes, maxWait int32) kmsg.FetchResponseTopicPartition {
 	t.Helper()
+	req := fetchRequest(version, topic, offset, epoch, minBytes, maxWait)
+	resp, err := pinnedFetchClient(t, c, version).Broker(int(broker)).Request(testContext(t), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.(*kmsg.FetchResponse).Topics[0].Partitions[0]
+}
+
+func fetchRequest(version int16, topic string, offset int64, epoch int32, minBytes, maxWait int32) *kmsg.FetchRequest {
 	req := kmsg.NewPtrFetchRequest()
 	req.Version = version
 	req.ReplicaID = -1
@@ -25,15 +34,15 @@ func rawFetch(t *testing.T, c *Cluster, broker int32, version int16, topic strin
 	rp.FetchOffset, rp.CurrentLeaderEpoch, rp.PartitionMaxBytes = offset, epoch, 1<<20
 	rt.Partitions = append(rt.Partitions, rp)
 	req.Topics = append(req.Topics, rt)
-	// kgo picks the highest version both sides know; pin Fetch to version.
+	return req
+}
+
+// pinnedFetchClient is a client that sends Fetch at exactly version: kgo
+// otherwise picks the highest version both sides know.
+func pinnedFetchClient(t *testing.T, c *Cluster, version int16) *kgo.Client {
 	vs := kversion.Stable()
 	vs.SetMaxKeyVersion(1, version)
-	pinned := newClient(t, c, kgo.MaxVersions(vs))
-	resp, err := pinned.Broker(int(broker)).Request(testContext(t), req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.(*kmsg.FetchResponse).Topics[0].Partitions[0]
+	return newClient(t, c, kgo.MaxVersions(vs))
 }
 
 func countRecords(t *testing.T, b []byte) int {
@@ -130,15 +139,30 @@ func TestLongPollWakesWhenHWMoves(t *testing.T) {
 	if err := c.CreateTopic("lp", 1, 3, nil); err != nil {
 		t.Fatal(err)
 	}
-	got := make(chan kmsg.FetchResponseTopicPartition, 1)
-	go func() { got <- rawFetch(t, c, 1, 12, "lp", 0, -1, 1, 60_000) }()
+	// The parked fetch runs on its own goroutine, which must not call
+	// t.Fatal: it hands back the response or the error.
+	type result struct {
+		resp kmsg.Response
+		err  error
+	}
+	got := make(chan result, 1)
+	cl := pinnedFetchClient(t, c, 12)
+	ctx := testContext(t)
+	go func() {
+		resp, err := cl.Broker(1).Request(ctx, fetchRequest(12, "lp", 0, -1, 1, 60_000))
+		got <- result{resp, err}
+	}()
 
 	prod := newClient(t, c, kgo.DefaultProduceTopic("lp"), kgo.RequiredAcks(kgo.AllISRAcks()))
 	if err := prod.ProduceSync(testContext(t), &kgo.Record{Value: []byte("wake")}).FirstErr(); err != nil {
 		t.Fatal(err)
 	}
 	select {
-	case p := <-got:
+	case r := <-got:
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		p := r.resp.(*kmsg.FetchResponse).Topics[0].Partitions[0]
 		if p.ErrorCode != 0 || countRecords(t, p.RecordBatches) != 1 {
 			t.Fatalf("error %d, %d records", p.ErrorCode, countRecords(t, p.RecordBatches))
 		}
