@@ -230,37 +230,9 @@ func (m *saramaMember) stop() {
 // balancer), across a member joining and one leaving every record is
 // consumed exactly once, and a new member resumes from the commits.
 func TestSaramaConsumerGroup(t *testing.T) {
-	c := groupCluster(t)
-	p := newValueProducer(t, c)
-	var d deliveries
-	a := startSaramaMember(t, c, "a", &d)
-	b := startSaramaMember(t, c, "b", &d)
-	cc := startSaramaMember(t, c, "c", &d)
-	waitGroup(t, c, "g", 3)
-	p.produce(300)
-	d.wait(t, 300)
-
-	dd := startSaramaMember(t, c, "d", &d)
-	waitGroup(t, c, "g", 4)
-	p.produce(300)
-	d.wait(t, 600)
-
-	a.stop()
-	waitGroup(t, c, "g", 3)
-	p.produce(300)
-	d.wait(t, 900)
-	waitCommitted(t, c, "g")
-	d.exactlyOnce(t, 900)
-
-	for _, m := range []*saramaMember{b, cc, dd} {
-		m.stop()
-	}
-	startSaramaMember(t, c, "e", &d)
-	waitGroup(t, c, "g", 1)
-	p.produce(100)
-	d.wait(t, 1000)
-	waitCommitted(t, c, "g")
-	d.exactlyOnce(t, 1000)
+	runGroupStory(t, func(t *testing.T, c *server.Cluster, name string, d *deliveries) stopper {
+		return startSaramaMember(t, c, name, d)
+	})
 }
 
 // kafkaGoMember is one kafka-go Reader in a group. It counts a message
@@ -318,17 +290,29 @@ func (m *kafkaGoMember) stop() {
 // partitions, across a member joining and one leaving every record is
 // committed exactly once, and a new Reader resumes from the commits.
 func TestKafkaGoReaderGroup(t *testing.T) {
+	runGroupStory(t, func(t *testing.T, c *server.Cluster, name string, d *deliveries) stopper {
+		return startKafkaGoMember(t, c, name, d)
+	})
+}
+
+// stopper is a group member that can leave.
+type stopper interface{ stop() }
+
+// runGroupStory is the shared group test: three members share 12
+// partitions, a fourth joins, one leaves, every record is consumed exactly
+// once; then all leave and a new member resumes from the commits.
+func runGroupStory(t *testing.T, start func(*testing.T, *server.Cluster, string, *deliveries) stopper) {
 	c := groupCluster(t)
 	p := newValueProducer(t, c)
 	var d deliveries
-	a := startKafkaGoMember(t, c, "a", &d)
-	b := startKafkaGoMember(t, c, "b", &d)
-	cc := startKafkaGoMember(t, c, "c", &d)
+	a := start(t, c, "a", &d)
+	b := start(t, c, "b", &d)
+	cc := start(t, c, "c", &d)
 	waitGroup(t, c, "g", 3)
 	p.produce(300)
 	d.wait(t, 300)
 
-	dd := startKafkaGoMember(t, c, "d", &d)
+	dd := start(t, c, "d", &d)
 	waitGroup(t, c, "g", 4)
 	p.produce(300)
 	d.wait(t, 600)
@@ -340,10 +324,10 @@ func TestKafkaGoReaderGroup(t *testing.T) {
 	waitCommitted(t, c, "g")
 	d.exactlyOnce(t, 900)
 
-	for _, m := range []*kafkaGoMember{b, cc, dd} {
+	for _, m := range []stopper{b, cc, dd} {
 		m.stop()
 	}
-	startKafkaGoMember(t, c, "e", &d)
+	start(t, c, "e", &d)
 	waitGroup(t, c, "g", 1)
 	p.produce(100)
 	d.wait(t, 1000)
