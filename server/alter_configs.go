@@ -297,59 +297,67 @@ type configResource struct {
 	name string
 }
 
+// alterResources alters each resource named once, in request order, and
+// answers every distinct resource; one named twice fails whole with
+// INVALID_REQUEST, as in Kafka.
+func alterResources(keys []configResource, alter func(i int) (*kerr.Error, string), answer func(i int, err *kerr.Error, msg string)) {
+	count := map[configResource]int{}
+	for _, k := range keys {
+		count[k]++
+	}
+	reported := map[configResource]bool{}
+	for i, k := range keys {
+		if reported[k] {
+			continue
+		}
+		reported[k] = true
+		err, msg := kerr.InvalidRequest, "duplicate resource"
+		if count[k] == 1 {
+			err, msg = alter(i)
+		}
+		answer(i, err, msg)
+	}
+}
+
 func (cn *conn) handleAlterConfigs(req *kmsg.AlterConfigsRequest) (kmsg.Response, error) {
 	c := cn.b.c
 	resp := req.ResponseKind().(*kmsg.AlterConfigsResponse)
-	count := map[configResource]int{}
-	for _, rr := range req.Resources {
-		count[configResource{rr.ResourceType, rr.ResourceName}]++
+	keys := make([]configResource, len(req.Resources))
+	for i, rr := range req.Resources {
+		keys[i] = configResource{rr.ResourceType, rr.ResourceName}
 	}
-	reported := map[configResource]bool{}
-	for _, rr := range req.Resources {
-		key := configResource{rr.ResourceType, rr.ResourceName}
-		if reported[key] {
-			continue
-		}
-		reported[key] = true
+	alterResources(keys, func(i int) (*kerr.Error, string) {
+		rr := &req.Resources[i]
+		return c.alterConfigs(rr.ResourceType, rr.ResourceName, req.ValidateOnly, replaceEdit(rr.Configs))
+	}, func(i int, err *kerr.Error, msg string) {
 		sr := kmsg.NewAlterConfigsResponseResource()
-		sr.ResourceType, sr.ResourceName = rr.ResourceType, rr.ResourceName
-		kerrv, msg := kerr.InvalidRequest, "duplicate resource"
-		if count[key] == 1 {
-			kerrv, msg = c.alterConfigs(rr.ResourceType, rr.ResourceName, req.ValidateOnly, replaceEdit(rr.Configs))
-		}
-		if kerrv != nil {
-			sr.ErrorCode, sr.ErrorMessage = kerrv.Code, &msg
+		sr.ResourceType, sr.ResourceName = keys[i].typ, keys[i].name
+		if err != nil {
+			sr.ErrorCode, sr.ErrorMessage = err.Code, &msg
 		}
 		resp.Resources = append(resp.Resources, sr)
-	}
+	})
 	return resp, nil
 }
 
 func (cn *conn) handleIncrementalAlterConfigs(req *kmsg.IncrementalAlterConfigsRequest) (kmsg.Response, error) {
 	c := cn.b.c
 	resp := req.ResponseKind().(*kmsg.IncrementalAlterConfigsResponse)
-	count := map[configResource]int{}
-	for _, rr := range req.Resources {
-		count[configResource{rr.ResourceType, rr.ResourceName}]++
+	keys := make([]configResource, len(req.Resources))
+	for i, rr := range req.Resources {
+		keys[i] = configResource{rr.ResourceType, rr.ResourceName}
 	}
-	reported := map[configResource]bool{}
-	for _, rr := range req.Resources {
-		key := configResource{rr.ResourceType, rr.ResourceName}
-		if reported[key] {
-			continue
-		}
-		reported[key] = true
+	alterResources(keys, func(i int) (*kerr.Error, string) {
+		rr := &req.Resources[i]
+		return c.alterConfigs(rr.ResourceType, rr.ResourceName, req.ValidateOnly, incrementalEdit(rr.Configs, isListConfig(rr.ResourceType)))
+	}, func(i int, err *kerr.Error, msg string) {
 		sr := kmsg.NewIncrementalAlterConfigsResponseResource()
-		sr.ResourceType, sr.ResourceName = rr.ResourceType, rr.ResourceName
-		kerrv, msg := kerr.InvalidRequest, "duplicate resource"
-		if count[key] == 1 {
-			kerrv, msg = c.alterConfigs(rr.ResourceType, rr.ResourceName, req.ValidateOnly, incrementalEdit(rr.Configs, isListConfig(rr.ResourceType)))
-		}
-		if kerrv != nil {
-			sr.ErrorCode, sr.ErrorMessage = kerrv.Code, &msg
+		sr.ResourceType, sr.ResourceName = keys[i].typ, keys[i].name
+		if err != nil {
+			sr.ErrorCode, sr.ErrorMessage = err.Code, &msg
 		}
 		resp.Resources = append(resp.Resources, sr)
-	}
+	})
 	return resp, nil
 }
 
