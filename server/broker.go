@@ -30,10 +30,17 @@ type broker struct {
 	fence    *time.Timer // pending controller fencing after a crash or isolation
 	isolated bool        // guarded by the cluster's ctlMu
 
+	fencePending atomic.Bool // crashed, not yet fenced by the controller
+
 	// faults are the fault-injection rules that can fire here (faults.go),
 	// nil when there are none so that requests pay one atomic load.
 	faults atomic.Pointer[[]*FaultRule]
 }
+
+// registered says whether the controller still counts the broker as
+// alive: it is up, or it crashed and the broker session timeout has not yet
+// fenced it (KRaft keeps listing it, so clients keep trying it meanwhile).
+func (b *broker) registered() bool { return b.up.Load() || b.fencePending.Load() }
 
 func (b *broker) addr() string {
 	return net.JoinHostPort(b.host, strconv.Itoa(int(b.port)))

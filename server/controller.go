@@ -90,6 +90,7 @@ func (c *Cluster) StartBroker(id int32) error {
 		// Back before the controller noticed: its leaderships stand.
 		b.fence.Stop()
 		b.fence = nil
+		b.fencePending.Store(false)
 	}
 	if err := b.listen(); err != nil {
 		return err
@@ -334,6 +335,7 @@ func (c *Cluster) HealBroker(id int32) error {
 	if b.fence != nil {
 		b.fence.Stop()
 		b.fence = nil
+		b.fencePending.Store(false)
 	}
 	c.eachReplica(id, func(p *partition) {
 		p.st.Heal(id)
@@ -357,11 +359,13 @@ func (c *Cluster) scheduleFence(b *broker) {
 		c.fenceBroker(b.id)
 		return
 	}
+	b.fencePending.Store(!b.up.Load())
 	b.fence = time.AfterFunc(c.cfg.BrokerSessionTimeout, func() {
 		c.ctlMu.Lock()
 		defer c.ctlMu.Unlock()
 		if b.fence != nil {
 			b.fence = nil
+			b.fencePending.Store(false)
 			c.fenceBroker(b.id)
 		}
 	})

@@ -46,7 +46,7 @@ func (cn *conn) handleMetadata(req *kmsg.MetadataRequest) (kmsg.Response, error)
 	resp := req.ResponseKind().(*kmsg.MetadataResponse)
 
 	for _, b := range c.brokers {
-		if !b.up.Load() {
+		if !b.registered() {
 			continue
 		}
 		rb := kmsg.NewMetadataResponseBroker()
@@ -158,7 +158,7 @@ func (cn *conn) describeTopic(req *kmsg.MetadataRequest, t *topic) kmsg.Metadata
 	}
 	up := func(id int32) bool {
 		b := c.broker(id)
-		return b != nil && b.up.Load()
+		return b != nil && b.registered()
 	}
 	rt.Partitions = make([]kmsg.MetadataResponseTopicPartition, len(t.partitions))
 	for i, p := range t.partitions {
@@ -169,14 +169,14 @@ func (cn *conn) describeTopic(req *kmsg.MetadataRequest, t *topic) kmsg.Metadata
 		p.mu.Lock()
 		// A zombie leader's stale metadata still names itself.
 		leader, epoch, isr := p.st.View(cn.b.id)
-		if l := p.st.Replica(leader); l == nil || !l.Online() || !up(leader) {
+		if p.st.Replica(leader) == nil || !up(leader) {
 			leader = -1
 		}
 		rp.LeaderEpoch = epoch
 		rp.ISR = isr
 		for _, r := range p.st.Replicas() {
 			rp.Replicas = append(rp.Replicas, r.Broker)
-			if !r.Online() || !up(r.Broker) {
+			if !up(r.Broker) {
 				rp.OfflineReplicas = append(rp.OfflineReplicas, r.Broker)
 			}
 		}

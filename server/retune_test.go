@@ -56,3 +56,30 @@ func TestEnablingUncleanElectionElectsLeaderlessPartitions(t *testing.T) {
 		t.Fatalf("leader %d ISR %v, want 2 alone", ps.Leader, ps.ISR)
 	}
 }
+
+// TestCrashedLeaderListedUntilFenced: until BrokerSessionTimeout passes, the
+// controller still counts a crashed broker as alive, so Metadata keeps it in
+// the broker list and as leader, as KRaft does; clients keep retrying it.
+func TestCrashedLeaderListedUntilFenced(t *testing.T) {
+	c := NewTestCluster(t, Config{BrokerSessionTimeout: time.Hour})
+	if err := c.CreateTopic("slowfence", 1, 3, nil); err != nil { // leader 1
+		t.Fatal(err)
+	}
+	if err := c.StopBroker(1, StopCrash); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := metadataRequest(12, false, "slowfence").RequestWith(testContext(t), newClient(t, c, kgo.SeedBrokers(liveBrokers(c)...)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := resp.Topics[0].Partitions[0]
+	if rp.Leader != 1 || rp.ErrorCode != 0 || len(rp.OfflineReplicas) != 0 || len(resp.Brokers) != 3 {
+		t.Fatalf("leader %d error %d offline %v brokers %d; want broker 1 still leading and listed", rp.Leader, rp.ErrorCode, rp.OfflineReplicas, len(resp.Brokers))
+	}
+	if err := c.StartBroker(1); err != nil { // back before the fence: nothing moved
+		t.Fatal(err)
+	}
+	if ps, _ := c.Partition("slowfence", 0); ps.Leader != 1 || ps.LeaderEpoch != 0 {
+		t.Fatalf("leader %d epoch %d, want 1 at 0", ps.Leader, ps.LeaderEpoch)
+	}
+}
