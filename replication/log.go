@@ -18,6 +18,10 @@ type Batch struct {
 	NumRecords    int32
 	Transactional bool
 	Control       bool
+	// Commit and CoordinatorEpoch describe a control batch: a commit (else
+	// abort) marker written by the coordinator of that epoch.
+	Commit           bool
+	CoordinatorEpoch int32
 }
 
 // EndOffset is the offset after the batch's last record.

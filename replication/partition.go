@@ -139,7 +139,7 @@ type Partition struct {
 func NewPartition(replicas []int32, cfg Config, now time.Time) *Partition {
 	p := &Partition{cfg: cfg, leader: -1, epoch: -1, zombie: -1}
 	for _, id := range replicas {
-		p.replicas = append(p.replicas, &Replica{Broker: id, prod: producers{}, online: true})
+		p.replicas = append(p.replicas, &Replica{Broker: id, prod: newProducers(), online: true})
 		p.isr = append(p.isr, id)
 	}
 	if len(replicas) > 0 {
@@ -800,23 +800,44 @@ type ReadResult struct {
 	HW               int64
 	LastStableOffset int64
 	LogStartOffset   int64
+	// Aborted lists the aborted transactions overlapping the batches, by
+	// first offset; read_committed reads only.
+	Aborted []AbortedTxn
 }
 
-// Read serves a consumer fetch from replica id: records up to that
-// replica's HW (consumers never see past it), or OFFSET_OUT_OF_RANGE when
-// the offset is below its log start or past its LEO. An offset in
-// [HW, LEO] returns no records and no error. The caller has already checked
-// that the replica may serve.
+// Read serves a read_uncommitted consumer fetch from replica id: records
+// up to that replica's HW (consumers never see past it), or
+// OFFSET_OUT_OF_RANGE when the offset is below its log start or past its
+// LEO. An offset in [HW, LEO] returns no records and no error. The caller
+// has already checked that the replica may serve.
 func (p *Partition) Read(id int32, offset int64, maxBytes int32) (ReadResult, int16) {
+	return p.read(id, offset, maxBytes, false)
+}
+
+// ReadCommitted serves a read_committed fetch: as Read, but bounded by the
+// replica's last stable offset, with the aborted transactions of the range
+// so the consumer can drop their records.
+func (p *Partition) ReadCommitted(id int32, offset int64, maxBytes int32) (ReadResult, int16) {
+	return p.read(id, offset, maxBytes, true)
+}
+
+func (p *Partition) read(id int32, offset int64, maxBytes int32, committed bool) (ReadResult, int16) {
 	r := p.Replica(id)
 	if r == nil {
 		return ReadResult{}, kerr.NotLeaderForPartition.Code
 	}
-	res := ReadResult{HW: r.hw, LastStableOffset: r.hw, LogStartOffset: r.log.start}
+	res := ReadResult{HW: r.hw, LastStableOffset: r.LSO(), LogStartOffset: r.log.start}
 	if offset < r.log.start || offset > r.log.end {
 		return res, kerr.OffsetOutOfRange.Code
 	}
-	res.Batches = r.log.Read(offset, r.hw, maxBytes)
+	bound := r.hw
+	if committed {
+		bound = res.LastStableOffset
+	}
+	res.Batches = r.log.Read(offset, bound, maxBytes)
+	if committed && len(res.Batches) > 0 {
+		res.Aborted = r.prod.txns.abortedIn(offset, res.Batches[len(res.Batches)-1].EndOffset())
+	}
 	return res, 0
 }
 

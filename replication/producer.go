@@ -22,6 +22,13 @@ type producerEntry struct {
 	epoch   int16
 	recent  [batchesToRetain]batchMeta // ring, oldest first at head
 	head, n int
+	// txnFirst is the first offset of the producer's open transaction on
+	// this partition, -1 when none (Kafka's currentTxnFirstOffset).
+	txnFirst int64
+	// coordinatorEpoch is that of the last marker, so a marker from an
+	// older coordinator is refused.
+	coordinatorEpoch int32
+	lastTimestamp    int64
 }
 
 func (e *producerEntry) last() (batchMeta, bool) {
@@ -51,10 +58,15 @@ func (e *producerEntry) duplicateOf(first, last int32) (batchMeta, bool) {
 	return batchMeta{}, false
 }
 
-// producers is a replica's idempotent producer state, keyed by producer id.
-// Followers build it from the batches they replicate, so it survives a
-// leader change.
-type producers map[int64]*producerEntry
+// producers is a replica's producer state: idempotence per producer id,
+// open transactions and the index of aborted ones. Followers build it from
+// the batches they replicate, so it survives a leader change.
+type producers struct {
+	m    map[int64]*producerEntry
+	txns txnIndex
+}
+
+func newProducers() producers { return producers{m: map[int64]*producerEntry{}} }
 
 // incrementSequence adds n to a sequence number with Kafka's wrap at MaxInt32.
 func incrementSequence(seq, n int32) int32 {
@@ -67,11 +79,19 @@ func incrementSequence(seq, n int32) int32 {
 // check validates an idempotent batch on the leader before it is appended
 // (Kafka's ProducerAppendInfo). It returns the original batch when b is a
 // retry of one of the last five batches, or an error code.
-func (ps producers) check(b *Batch) (dup batchMeta, isDup bool, code int16) {
-	if b.ProducerID < 0 || b.Control {
+func (ps *producers) check(b *Batch) (dup batchMeta, isDup bool, code int16) {
+	if b.ProducerID < 0 {
 		return batchMeta{}, false, 0
 	}
-	e := ps[b.ProducerID]
+	e := ps.m[b.ProducerID]
+	if b.Control {
+		return batchMeta{}, false, checkMarker(e, b)
+	}
+	if e != nil && !b.Transactional && e.txnFirst >= 0 {
+		// KIP-98: an idempotent batch from a producer whose transaction
+		// is open here.
+		return batchMeta{}, false, kerr.InvalidTxnState.Code
+	}
 	if e == nil {
 		// KIP-360: no state for this producer (new, expired or truncated
 		// away): any sequence is accepted.
@@ -103,28 +123,37 @@ func inSequence(lastSeq, next int32) bool {
 }
 
 // update records an appended batch; leaders and followers both call it.
-func (ps producers) update(b *Batch) {
+func (ps *producers) update(b *Batch) {
 	if b.ProducerID < 0 {
 		return
 	}
-	e := ps[b.ProducerID]
+	e := ps.m[b.ProducerID]
 	if e == nil {
-		e = &producerEntry{epoch: b.ProducerEpoch}
-		ps[b.ProducerID] = e
+		e = &producerEntry{epoch: b.ProducerEpoch, txnFirst: -1, coordinatorEpoch: -1}
+		ps.m[b.ProducerID] = e
 	}
 	if b.ProducerEpoch > e.epoch {
-		*e = producerEntry{epoch: b.ProducerEpoch}
+		// A new epoch forgets the sequences; an open transaction stays
+		// open until its marker (which may itself carry the new epoch).
+		*e = producerEntry{epoch: b.ProducerEpoch, txnFirst: e.txnFirst, coordinatorEpoch: e.coordinatorEpoch}
 	}
+	e.lastTimestamp = b.MaxTimestamp
 	if b.Control {
+		ps.txns.end(b, e)
 		return
+	}
+	if b.Transactional && e.txnFirst < 0 {
+		e.txnFirst = b.BaseOffset
+		ps.txns.begin(b.ProducerID, b.BaseOffset)
 	}
 	e.add(batchMeta{firstSeq: b.BaseSequence, lastSeq: b.lastSequence(), firstOffset: b.BaseOffset, timestamp: b.MaxTimestamp})
 }
 
-// rebuild replays a log, the way Kafka reloads producer state after
-// truncation or restart.
-func (ps producers) rebuild(l *Log) {
-	clear(ps)
+// rebuild replays a log, the way Kafka reloads producer state and the
+// transaction index after truncation or restart.
+func (ps *producers) rebuild(l *Log) {
+	clear(ps.m)
+	ps.txns = txnIndex{}
 	for _, b := range l.batches {
 		ps.update(b)
 	}
