@@ -30,12 +30,20 @@ var Supported = []APIRange{
 	{Key: 21, Min: 0, Max: 2}, // DeleteRecords
 	{Key: 22, Min: 0, Max: 5}, // InitProducerID
 	{Key: 23, Min: 2, Max: 4}, // OffsetForLeaderEpoch
+	{Key: 24, Min: 0, Max: 5}, // AddPartitionsToTxn
+	{Key: 25, Min: 0, Max: 4}, // AddOffsetsToTxn
+	{Key: 26, Min: 0, Max: 5}, // EndTxn
+	{Key: 27, Min: 0, Max: 2}, // WriteTxnMarkers
+	{Key: 28, Min: 0, Max: 5}, // TxnOffsetCommit
 	{Key: 32, Min: 0, Max: 4}, // DescribeConfigs
 	{Key: 33, Min: 0, Max: 2}, // AlterConfigs
 	{Key: 42, Min: 0, Max: 2}, // DeleteGroups
 	{Key: 43, Min: 0, Max: 2}, // ElectLeaders
 	{Key: 44, Min: 0, Max: 1}, // IncrementalAlterConfigs
 	{Key: 47, Min: 0, Max: 0}, // OffsetDelete
+	{Key: 61, Min: 0, Max: 0}, // DescribeProducers
+	{Key: 65, Min: 0, Max: 0}, // DescribeTransactions
+	{Key: 66, Min: 0, Max: 2}, // ListTransactions
 	{Key: 68, Min: 0, Max: 1}, // ConsumerGroupHeartbeat
 	{Key: 69, Min: 0, Max: 1}, // ConsumerGroupDescribe
 }

@@ -154,3 +154,7 @@ func varintLen(v int64) int {
 	}
 	return n
 }
+
+// AttrTransactional is the attributes bit of a transactional batch, for
+// coordinators that build one (transactional offset commits).
+const AttrTransactional = attrTransactional

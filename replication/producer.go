@@ -92,6 +92,14 @@ func (ps *producers) check(b *Batch) (dup batchMeta, isDup bool, code int16) {
 		// is open here.
 		return batchMeta{}, false, kerr.InvalidTxnState.Code
 	}
+	if b.BaseSequence < 0 && e != nil {
+		// Written by a coordinator for the producer (transactional
+		// offsets): no sequence, only the epoch is checked.
+		if b.ProducerEpoch < e.epoch {
+			return batchMeta{}, false, kerr.InvalidProducerEpoch.Code
+		}
+		return batchMeta{}, false, 0
+	}
 	if e == nil {
 		// KIP-360: no state for this producer (new, expired or truncated
 		// away): any sequence is accepted.
@@ -145,6 +153,9 @@ func (ps *producers) update(b *Batch) {
 	if b.Transactional && e.txnFirst < 0 {
 		e.txnFirst = b.BaseOffset
 		ps.txns.begin(b.ProducerID, b.BaseOffset)
+	}
+	if b.BaseSequence < 0 {
+		return
 	}
 	e.add(batchMeta{firstSeq: b.BaseSequence, lastSeq: b.lastSequence(), firstOffset: b.BaseOffset, timestamp: b.MaxTimestamp})
 }

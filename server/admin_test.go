@@ -499,15 +499,17 @@ func TestInitProducerID(t *testing.T) {
 		t.Errorf("ID without epoch: error %d, want INVALID_REQUEST", r.ErrorCode)
 	}
 
-	// Transactional IDs need the coordinator, which does not exist yet.
+	// Transactional IDs are checked before the coordinator is asked
+	// (txn_test.go covers the coordinator's answers).
 	req := kmsg.NewPtrInitProducerIDRequest()
 	req.SetVersion(5)
-	req.TransactionalID, req.TransactionTimeoutMillis = kmsg.StringPtr("tx"), 60000
-	if r := callHandler[*kmsg.InitProducerIDResponse](t, c, 1, req); r.ErrorCode != kerr.CoordinatorNotAvailable.Code || r.ProducerID != -1 {
-		t.Errorf("transactional: %+v, want COORDINATOR_NOT_AVAILABLE", r)
-	}
+	req.TransactionalID = kmsg.StringPtr("tx")
 	req.TransactionTimeoutMillis = 0
 	if r := callHandler[*kmsg.InitProducerIDResponse](t, c, 1, req); r.ErrorCode != kerr.InvalidTransactionTimeout.Code {
 		t.Errorf("transactional, zero timeout: error %d, want INVALID_TRANSACTION_TIMEOUT", r.ErrorCode)
+	}
+	req.TransactionTimeoutMillis = 15*60*1000 + 1 // past transaction.max.timeout.ms
+	if r := callHandler[*kmsg.InitProducerIDResponse](t, c, 1, req); r.ErrorCode != kerr.InvalidTransactionTimeout.Code {
+		t.Errorf("transactional, timeout past the max: error %d, want INVALID_TRANSACTION_TIMEOUT", r.ErrorCode)
 	}
 }

@@ -161,7 +161,7 @@ func (cn *conn) handle(frame []byte) error {
 	start := time.Now()
 	var resp kmsg.Response
 	if hdr.APIKey == apiVersionsKey {
-		resp = protocol.ApiVersionsResponse(hdr.APIVersion)
+		resp = c.apiVersions(hdr.APIVersion)
 	} else {
 		rng, ok := protocol.Lookup(hdr.APIKey)
 		if !ok {
@@ -236,12 +236,20 @@ var handlers = map[int16]handler{
 	21: typed((*conn).handleDeleteRecords),
 	22: typed((*conn).handleInitProducerID),
 	23: typed((*conn).handleOffsetForLeaderEpoch),
+	24: typed((*conn).handleAddPartitionsToTxn),
+	25: typed((*conn).handleAddOffsetsToTxn),
+	26: typed((*conn).handleEndTxn),
+	27: typed((*conn).handleWriteTxnMarkers),
+	28: typed((*conn).handleTxnOffsetCommit),
 	32: typed((*conn).handleDescribeConfigs),
 	33: typed((*conn).handleAlterConfigs),
 	42: typed((*conn).handleDeleteGroups),
 	43: typed((*conn).handleElectLeaders),
 	44: typed((*conn).handleIncrementalAlterConfigs),
 	47: typed((*conn).handleOffsetDelete),
+	61: typed((*conn).handleDescribeProducers),
+	65: typed((*conn).handleDescribeTransactions),
+	66: typed((*conn).handleListTransactions),
 	68: typed((*conn).handleConsumerGroupHeartbeat),
 	69: typed((*conn).handleConsumerGroupDescribe),
 }

@@ -38,7 +38,8 @@ type Cluster struct {
 
 	nextProducerID atomic.Int64
 
-	coord coordinators // the group coordinators' shards (coordinator.go)
+	coord coordinators    // the group coordinators' shards (coordinator.go)
+	txn   txnCoordinators // the transaction coordinators (txn_coordinator.go)
 
 	// isrRetune and flushRetune wake the periodic loops when a topic's
 	// lag time or flush interval changes, so a new shorter one applies now.
@@ -71,6 +72,7 @@ func NewCluster(cfg Config) (*Cluster, error) {
 		return nil, err
 	}
 	c := &Cluster{cfg: cfg, log: cfg.Logger, closing: make(chan struct{}), isrRetune: make(chan struct{}, 1), flushRetune: make(chan struct{}, 1)}
+	c.txn.wake = make(chan struct{}, 1)
 	c.topics.Store(&topics{byName: map[string]*topic{}, byID: map[[16]byte]*topic{}})
 	c.nextProducerID.Store(1000)
 	c.brokerCfg.Store(c.resolveBrokerSettings(nil))
@@ -113,9 +115,10 @@ func NewCluster(cfg Config) (*Cluster, error) {
 		c.wg.Add(1)
 		go f.run()
 	}
-	c.wg.Add(2)
+	c.wg.Add(3)
 	go c.runISRChecks()
 	go c.runCheckpoints()
+	go c.txnLoop()
 	c.log.Info("cluster started", "brokers", c.Bootstrap())
 	return c, nil
 }

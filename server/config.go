@@ -80,6 +80,31 @@ type Config struct {
 	// ConsumerGroupSessionTimeout is group.consumer.session.timeout.ms.
 	// Default 45 s.
 	ConsumerGroupSessionTimeout time.Duration
+	// TransactionStatePartitions is transaction.state.log.num.partitions:
+	// the number of __transaction_state partitions, hence of transaction
+	// coordinator shards. Default 50, Kafka's; tests may lower it.
+	TransactionStatePartitions int
+	// TransactionStateReplicationFactor is
+	// transaction.state.log.replication.factor. Default min(3, Brokers).
+	TransactionStateReplicationFactor int
+	// TransactionMaxTimeout is transaction.max.timeout.ms, the largest
+	// transaction.timeout.ms a producer may ask for. Default 15 min.
+	TransactionMaxTimeout time.Duration
+	// TransactionAbortTimedOutInterval is
+	// transaction.abort.timed.out.transaction.cleanup.interval.ms: how often
+	// coordinators abort transactions past their timeout. Default 10 s.
+	TransactionAbortTimedOutInterval time.Duration
+	// TransactionalIDExpiration is transactional.id.expiration.ms: an idle
+	// transactional id is forgotten after it. Default 7 days.
+	TransactionalIDExpiration time.Duration
+
+	// TransactionVersion is the finalized level of the transaction.version
+	// feature advertised in ApiVersions: 2 (the default) lets clients that
+	// know KIP-890 run transaction version 2 (epoch bump per transaction,
+	// implicit AddPartitionsToTxn); 1 or -1 (none advertised) keeps every
+	// client on version 1. Older clients use version 1 either way.
+	TransactionVersion int
+
 	// MessageMaxBytes is message.max.bytes, the largest record batch a
 	// Produce may carry. Default 1048588.
 	MessageMaxBytes int32
@@ -165,6 +190,33 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.HWCheckpointInterval == 0 {
 		c.HWCheckpointInterval = 5 * time.Second
+	}
+	if c.TransactionStatePartitions == 0 {
+		c.TransactionStatePartitions = 50
+	}
+	if c.TransactionStateReplicationFactor == 0 {
+		c.TransactionStateReplicationFactor = min(3, c.Brokers)
+	}
+	if c.TransactionStatePartitions < 1 || c.TransactionStatePartitions > 1000 || c.TransactionStateReplicationFactor < 1 || c.TransactionStateReplicationFactor > c.Brokers {
+		return c, fmt.Errorf("transaction state topic: %d partitions (1-1000) and replication factor %d (1-%d)", c.TransactionStatePartitions, c.TransactionStateReplicationFactor, c.Brokers)
+	}
+	if c.TransactionVersion == 0 {
+		c.TransactionVersion = 2
+	}
+	if c.TransactionVersion < -1 || c.TransactionVersion > 2 {
+		return c, fmt.Errorf("transaction.version must be -1 (none), 1 or 2, got %d", c.TransactionVersion)
+	}
+	if c.TransactionMaxTimeout == 0 {
+		c.TransactionMaxTimeout = 15 * time.Minute
+	}
+	if c.TransactionAbortTimedOutInterval == 0 {
+		c.TransactionAbortTimedOutInterval = 10 * time.Second
+	}
+	if c.TransactionalIDExpiration == 0 {
+		c.TransactionalIDExpiration = 7 * 24 * time.Hour
+	}
+	if c.TransactionMaxTimeout < 0 || c.TransactionAbortTimedOutInterval < 0 || c.TransactionalIDExpiration < 0 {
+		return c, fmt.Errorf("transaction timeouts must not be negative")
 	}
 	if c.MessageMaxBytes == 0 {
 		c.MessageMaxBytes = defaultMessageMaxBytes

@@ -56,6 +56,9 @@ type group struct {
 
 	mu      sync.Mutex
 	offsets map[topicPartition]committedOffset
+	// txnOffsets are TxnOffsetCommit offsets per producer id, pending
+	// until that producer's marker commits (or aborts) them.
+	txnOffsets map[int64]map[topicPartition]committedOffset
 	// meta is the last group metadata record loaded from the log (JSON of
 	// groupMeta), nil when none; the membership code restores from it once.
 	meta []byte
@@ -225,6 +228,7 @@ func (s *shard) load(batches []*replication.Batch) {
 	s.groups = map[string]*group{}
 	for _, b := range batches {
 		if b.Control {
+			s.completeTxnOffsets(b.ProducerID, b.Commit)
 			continue
 		}
 		recs, err := protocol.Records(b.Raw)
@@ -242,11 +246,15 @@ func (s *shard) load(batches []*replication.Batch) {
 				g = newGroup(s, k.Group)
 				s.groups[k.Group] = g
 			}
+			if b.Transactional {
+				g.applyTxn(b.ProducerID, k, r.Value)
+				continue
+			}
 			g.apply(k, r.Value)
 		}
 	}
 	for id, g := range s.groups {
-		if len(g.offsets) == 0 && g.meta == nil && g.consumerMeta == nil {
+		if len(g.offsets) == 0 && g.meta == nil && g.consumerMeta == nil && len(g.txnOffsets) == 0 {
 			delete(s.groups, id)
 		}
 	}
@@ -288,6 +296,13 @@ type coordinatorRecord struct {
 // must serialise writes to one group themselves if order matters. Errors
 // are mapped as Kafka's coordinator maps them.
 func (g *group) write(broker int32, recs []coordinatorRecord) int16 {
+	return g.writeAs(broker, recs, -1, -1)
+}
+
+// writeAs is write for producer id pid (-1: none). A transactional offset
+// commit is a transactional batch of that producer, pending in the group
+// until the producer's marker.
+func (g *group) writeAs(broker int32, recs []coordinatorRecord, pid int64, epoch int16) int16 {
 	s := g.s
 	records := make([]protocol.Record, len(recs))
 	keys := make([]recordKey, len(recs))
@@ -305,53 +320,72 @@ func (g *group) write(broker int32, recs []coordinatorRecord) int16 {
 		}
 	}
 	now := s.c.now()
-	raw, err := protocol.BuildBatch(protocol.BatchHeader{ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1, BaseTimestamp: now.UnixMilli()}, protocol.CodecNone, records)
+	hdr := protocol.BatchHeader{ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1, BaseTimestamp: now.UnixMilli()}
+	if pid >= 0 {
+		hdr.ProducerID, hdr.ProducerEpoch, hdr.Attributes = pid, epoch, protocol.AttrTransactional
+	}
+	raw, err := protocol.BuildBatch(hdr, protocol.CodecNone, records)
 	if err != nil {
 		return kerr.UnknownServerError.Code
 	}
 	h, _ := protocol.ParseBatchHeader(raw)
-	b := &replication.Batch{Raw: raw, LastOffset: int64(h.LastOffsetDelta), MaxTimestamp: h.MaxTimestamp, ProducerID: -1, BaseSequence: -1, NumRecords: h.NumRecords}
-
-	wake := make(chan struct{}, 1)
-	s.p.mu.Lock()
-	before := s.p.mark()
-	res, code := s.p.st.AppendAs(broker, b, -1, now)
-	_, epoch, _ := s.p.st.View(broker)
-	s.p.changed(before)
-	if code == 0 {
-		s.p.watch(wake)
-	}
-	s.p.mu.Unlock()
-	if code != 0 {
+	b := &replication.Batch{Raw: raw, LastOffset: int64(h.LastOffsetDelta), MaxTimestamp: h.MaxTimestamp, ProducerID: hdr.ProducerID,
+		ProducerEpoch: hdr.ProducerEpoch, BaseSequence: -1, NumRecords: h.NumRecords, Transactional: pid >= 0}
+	if _, code := s.c.appendInternal(s.p, broker, b, offsetsCommitTimeout); code != 0 {
+		if code == kerr.InvalidProducerEpoch.Code {
+			return kerr.ProducerFenced.Code
+		}
 		return coordinatorError(code)
-	}
-	defer s.p.unwatch(wake)
-	timer := time.NewTimer(offsetsCommitTimeout)
-	defer timer.Stop()
-	for {
-		s.p.mu.Lock()
-		done, code := s.p.st.AppendStatus(broker, epoch, res.Required)
-		s.p.mu.Unlock()
-		if done {
-			if code != 0 {
-				return coordinatorError(code)
-			}
-			break
-		}
-		select {
-		case <-wake:
-		case <-timer.C:
-			return coordinatorError(kerr.RequestTimedOut.Code)
-		case <-s.c.closing:
-			return kerr.CoordinatorNotAvailable.Code
-		}
 	}
 	g.mu.Lock()
 	for i := range keys {
+		if pid >= 0 {
+			g.applyTxn(pid, keys[i], values[i])
+			continue
+		}
 		g.apply(keys[i], values[i])
 	}
 	g.mu.Unlock()
 	return 0
+}
+
+// appendInternal appends a batch a coordinator built to p as broker (which
+// must lead it, or believe it does) with acks=all and waits until the HW
+// covers it, the way Kafka's coordinators and marker writes use
+// appendRecords. It returns the leader epoch of the append and the
+// partition's error code; REQUEST_TIMED_OUT after timeout.
+func (c *Cluster) appendInternal(p *partition, broker int32, b *replication.Batch, timeout time.Duration) (int32, int16) {
+	wake := make(chan struct{}, 1)
+	p.mu.Lock()
+	before := p.mark()
+	res, code := p.st.AppendAs(broker, b, -1, c.now())
+	_, epoch, _ := p.st.View(broker)
+	p.changed(before)
+	if code == 0 {
+		p.watch(wake)
+	}
+	p.mu.Unlock()
+	if code != 0 {
+		return epoch, code
+	}
+	defer p.unwatch(wake)
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	for {
+		p.mu.Lock()
+		done, code := p.st.AppendStatus(broker, epoch, res.Required)
+		p.mu.Unlock()
+		if done {
+			return epoch, code
+		}
+		select {
+		case <-wake:
+		case <-timer.C:
+			return epoch, kerr.RequestTimedOut.Code
+		case <-c.closing:
+			return epoch, kerr.RequestTimedOut.Code
+		}
+	}
 }
 
 // coordinatorError maps a failed write to what Kafka's coordinator answers.

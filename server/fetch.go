@@ -2,7 +2,10 @@ package server
 
 // Fetch, versions 4-17 (topic IDs from v13), for consumers.
 //
-// A consumer reads up to the serving replica's HW, never past it. On v11+
+// A consumer reads up to the serving replica's HW, never past it; with
+// isolation_level read_committed up to its last stable offset, with the
+// aborted transactions of the returned range (sorted by first offset) so
+// the consumer drops their records. read_uncommitted gets no aborted list. On v11+
 // any replica of the partition serves (up to its own HW, which trails the
 // leader's); older versions need the leader. Per partition: unknown topic
 // (UNKNOWN_TOPIC_ID by id), current_leader_epoch (FENCED_LEADER_EPOCH /
@@ -143,7 +146,7 @@ func (cn *conn) readFetch(req *kmsg.FetchRequest) (resp *kmsg.FetchResponse, byt
 			}
 			if code == 0 {
 				limit := min(int64(rp.PartitionMaxBytes), remaining)
-				n := cn.fetchPartition(t.partitions[rp.Partition], replicaID, req.Version, rp, sp, limit, bytes > 0, leaders)
+				n := cn.fetchPartition(t.partitions[rp.Partition], replicaID, req.Version, req.IsolationLevel == 1, rp, sp, limit, bytes > 0, leaders)
 				bytes += n
 				remaining -= int64(n)
 				code = sp.ErrorCode
@@ -173,9 +176,9 @@ func (cn *conn) readFetch(req *kmsg.FetchRequest) (resp *kmsg.FetchResponse, byt
 // Stored batches are immutable, so the partition lock covers only finding
 // them; their bytes are gathered after it is released. A single batch goes
 // out as it is stored, without a copy.
-func (cn *conn) fetchPartition(p *partition, replicaID int32, version int16, rp *kmsg.FetchRequestTopicPartition, sp *kmsg.FetchResponseTopicPartition, limit int64, haveData bool, leaders map[int32]bool) int {
+func (cn *conn) fetchPartition(p *partition, replicaID int32, version int16, committed bool, rp *kmsg.FetchRequestTopicPartition, sp *kmsg.FetchResponseTopicPartition, limit int64, haveData bool, leaders map[int32]bool) int {
 	p.mu.Lock()
-	raws, size := cn.readPartition(p, replicaID, version, rp, sp, limit, haveData, leaders)
+	raws, size := cn.readPartition(p, replicaID, version, committed, rp, sp, limit, haveData, leaders)
 	p.mu.Unlock()
 	switch len(raws) {
 	case 0:
@@ -195,7 +198,7 @@ func (cn *conn) fetchPartition(p *partition, replicaID int32, version int16, rp 
 // readPartition is the part of fetchPartition under p.mu: it fills sp's
 // offsets or error and returns the batches to send. The slice is a copy,
 // since the log may reuse its own once the lock is released.
-func (cn *conn) readPartition(p *partition, replicaID int32, version int16, rp *kmsg.FetchRequestTopicPartition, sp *kmsg.FetchResponseTopicPartition, limit int64, haveData bool, leaders map[int32]bool) ([][]byte, int) {
+func (cn *conn) readPartition(p *partition, replicaID int32, version int16, committed bool, rp *kmsg.FetchRequestTopicPartition, sp *kmsg.FetchResponseTopicPartition, limit int64, haveData bool, leaders map[int32]bool) ([][]byte, int) {
 	me := cn.b.id
 	st := p.st
 	code := checkLeaderEpoch(st, rp.CurrentLeaderEpoch)
@@ -221,10 +224,14 @@ func (cn *conn) readPartition(p *partition, replicaID int32, version int16, rp *
 	}
 	if haveData && limit <= 0 {
 		r := st.Replica(me)
-		sp.HighWatermark, sp.LastStableOffset, sp.LogStartOffset = r.HW(), r.HW(), r.LogStartOffset()
+		sp.HighWatermark, sp.LastStableOffset, sp.LogStartOffset = r.HW(), r.LSO(), r.LogStartOffset()
 		return nil, 0
 	}
-	res, code := st.Read(me, rp.FetchOffset, int32(min(limit, 1<<31-1)))
+	read := st.Read
+	if committed {
+		read = st.ReadCommitted
+	}
+	res, code := read(me, rp.FetchOffset, int32(min(limit, 1<<31-1)))
 	sp.HighWatermark, sp.LastStableOffset, sp.LogStartOffset = res.HW, res.LastStableOffset, res.LogStartOffset
 	if code != 0 {
 		sp.ErrorCode = code
@@ -236,6 +243,12 @@ func (cn *conn) readPartition(p *partition, replicaID int32, version int16, rp *
 	}
 	if size == 0 || (haveData && size > int(limit)) {
 		return nil, 0
+	}
+	if committed {
+		sp.AbortedTransactions = make([]kmsg.FetchResponseTopicPartitionAbortedTransaction, len(res.Aborted))
+		for i, a := range res.Aborted {
+			sp.AbortedTransactions[i].ProducerID, sp.AbortedTransactions[i].FirstOffset = a.ProducerID, a.FirstOffset
+		}
 	}
 	raws := make([][]byte, len(res.Batches))
 	for i, b := range res.Batches {

@@ -2,11 +2,13 @@ package server
 
 // FindCoordinator, versions 0-6 (batched keys from v4).
 //
-// A group's coordinator is the leader of its __consumer_offsets partition
-// (the topic is created on the first request). COORDINATOR_NOT_AVAILABLE
-// while that partition has no live leader, so clients retry and find the
-// new one after a failover. Transaction and share coordinators do not exist
-// here yet: COORDINATOR_NOT_AVAILABLE with a message saying so.
+// A group's coordinator (key type 0) is the leader of its __consumer_offsets
+// partition, a transactional id's (key type 1) the leader of its
+// __transaction_state partition (each topic is created on the first
+// request). COORDINATOR_NOT_AVAILABLE while that partition has no live
+// leader, so clients retry and find the new one after a failover. Share
+// coordinators do not exist here: COORDINATOR_NOT_AVAILABLE with a message
+// saying so; other key types INVALID_REQUEST.
 
 import (
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -25,12 +27,18 @@ func (cn *conn) handleFindCoordinator(req *kmsg.FindCoordinatorRequest) (kmsg.Re
 		co.Key, co.NodeID = key, -1
 		var msg string
 		switch {
-		case req.CoordinatorType != 0:
-			co.ErrorCode, msg = kerr.CoordinatorNotAvailable.Code, "fakekafka has no transaction or share coordinator yet"
+		case req.CoordinatorType == 2:
+			co.ErrorCode, msg = kerr.CoordinatorNotAvailable.Code, "fakekafka has no share coordinator"
+		case req.CoordinatorType != 0 && req.CoordinatorType != 1:
+			co.ErrorCode, msg = kerr.InvalidRequest.Code, "unknown coordinator type"
 		case key == "":
-			co.ErrorCode, msg = kerr.InvalidRequest.Code, "group id is empty"
+			co.ErrorCode, msg = kerr.InvalidRequest.Code, "coordinator key is empty"
 		default:
-			id, code := c.coordinatorOf(key)
+			coordinatorOf := c.coordinatorOf
+			if req.CoordinatorType == 1 {
+				coordinatorOf = c.txnCoordinatorOf
+			}
+			id, code := coordinatorOf(key)
 			co.ErrorCode = code
 			if b := c.broker(id); code == 0 && b != nil {
 				co.NodeID, co.Host, co.Port = b.id, b.host, b.port

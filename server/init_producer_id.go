@@ -17,18 +17,20 @@ package server
 //
 // A non-null TransactionalID is checked as Kafka does (empty: INVALID_REQUEST;
 // timeout outside 1ms..transaction.max.timeout.ms: INVALID_TRANSACTION_TIMEOUT)
-// and then gets COORDINATOR_NOT_AVAILABLE: transactions come in a later
-// issue.
+// and then served by its transaction coordinator (txn_coordinator.go) with
+// package transaction's rules: a new id gets a fresh producer id at epoch 0,
+// a known one its epoch bumped (v3+: the KIP-360 retry and fencing rules,
+// PRODUCER_FENCED from v4 and INVALID_PRODUCER_EPOCH below), an open
+// transaction is fenced and aborted (CONCURRENT_TRANSACTIONS until the
+// abort completes).
 
 import (
 	"math"
 
+	"github.com/fakekafka/fakekafka/transaction"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
-
-// transactionMaxTimeoutMillis is Kafka's transaction.max.timeout.ms default.
-const transactionMaxTimeoutMillis = 15 * 60 * 1000
 
 func (cn *conn) handleInitProducerID(req *kmsg.InitProducerIDRequest) (kmsg.Response, error) {
 	c := cn.b.c
@@ -42,10 +44,10 @@ func (cn *conn) handleInitProducerID(req *kmsg.InitProducerIDRequest) (kmsg.Resp
 		switch {
 		case *req.TransactionalID == "":
 			return fail(kerr.InvalidRequest)
-		case req.TransactionTimeoutMillis <= 0 || req.TransactionTimeoutMillis > transactionMaxTimeoutMillis:
+		case req.TransactionTimeoutMillis <= 0 || int64(req.TransactionTimeoutMillis) > c.cfg.TransactionMaxTimeout.Milliseconds():
 			return fail(kerr.InvalidTransactionTimeout)
 		}
-		return fail(kerr.CoordinatorNotAvailable) // transactions are a later issue
+		return cn.initTransactionalProducerID(req, resp)
 	}
 
 	// Fields absent before v3 decode as -1, -1.
@@ -60,4 +62,47 @@ func (cn *conn) handleInitProducerID(req *kmsg.InitProducerIDRequest) (kmsg.Resp
 	}
 	resp.ProducerID, resp.ProducerEpoch = c.nextProducerID.Add(1), 0
 	return resp, nil
+}
+
+func (cn *conn) initTransactionalProducerID(req *kmsg.InitProducerIDRequest, resp *kmsg.InitProducerIDResponse) (kmsg.Response, error) {
+	c := cn.b.c
+	e, code := c.txnEntry(cn.b.id, *req.TransactionalID, true)
+	if code == 0 {
+		nowMs := c.now().UnixMilli()
+		ir := transaction.InitRequest{TimeoutMs: req.TransactionTimeoutMillis, ProducerID: req.ProducerID, ProducerEpoch: req.ProducerEpoch,
+			TV2: req.Version >= 5 && c.txnVersion2()}
+		if req.Version < 3 {
+			ir.ProducerID, ir.ProducerEpoch = -1, -1
+		}
+		if (ir.ProducerID == -1) != (ir.ProducerEpoch == -1) {
+			code = kerr.InvalidRequest.Code
+		} else {
+			var md transaction.Metadata
+			md, code = e.apply(cn.b.id, func(cur *transaction.Metadata, pending bool) transaction.Decision {
+				m := transaction.New(e.id, -1, ir.TimeoutMs, nowMs)
+				if cur != nil {
+					m = *cur
+				} else {
+					m.ProducerID = c.nextProducerID.Add(1)
+				}
+				return transaction.InitProducerID(m, pending, ir, func() int64 { return c.nextProducerID.Add(1) }, nowMs)
+			})
+			if code == 0 {
+				resp.ProducerID, resp.ProducerEpoch = md.ProducerID, md.ProducerEpoch
+			}
+		}
+	}
+	if code != 0 {
+		resp.ErrorCode, resp.ProducerID, resp.ProducerEpoch = fencedForVersion(code, req.Version, 4), -1, -1
+	}
+	return resp, nil
+}
+
+// fencedForVersion maps PRODUCER_FENCED to INVALID_PRODUCER_EPOCH for
+// versions older than since, which predate the error (KIP-588).
+func fencedForVersion(code int16, version, since int16) int16 {
+	if code == kerr.ProducerFenced.Code && version < since {
+		return kerr.InvalidProducerEpoch.Code
+	}
+	return code
 }

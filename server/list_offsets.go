@@ -9,8 +9,8 @@ package server
 // INVALID_REQUEST; an unknown one UNKNOWN_TOPIC_OR_PARTITION.
 //
 // As Kafka's Partition.fetchOffsetForTimestamp, a consumer may see offsets
-// below the HW only (the last stable offset for read_committed, which equals
-// the HW until transactions exist); other callers may see up to the LEO.
+// below the HW only (the last stable offset with isolation_level
+// read_committed, v2+); other callers may see up to the LEO.
 //
 //   - EARLIEST (-2) and EARLIEST_LOCAL (-4): the log start offset.
 //   - LATEST (-1): the HW (consumers) or LEO (others).
@@ -82,7 +82,7 @@ func (cn *conn) handleListOffsets(req *kmsg.ListOffsetsRequest) (kmsg.Response, 
 				continue
 			}
 			p.mu.Lock()
-			cn.listOffset(p.st, req.ReplicaID, rp, sp)
+			cn.listOffset(p.st, req.ReplicaID, req.IsolationLevel, rp, sp)
 			p.mu.Unlock()
 		}
 	}
@@ -90,7 +90,7 @@ func (cn *conn) handleListOffsets(req *kmsg.ListOffsetsRequest) (kmsg.Response, 
 }
 
 // listOffset answers one partition; the caller holds the partition's lock.
-func (cn *conn) listOffset(st *replication.Partition, replicaID int32, rp kmsg.ListOffsetsRequestTopicPartition, sp *kmsg.ListOffsetsResponseTopicPartition) {
+func (cn *conn) listOffset(st *replication.Partition, replicaID int32, isolation int8, rp kmsg.ListOffsetsRequestTopicPartition, sp *kmsg.ListOffsetsResponseTopicPartition) {
 	me := cn.b.id
 	if replicaID == replicaDebug {
 		if code := checkLeaderEpoch(st, rp.CurrentLeaderEpoch); code != 0 {
@@ -111,6 +111,9 @@ func (cn *conn) listOffset(st *replication.Partition, replicaID int32, rp kmsg.L
 	bound := r.LEO()
 	if client {
 		bound = r.HW()
+		if isolation == 1 {
+			bound = r.LSO()
+		}
 	}
 	// A new leader's HW may trail offsets committed under the old one
 	// until its followers fetch again; consumers must not see that gap.

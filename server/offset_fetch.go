@@ -6,8 +6,10 @@ package server
 // requested partition, or of every partition the group committed when the
 // topic list is null (v2+); a partition without a commit gets offset -1.
 // Group errors (NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE) go on the
-// group (v8+), the response (v2-7) or every partition (v0-1). There are no
-// transactional offsets yet, so require_stable never waits.
+// group (v8+), the response (v2-7) or every partition (v0-1). With
+// require_stable (v7+) a partition a transaction still holds a pending
+// TxnOffsetCommit for answers UNSTABLE_OFFSET_COMMIT (the client retries
+// until the marker); without it the last committed offset.
 
 import (
 	"slices"
@@ -28,7 +30,7 @@ func (cn *conn) handleOffsetFetch(req *kmsg.OffsetFetchRequest) (kmsg.Response, 
 					topics = append(topics, kmsg.OffsetFetchRequestTopic{Topic: t.Topic, Partitions: t.Partitions})
 				}
 			}
-			got, code := cn.fetchOffsets(rg.Group, topics)
+			got, code := cn.fetchOffsets(rg.Group, topics, req.RequireStable)
 			sg := kmsg.NewOffsetFetchResponseGroup()
 			sg.Group, sg.ErrorCode = rg.Group, code
 			for _, t := range got {
@@ -49,7 +51,7 @@ func (cn *conn) handleOffsetFetch(req *kmsg.OffsetFetchRequest) (kmsg.Response, 
 	if req.Version < 2 && topics == nil {
 		topics = []kmsg.OffsetFetchRequestTopic{}
 	}
-	got, code := cn.fetchOffsets(req.Group, topics)
+	got, code := cn.fetchOffsets(req.Group, topics, req.Version >= 7 && req.RequireStable)
 	resp.Topics = got
 	if req.Version >= 2 {
 		resp.ErrorCode = code
@@ -64,11 +66,15 @@ func (cn *conn) handleOffsetFetch(req *kmsg.OffsetFetchRequest) (kmsg.Response, 
 }
 
 // fetchOffsets reads one group's committed offsets; topics nil means all.
-func (cn *conn) fetchOffsets(groupID string, topics []kmsg.OffsetFetchRequestTopic) ([]kmsg.OffsetFetchResponseTopic, int16) {
-	partition := func(p int32, o committedOffset, ok bool) kmsg.OffsetFetchResponseTopicPartition {
+func (cn *conn) fetchOffsets(groupID string, topics []kmsg.OffsetFetchRequestTopic, requireStable bool) ([]kmsg.OffsetFetchResponseTopic, int16) {
+	var g *group
+	partition := func(topic string, p int32, o committedOffset, ok bool) kmsg.OffsetFetchResponseTopicPartition {
 		sp := kmsg.NewOffsetFetchResponseTopicPartition()
 		sp.Partition, sp.Offset, sp.LeaderEpoch = p, -1, -1
 		md := ""
+		if ok && requireStable && g.unstableOffset(topicPartition{topic, p}) {
+			sp.ErrorCode, ok = kerr.UnstableOffsetCommit.Code, false
+		}
 		if ok {
 			sp.Offset, sp.LeaderEpoch, md = o.Offset, o.LeaderEpoch, o.Metadata
 		}
@@ -82,7 +88,7 @@ func (cn *conn) fetchOffsets(groupID string, topics []kmsg.OffsetFetchRequestTop
 			st := kmsg.NewOffsetFetchResponseTopic()
 			st.Topic = rt.Topic
 			for _, p := range rt.Partitions {
-				sp := partition(p, committedOffset{}, false)
+				sp := partition(rt.Topic, p, committedOffset{}, false)
 				st.Partitions = append(st.Partitions, sp)
 			}
 			out = append(out, st)
@@ -92,7 +98,8 @@ func (cn *conn) fetchOffsets(groupID string, topics []kmsg.OffsetFetchRequestTop
 	if groupID == "" {
 		return requested(0), kerr.InvalidGroupID.Code
 	}
-	g, code := cn.b.c.group(cn.b.id, groupID, false)
+	var code int16
+	g, code = cn.b.c.group(cn.b.id, groupID, false)
 	if code != 0 {
 		return requested(0), code
 	}
@@ -106,7 +113,7 @@ func (cn *conn) fetchOffsets(groupID string, topics []kmsg.OffsetFetchRequestTop
 		for i, rt := range topics {
 			for j, p := range rt.Partitions {
 				o, ok := g.offsets[topicPartition{rt.Topic, p}]
-				out[i].Partitions[j] = partition(p, o, ok)
+				out[i].Partitions[j] = partition(rt.Topic, p, o, ok)
 			}
 		}
 		return out, 0
@@ -121,7 +128,7 @@ func (cn *conn) fetchOffsets(groupID string, topics []kmsg.OffsetFetchRequestTop
 		st := kmsg.NewOffsetFetchResponseTopic()
 		st.Topic = topic
 		for _, p := range ps {
-			st.Partitions = append(st.Partitions, partition(p, g.offsets[topicPartition{topic, p}], true))
+			st.Partitions = append(st.Partitions, partition(topic, p, g.offsets[topicPartition{topic, p}], true))
 		}
 		out = append(out, st)
 	}

@@ -23,6 +23,7 @@ import (
 
 	"github.com/fakekafka/fakekafka/protocol"
 	"github.com/fakekafka/fakekafka/replication"
+	"github.com/fakekafka/fakekafka/transaction"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -63,7 +64,7 @@ func (cn *conn) handleProduce(req *kmsg.ProduceRequest) (kmsg.Response, error) {
 				failed = true
 				continue
 			}
-			pp, code, msg := cn.produceTo(t, rp, req.Acks, sp, leaders)
+			pp, code, msg := cn.produceTo(t, rp, req, sp, leaders)
 			if code != 0 {
 				sp.ErrorCode = code
 				if msg != "" && req.Version >= 8 {
@@ -105,8 +106,9 @@ func (cn *conn) handleProduce(req *kmsg.ProduceRequest) (kmsg.Response, error) {
 
 // produceTo validates and appends one partition's batch. For acks=-1 it
 // returns the parked state to wait on.
-func (cn *conn) produceTo(t *topic, rp *kmsg.ProduceRequestTopicPartition, acks int16, sp *kmsg.ProduceResponseTopicPartition, leaders map[int32]bool) (*parkedProduce, int16, string) {
+func (cn *conn) produceTo(t *topic, rp *kmsg.ProduceRequestTopicPartition, req *kmsg.ProduceRequest, sp *kmsg.ProduceResponseTopicPartition, leaders map[int32]bool) (*parkedProduce, int16, string) {
 	c := cn.b.c
+	acks := req.Acks
 	if t == nil || rp.Partition < 0 || int(rp.Partition) >= len(t.partitions) {
 		return nil, kerr.UnknownTopicOrPartition.Code, ""
 	}
@@ -116,6 +118,11 @@ func (cn *conn) produceTo(t *topic, rp *kmsg.ProduceRequestTopicPartition, acks 
 	if code != 0 {
 		c.log.Debug("produce rejected", "topic", t.name, "partition", rp.Partition, "error", kerr.ErrorForCode(code), "reason", msg)
 		return nil, code, msg
+	}
+	if b.Transactional && req.TransactionID != nil {
+		if code, msg := cn.checkTxnProduce(*req.TransactionID, req.Version, b, t.name, rp.Partition); code != 0 {
+			return nil, code, msg
+		}
 	}
 	now := c.now()
 	p.mu.Lock()
@@ -185,10 +192,6 @@ func parseProducedBatch(records []byte, maxBytes int32) (*replication.Batch, int
 	if h.IsControl() {
 		return nil, kerr.InvalidRecord.Code, "clients may not produce control batches"
 	}
-	if h.IsTransactional() {
-		// No transaction coordinator yet, so no transaction can be open.
-		return nil, kerr.InvalidTxnState.Code, "transactions are not supported"
-	}
 	if err := protocol.ValidateRecords(raw); err != nil {
 		return nil, batchErrorCode(err), err.Error()
 	}
@@ -201,6 +204,7 @@ func parseProducedBatch(records []byte, maxBytes int32) (*replication.Batch, int
 		ProducerEpoch: h.ProducerEpoch,
 		BaseSequence:  h.BaseSequence,
 		NumRecords:    h.NumRecords,
+		Transactional: h.IsTransactional(),
 	}, 0, ""
 }
 
@@ -276,4 +280,36 @@ func (cn *conn) awaitReplication(parked []parkedProduce, timeoutMillis int32, le
 			return errCloseConn
 		}
 	}
+}
+
+// checkTxnProduce asks the producer's transaction coordinator about a
+// transactional batch before the leader appends it: under transaction
+// version 2 (Produce v12+) the partition joins the transaction implicitly;
+// otherwise it must already be in it (KIP-890 part 1), else
+// INVALID_TXN_STATE, which v11+ clients know as TRANSACTION_ABORTABLE.
+// Coordinator trouble answers NOT_ENOUGH_REPLICAS so the producer retries,
+// as Kafka's verification does.
+func (cn *conn) checkTxnProduce(id string, version int16, b *replication.Batch, topic string, partition int32) (int16, string) {
+	c := cn.b.c
+	tp := transaction.Partition{Topic: topic, Partition: partition}
+	var code int16
+	if version >= 12 && c.txnVersion2() {
+		code = c.addTxnPartitionsImplicitly(id, b.ProducerID, b.ProducerEpoch, []transaction.Partition{tp})
+	} else {
+		code = c.verifyTxnPartition(id, b.ProducerID, b.ProducerEpoch, tp)
+	}
+	switch code {
+	case 0:
+		return 0, ""
+	case kerr.InvalidTxnState.Code:
+		if version >= 11 {
+			return kerr.TransactionAbortable.Code, "the partition is not in the transaction"
+		}
+		return code, "the partition is not in the transaction"
+	case kerr.ProducerFenced.Code:
+		return kerr.InvalidProducerEpoch.Code, "the producer epoch is not the transaction's"
+	case kerr.InvalidProducerIDMapping.Code:
+		return code, ""
+	}
+	return kerr.NotEnoughReplicas.Code, "transaction verification failed: " + kerr.ErrorForCode(code).Error()
 }

@@ -36,28 +36,33 @@ type TopicState struct {
 }
 
 // PartitionState is one partition: the leader (-1 when leaderless), its
-// epoch, the ISR, the leader's HW (-1 when leaderless) and every replica in
-// assignment order, which is also the election order.
+// epoch, the ISR, the leader's HW and last stable offset (both -1 when
+// leaderless) and every replica in assignment order, which is also the
+// election order.
 type PartitionState struct {
-	Partition     int32          `json:"partition"`
-	Leader        int32          `json:"leader"`
-	LeaderEpoch   int32          `json:"leader_epoch"`
-	ISR           []int32        `json:"isr"`
-	HighWatermark int64          `json:"high_watermark"`
-	Replicas      []ReplicaState `json:"replicas"`
+	Partition        int32          `json:"partition"`
+	Leader           int32          `json:"leader"`
+	LeaderEpoch      int32          `json:"leader_epoch"`
+	ISR              []int32        `json:"isr"`
+	HighWatermark    int64          `json:"high_watermark"`
+	LastStableOffset int64          `json:"last_stable_offset"`
+	Replicas         []ReplicaState `json:"replicas"`
 }
 
 // ReplicaState is one broker's copy of a partition. State is "leader",
 // "follower" or "offline" (its broker is down). HighWatermark is the
 // replica's own HW, which on a follower trails the leader's by a fetch.
 type ReplicaState struct {
-	Broker         int32  `json:"broker"`
-	LogStartOffset int64  `json:"log_start_offset"`
-	LogEndOffset   int64  `json:"log_end_offset"`
-	HighWatermark  int64  `json:"high_watermark"`
-	State          string `json:"state"`
-	InSync         bool   `json:"in_sync"`
-	Paused         bool   `json:"paused,omitempty"`
+	Broker         int32 `json:"broker"`
+	LogStartOffset int64 `json:"log_start_offset"`
+	LogEndOffset   int64 `json:"log_end_offset"`
+	HighWatermark  int64 `json:"high_watermark"`
+	// LastStableOffset is the replica's own LSO: min(first offset of an
+	// open transaction in its log, its HW).
+	LastStableOffset int64  `json:"last_stable_offset"`
+	State            string `json:"state"`
+	InSync           bool   `json:"in_sync"`
+	Paused           bool   `json:"paused,omitempty"`
 }
 
 // State returns a snapshot of the whole cluster, topics sorted by name.
@@ -99,23 +104,28 @@ func (p *partition) state() PartitionState {
 	defer p.mu.Unlock()
 	leader := p.st.Leader()
 	s := PartitionState{
-		Partition:     p.index,
-		Leader:        leader,
-		LeaderEpoch:   p.st.LeaderEpoch(),
-		ISR:           p.st.ISR(),
-		HighWatermark: p.st.HW(),
+		Partition:        p.index,
+		Leader:           leader,
+		LeaderEpoch:      p.st.LeaderEpoch(),
+		ISR:              p.st.ISR(),
+		HighWatermark:    p.st.HW(),
+		LastStableOffset: -1,
+	}
+	if l := p.st.LeaderReplica(); l != nil {
+		s.LastStableOffset = l.LSO()
 	}
 	if s.ISR == nil {
 		s.ISR = []int32{}
 	}
 	for _, r := range p.st.Replicas() {
 		rs := ReplicaState{
-			Broker:         r.Broker,
-			LogStartOffset: r.LogStartOffset(),
-			LogEndOffset:   r.LEO(),
-			HighWatermark:  r.HW(),
-			InSync:         p.st.InISR(r.Broker),
-			Paused:         p.isPaused(r.Broker),
+			Broker:           r.Broker,
+			LogStartOffset:   r.LogStartOffset(),
+			LogEndOffset:     r.LEO(),
+			HighWatermark:    r.HW(),
+			LastStableOffset: r.LSO(),
+			InSync:           p.st.InISR(r.Broker),
+			Paused:           p.isPaused(r.Broker),
 		}
 		switch b := c.broker(r.Broker); {
 		case !r.Online() || b == nil || !b.up.Load():

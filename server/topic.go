@@ -95,6 +95,9 @@ func (p *partition) changed(before state) {
 	if after.leo != before.leo || after.hw != before.hw || after.epoch != before.epoch {
 		p.markFollowers()
 	}
+	if after.epoch != before.epoch && p.t.name == txnStateTopic {
+		p.t.c.wakeTxnLoop() // the new leader loads and finishes prepared transactions
+	}
 }
 
 func (p *partition) markFollowers() {

@@ -1,0 +1,163 @@
+package server
+
+// AddPartitionsToTxn, versions 0-5: clients (v0-3) add partitions to their
+// open transaction; brokers (v4-5, batched by transaction, verify_only)
+// check that a partition was added before they accept a transactional
+// batch (KIP-890 part 1).
+//
+// Per transaction: an unknown id or another producer id is
+// INVALID_PRODUCER_ID_MAPPING, another epoch PRODUCER_FENCED
+// (INVALID_PRODUCER_EPOCH below v2), a transition still being written or a
+// transaction still completing CONCURRENT_TRANSACTIONS, and the coordinator
+// errors. A partition that does not exist is UNKNOWN_TOPIC_OR_PARTITION and
+// the rest OPERATION_NOT_ATTEMPTED. Partitions already in the transaction
+// are acknowledged without a write.
+
+import (
+	"github.com/fakekafka/fakekafka/transaction"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+func (cn *conn) handleAddPartitionsToTxn(req *kmsg.AddPartitionsToTxnRequest) (kmsg.Response, error) {
+	resp := req.ResponseKind().(*kmsg.AddPartitionsToTxnResponse)
+	if req.Version < 4 {
+		topics := make([]kmsg.AddPartitionsToTxnRequestTransactionTopic, len(req.Topics))
+		for i, t := range req.Topics {
+			topics[i].Topic, topics[i].Partitions = t.Topic, t.Partitions
+		}
+		codes := cn.addPartitionsToTxn(req.TransactionalID, req.ProducerID, req.ProducerEpoch, false, topics, req.Version)
+		for _, t := range req.Topics {
+			st := kmsg.NewAddPartitionsToTxnResponseTopic()
+			st.Topic = t.Topic
+			for _, p := range t.Partitions {
+				sp := kmsg.NewAddPartitionsToTxnResponseTopicPartition()
+				sp.Partition, sp.ErrorCode = p, codes[topicPartition{t.Topic, p}]
+				st.Partitions = append(st.Partitions, sp)
+			}
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp, nil
+	}
+	for _, tx := range req.Transactions {
+		codes := cn.addPartitionsToTxn(tx.TransactionalID, tx.ProducerID, tx.ProducerEpoch, tx.VerifyOnly, tx.Topics, req.Version)
+		rt := kmsg.NewAddPartitionsToTxnResponseTransaction()
+		rt.TransactionalID = tx.TransactionalID
+		for _, t := range tx.Topics {
+			st := kmsg.NewAddPartitionsToTxnResponseTransactionTopic()
+			st.Topic = t.Topic
+			for _, p := range t.Partitions {
+				sp := kmsg.NewAddPartitionsToTxnResponseTransactionTopicPartition()
+				sp.Partition, sp.ErrorCode = p, codes[topicPartition{t.Topic, p}]
+				st.Partitions = append(st.Partitions, sp)
+			}
+			rt.Topics = append(rt.Topics, st)
+		}
+		resp.Transactions = append(resp.Transactions, rt)
+	}
+	return resp, nil
+}
+
+// addPartitionsToTxn adds (or with verifyOnly checks) one transaction's
+// partitions and returns the code of each.
+func (cn *conn) addPartitionsToTxn(id string, pid int64, epoch int16, verifyOnly bool, topics []kmsg.AddPartitionsToTxnRequestTransactionTopic, version int16) map[topicPartition]int16 {
+	c := cn.b.c
+	codes := map[topicPartition]int16{}
+	var parts []transaction.Partition
+	unknown := false
+	for _, t := range topics {
+		for _, p := range t.Partitions {
+			tp := topicPartition{t.Topic, p}
+			if c.partition(t.Topic, p) == nil {
+				codes[tp], unknown = kerr.UnknownTopicOrPartition.Code, true
+				continue
+			}
+			parts = append(parts, transaction.Partition{Topic: t.Topic, Partition: p})
+		}
+	}
+	all := func(code int16) map[topicPartition]int16 {
+		for _, tp := range parts {
+			codes[topicPartition{tp.Topic, tp.Partition}] = code
+		}
+		return codes
+	}
+	if unknown {
+		return all(kerr.OperationNotAttempted.Code)
+	}
+	if id == "" {
+		return all(kerr.InvalidRequest.Code)
+	}
+	e, code := c.txnEntry(cn.b.id, id, false)
+	if code == 0 && e == nil {
+		code = kerr.InvalidProducerIDMapping.Code
+	}
+	if code != 0 {
+		return all(fencedForVersion(code, version, 2))
+	}
+	if verifyOnly {
+		e.mu.Lock()
+		vc := transaction.VerifyPartitions(e.md, e.pending, pid, epoch, parts)
+		e.mu.Unlock()
+		for i, tp := range parts {
+			codes[topicPartition{tp.Topic, tp.Partition}] = vc[i]
+		}
+		return codes
+	}
+	nowMs := c.now().UnixMilli()
+	_, code = e.apply(cn.b.id, func(cur *transaction.Metadata, pending bool) transaction.Decision {
+		if cur == nil {
+			return transaction.Decision{Code: kerr.InvalidProducerIDMapping.Code}
+		}
+		return transaction.AddPartitions(*cur, pending, pid, epoch, parts, nowMs)
+	})
+	return all(fencedForVersion(code, version, 2))
+}
+
+// addTxnPartitionsImplicitly adds partitions to a transaction on behalf of
+// the producer, as a transaction version 2 partition leader does for a
+// Produce v12+ (and the group coordinator for TxnOffsetCommit v5+). The
+// call goes to the id's coordinator in-process; coordinator errors come
+// back as they are.
+func (c *Cluster) addTxnPartitionsImplicitly(id string, pid int64, epoch int16, parts []transaction.Partition) int16 {
+	e, code := c.coordinatorTxnEntry(id)
+	if code != 0 {
+		return code
+	}
+	if e == nil {
+		return kerr.InvalidProducerIDMapping.Code
+	}
+	nowMs := c.now().UnixMilli()
+	_, code = e.apply(e.s.loadedLeaderID(), func(cur *transaction.Metadata, pending bool) transaction.Decision {
+		if cur == nil {
+			return transaction.Decision{Code: kerr.InvalidProducerIDMapping.Code}
+		}
+		return transaction.AddPartitions(*cur, pending, pid, epoch, parts, nowMs)
+	})
+	return code
+}
+
+// verifyTxnPartition checks, for a partition leader about to append a
+// transactional batch (transaction version 1), that the partition was
+// added to the producer's transaction (KIP-890 part 1).
+func (c *Cluster) verifyTxnPartition(id string, pid int64, epoch int16, tp transaction.Partition) int16 {
+	e, code := c.coordinatorTxnEntry(id)
+	if code != 0 {
+		return code
+	}
+	if e == nil {
+		return kerr.InvalidProducerIDMapping.Code
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return transaction.VerifyPartitions(e.md, false, pid, epoch, []transaction.Partition{tp})[0]
+}
+
+// coordinatorTxnEntry finds id's entry at its current coordinator, for
+// brokers that call the coordinator on a client's behalf. nil when unknown.
+func (c *Cluster) coordinatorTxnEntry(id string) (*txnEntry, int16) {
+	leader, code := c.txnCoordinatorOf(id)
+	if code != 0 {
+		return nil, code
+	}
+	return c.txnEntry(leader, id, false)
+}

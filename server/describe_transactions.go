@@ -1,0 +1,141 @@
+package server
+
+// DescribeTransactions (v0) and ListTransactions (v0-2), answered by
+// transaction coordinators from the shards they lead.
+//
+// DescribeTransactions: per id, the coordinator errors (NOT_COORDINATOR
+// when another broker coordinates it), TRANSACTIONAL_ID_NOT_FOUND when
+// unknown, else its state, timeout, start time, producer id and epoch and
+// partitions. ListTransactions: every transaction this broker coordinates,
+// filtered by state (unknown names are echoed in UnknownStateFilters),
+// producer id, minimum running time (v1+) and a transactional id regular
+// expression (v2+, INVALID_REQUEST if it does not compile).
+
+import (
+	"regexp"
+	"slices"
+
+	"github.com/fakekafka/fakekafka/transaction"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+func (cn *conn) handleDescribeTransactions(req *kmsg.DescribeTransactionsRequest) (kmsg.Response, error) {
+	c := cn.b.c
+	resp := req.ResponseKind().(*kmsg.DescribeTransactionsResponse)
+	for _, id := range req.TransactionalIDs {
+		st := kmsg.NewDescribeTransactionsResponseTransactionState()
+		st.TransactionalID, st.ProducerID, st.ProducerEpoch, st.StartTimestamp = id, -1, -1, -1
+		e, code := c.txnEntry(cn.b.id, id, false)
+		if code == 0 && e == nil {
+			code = kerr.TransactionalIDNotFound.Code
+		}
+		if code == 0 {
+			e.mu.Lock()
+			md, exists := e.md, e.exists
+			e.mu.Unlock()
+			if !exists {
+				code = kerr.TransactionalIDNotFound.Code
+			} else {
+				st.State, st.TimeoutMillis, st.StartTimestamp = md.State.String(), md.TimeoutMs, md.TxnStartMs
+				st.ProducerID, st.ProducerEpoch = md.ProducerID, md.ProducerEpoch
+				for _, tp := range md.Partitions {
+					if n := len(st.Topics); n > 0 && st.Topics[n-1].Topic == tp.Topic {
+						st.Topics[n-1].Partitions = append(st.Topics[n-1].Partitions, tp.Partition)
+						continue
+					}
+					t := kmsg.NewDescribeTransactionsResponseTransactionStateTopic()
+					t.Topic, t.Partitions = tp.Topic, []int32{tp.Partition}
+					st.Topics = append(st.Topics, t)
+				}
+			}
+		}
+		st.ErrorCode = code
+		resp.TransactionStates = append(resp.TransactionStates, st)
+	}
+	return resp, nil
+}
+
+func (cn *conn) handleListTransactions(req *kmsg.ListTransactionsRequest) (kmsg.Response, error) {
+	c := cn.b.c
+	resp := req.ResponseKind().(*kmsg.ListTransactionsResponse)
+	var states []transaction.State
+	for _, name := range req.StateFilters {
+		if s, ok := transaction.ParseState(name); ok {
+			states = append(states, s)
+		} else {
+			resp.UnknownStateFilters = append(resp.UnknownStateFilters, name)
+		}
+	}
+	var pattern *regexp.Regexp
+	if req.Version >= 2 && req.TransactionalIDPattern != nil && *req.TransactionalIDPattern != "" {
+		var err error
+		if pattern, err = regexp.Compile(*req.TransactionalIDPattern); err != nil {
+			resp.ErrorCode = kerr.InvalidRequest.Code
+			return resp, nil
+		}
+	}
+	nowMs := c.now().UnixMilli()
+	for _, md := range c.coordinatedTransactions(cn.b.id) {
+		switch {
+		case len(states) > 0 && !slices.Contains(states, md.State),
+			len(req.StateFilters) > 0 && len(states) == 0,
+			len(req.ProducerIDFilters) > 0 && !slices.Contains(req.ProducerIDFilters, md.ProducerID),
+			req.Version >= 1 && req.DurationFilterMillis >= 0 && (md.TxnStartMs < 0 || nowMs-md.TxnStartMs < req.DurationFilterMillis),
+			pattern != nil && !pattern.MatchString(md.TransactionalID):
+			continue
+		}
+		st := kmsg.NewListTransactionsResponseTransactionState()
+		st.TransactionalID, st.ProducerID, st.TransactionState = md.TransactionalID, md.ProducerID, md.State.String()
+		resp.TransactionStates = append(resp.TransactionStates, st)
+	}
+	return resp, nil
+}
+
+// coordinatedTransactions returns the metadata of every transactional id
+// broker coordinates, by id.
+func (c *Cluster) coordinatedTransactions(broker int32) []transaction.Metadata {
+	if c.topic(txnStateTopic) == nil {
+		return nil
+	}
+	shards, err := c.txnShards()
+	if err != nil {
+		return nil
+	}
+	var out []transaction.Metadata
+	for _, s := range shards {
+		if s.ensureLoaded(broker) != 0 {
+			continue
+		}
+		out = append(out, s.snapshot()...)
+	}
+	slices.SortFunc(out, func(a, b transaction.Metadata) int {
+		switch {
+		case a.TransactionalID < b.TransactionalID:
+			return -1
+		case a.TransactionalID > b.TransactionalID:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// snapshot copies the metadata of every written id in the shard.
+func (s *txnShard) snapshot() []transaction.Metadata {
+	s.mu.Lock()
+	entries := make([]*txnEntry, 0, len(s.txns))
+	for _, e := range s.txns {
+		entries = append(entries, e)
+	}
+	s.mu.Unlock()
+	var out []transaction.Metadata
+	for _, e := range entries {
+		e.mu.Lock()
+		if e.exists {
+			out = append(out, e.md)
+		}
+		e.mu.Unlock()
+	}
+	return out
+}

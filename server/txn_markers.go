@@ -1,0 +1,186 @@
+package server
+
+// Transaction markers: once a PrepareCommit or PrepareAbort is durable, the
+// coordinator writes a control batch to every partition of the transaction
+// (as Kafka's TransactionMarkerChannelManager sends WriteTxnMarkers to
+// their leaders), retrying until each leader has it committed, and then
+// writes CompleteCommit or CompleteAbort. Markers to __consumer_offsets
+// partitions make the transaction's pending offsets visible (or drop them).
+//
+// A held partition (HoldTransactionMarkers) gets no marker until released,
+// so its LSO stays at the transaction's first offset.
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/fakekafka/fakekafka/protocol"
+	"github.com/fakekafka/fakekafka/replication"
+	"github.com/fakekafka/fakekafka/transaction"
+	"github.com/twmb/franz-go/pkg/kerr"
+)
+
+// markerRetryBackoff is how long a failed marker waits before it is sent
+// again (the leader may be moving).
+const markerRetryBackoff = 50 * time.Millisecond
+
+// startMarkers sends md's markers in the background as coordinator broker
+// and completes the transaction once all are written.
+func (c *Cluster) startMarkers(broker int32, e *txnEntry, md transaction.Metadata) {
+	select {
+	case <-c.closing:
+		return
+	default:
+	}
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		c.sendMarkers(broker, e, md)
+	}()
+}
+
+func (c *Cluster) sendMarkers(broker int32, e *txnEntry, md transaction.Metadata) {
+	commit := md.State == transaction.PrepareCommit
+	alive := func() bool {
+		b := c.broker(broker)
+		return b != nil && b.up.Load() && e.current()
+	}
+	for _, tp := range md.Partitions {
+		for {
+			if !alive() {
+				return // the next coordinator finishes the transaction
+			}
+			if !c.waitMarkerRelease(topicPartition{tp.Topic, tp.Partition}) {
+				return
+			}
+			code := c.writeMarker(tp, md.ProducerID, md.ProducerEpoch, commit, e.coordEpoch)
+			if code == 0 || code == kerr.UnknownTopicOrPartition.Code || code == kerr.InvalidProducerEpoch.Code {
+				// Written, or the partition is gone, or a newer epoch of
+				// the producer already ended it: nothing more to do.
+				break
+			}
+			if code == kerr.TransactionCoordinatorFenced.Code {
+				return // a newer coordinator owns the transaction
+			}
+			c.log.Debug("marker failed, retrying", "topic", tp.Topic, "partition", tp.Partition, "error", kerr.ErrorForCode(code))
+			t := time.NewTimer(markerRetryBackoff)
+			select {
+			case <-t.C:
+			case <-c.closing:
+				t.Stop()
+				return
+			}
+		}
+	}
+	if !alive() {
+		return
+	}
+	e.apply(broker, func(cur *transaction.Metadata, pending bool) transaction.Decision {
+		if cur == nil || pending || cur.State != md.State || cur.ProducerEpoch != md.ProducerEpoch {
+			return transaction.Decision{}
+		}
+		next, ok := transaction.Complete(*cur, c.now().UnixMilli())
+		if !ok {
+			return transaction.Decision{}
+		}
+		return transaction.Decision{Next: &next}
+	})
+}
+
+// writeMarker appends one marker to tp's leader with acks=all (what the
+// leader does for a WriteTxnMarkers request) and applies it to pending
+// transactional offsets on __consumer_offsets.
+func (c *Cluster) writeMarker(tp transaction.Partition, producerID int64, epoch int16, commit bool, coordEpoch int32) int16 {
+	p := c.partition(tp.Topic, tp.Partition)
+	if p == nil {
+		return kerr.UnknownTopicOrPartition.Code
+	}
+	p.mu.Lock()
+	leader := p.st.Leader()
+	p.mu.Unlock()
+	if b := c.broker(leader); b == nil || !b.up.Load() {
+		return kerr.NotLeaderForPartition.Code
+	}
+	return c.appendMarker(p, leader, producerID, epoch, commit, coordEpoch)
+}
+
+// appendMarker appends a marker to p as broker, which must lead it.
+func (c *Cluster) appendMarker(p *partition, broker int32, producerID int64, epoch int16, commit bool, coordEpoch int32) int16 {
+	now := c.now().UnixMilli()
+	raw := protocol.BuildControlBatch(producerID, epoch, commit, coordEpoch, now)
+	b := &replication.Batch{Raw: raw, LastOffset: 0, MaxTimestamp: now, ProducerID: producerID, ProducerEpoch: epoch,
+		BaseSequence: -1, NumRecords: 1, Transactional: true, Control: true, Commit: commit, CoordinatorEpoch: coordEpoch}
+	_, code := c.appendInternal(p, broker, b, txnWriteTimeout)
+	if code == 0 && p.t.name == offsetsTopic {
+		c.completeTxnOffsets(p.index, producerID, commit)
+	}
+	return code
+}
+
+// waitMarkerRelease blocks while markers to tp are held; false when the
+// cluster closes.
+func (c *Cluster) waitMarkerRelease(tp topicPartition) bool {
+	for {
+		c.txn.mu.Lock()
+		held := c.txn.held[tp]
+		ch := c.txn.releaseChan()
+		c.txn.mu.Unlock()
+		if !held {
+			return true
+		}
+		select {
+		case <-ch:
+		case <-c.closing:
+			return false
+		}
+	}
+}
+
+// releaseChan returns the channel closed at the next hold change. Callers
+// hold co.mu.
+func (co *txnCoordinators) releaseChan() chan struct{} {
+	if co.release == nil {
+		co.release = make(chan struct{})
+	}
+	return co.release
+}
+
+// HoldTransactionMarkers stops coordinators from writing transaction
+// markers to one partition until ReleaseTransactionMarkers: the
+// transactions ending there stay PrepareCommit/PrepareAbort and the
+// partition's LSO stays at their first offset, as when its leader cannot
+// be reached.
+func (c *Cluster) HoldTransactionMarkers(topic string, partition int32) error {
+	if c.partition(topic, partition) == nil {
+		return fmt.Errorf("%w: %s/%d", errUnknownPartition, topic, partition)
+	}
+	c.txn.mu.Lock()
+	defer c.txn.mu.Unlock()
+	if c.txn.held == nil {
+		c.txn.held = map[topicPartition]bool{}
+	}
+	c.txn.held[topicPartition{topic, partition}] = true
+	return nil
+}
+
+// ReleaseTransactionMarkers lets held markers to the partition go out.
+func (c *Cluster) ReleaseTransactionMarkers(topic string, partition int32) {
+	c.txn.mu.Lock()
+	defer c.txn.mu.Unlock()
+	delete(c.txn.held, topicPartition{topic, partition})
+	if c.txn.release != nil {
+		close(c.txn.release)
+		c.txn.release = nil
+	}
+}
+
+// CrashTransactionCoordinatorBeforeMarkers arms a one-shot fault: the next
+// transaction coordinator that makes a PrepareCommit or PrepareAbort
+// durable crashes (as StopBroker with StopCrash) before sending any marker
+// and without answering the EndTxn. The coordinator that takes over loads
+// the prepared state and finishes the transaction.
+func (c *Cluster) CrashTransactionCoordinatorBeforeMarkers() {
+	c.txn.mu.Lock()
+	c.txn.crashBeforeMarkers = true
+	c.txn.mu.Unlock()
+}

@@ -1,0 +1,205 @@
+package server
+
+// TxnOffsetCommit, versions 0-5 (KIP-447 member checks from v3).
+//
+// Served by the group coordinator. The group is created if unknown; a
+// member id that is not in the group is UNKNOWN_MEMBER_ID, a generation
+// other than the group's ILLEGAL_GENERATION, a fenced static member
+// FENCED_INSTANCE_ID, and unlike OffsetCommit never REBALANCE_IN_PROGRESS
+// (KIP-447). The offsets are written to the group's __consumer_offsets
+// partition as a transactional batch of the producer (acks=all) and stay
+// pending for that producer until its marker: a commit marker makes them
+// the group's committed offsets, an abort drops them. A stale producer
+// epoch is PRODUCER_FENCED (INVALID_PRODUCER_EPOCH below v3).
+//
+// Under transaction version 2 (v5) the group's partition joins the
+// transaction implicitly, as AddOffsetsToTxn would have done.
+
+import (
+	"encoding/json"
+
+	"github.com/fakekafka/fakekafka/transaction"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+func (cn *conn) handleTxnOffsetCommit(req *kmsg.TxnOffsetCommitRequest) (kmsg.Response, error) {
+	c := cn.b.c
+	resp := req.ResponseKind().(*kmsg.TxnOffsetCommitResponse)
+	fill := func(code func(topic string, partition int32) int16) {
+		resp.Topics = resp.Topics[:0]
+		for _, rt := range req.Topics {
+			st := kmsg.NewTxnOffsetCommitResponseTopic()
+			st.Topic = rt.Topic
+			for _, rp := range rt.Partitions {
+				sp := kmsg.NewTxnOffsetCommitResponseTopicPartition()
+				sp.Partition, sp.ErrorCode = rp.Partition, code(rt.Topic, rp.Partition)
+				st.Partitions = append(st.Partitions, sp)
+			}
+			resp.Topics = append(resp.Topics, st)
+		}
+	}
+	fail := func(code int16) (kmsg.Response, error) {
+		if code == kerr.ProducerFenced.Code && req.Version < 3 {
+			code = kerr.InvalidProducerEpoch.Code
+		}
+		fill(func(string, int32) int16 { return code })
+		return resp, nil
+	}
+	switch {
+	case req.Group == "":
+		return fail(kerr.InvalidGroupID.Code)
+	case req.TransactionalID == "":
+		return fail(kerr.InvalidRequest.Code)
+	}
+	g, code := c.group(cn.b.id, req.Group, true)
+	if code != 0 {
+		return fail(code)
+	}
+	generation := int32(-1)
+	if req.Version >= 3 {
+		generation = req.Generation
+		g.mu.Lock()
+		code = g.checkTxnCommit(req.MemberID, generation, req.InstanceID)
+		g.mu.Unlock()
+		if code != 0 {
+			return fail(code)
+		}
+	}
+	if req.Version >= 5 && c.txnVersion2() {
+		tp, code := c.offsetsPartitionOf(req.Group)
+		if code == 0 {
+			code = c.addTxnPartitionsImplicitly(req.TransactionalID, req.ProducerID, req.ProducerEpoch, []transaction.Partition{tp})
+		}
+		if code != 0 {
+			return fail(code)
+		}
+	}
+
+	now := c.now().UnixMilli()
+	var recs []coordinatorRecord
+	codes := map[topicPartition]int16{}
+	for _, rt := range req.Topics {
+		for _, rp := range rt.Partitions {
+			tp := topicPartition{rt.Topic, rp.Partition}
+			switch {
+			case c.partition(rt.Topic, rp.Partition) == nil:
+				codes[tp] = kerr.UnknownTopicOrPartition.Code
+			case rp.Metadata != nil && len(*rp.Metadata) > offsetMetadataMaxBytes:
+				codes[tp] = kerr.OffsetMetadataTooLarge.Code
+			default:
+				o := committedOffset{Offset: rp.Offset, LeaderEpoch: -1, Timestamp: now}
+				if req.Version >= 2 {
+					o.LeaderEpoch = rp.LeaderEpoch
+				}
+				if rp.Metadata != nil {
+					o.Metadata = *rp.Metadata
+				}
+				recs = append(recs, coordinatorRecord{key: recordKey{Group: req.Group, Topic: rt.Topic, Partition: rp.Partition}, value: o})
+			}
+		}
+	}
+	written := int16(0)
+	if len(recs) > 0 {
+		g.writeMu.Lock()
+		written = g.writeAs(cn.b.id, recs, req.ProducerID, req.ProducerEpoch)
+		g.writeMu.Unlock()
+		if written == kerr.ProducerFenced.Code && req.Version < 3 {
+			written = kerr.InvalidProducerEpoch.Code
+		}
+	}
+	fill(func(topic string, partition int32) int16 {
+		if code, ok := codes[topicPartition{topic, partition}]; ok {
+			return code
+		}
+		return written
+	})
+	return resp, nil
+}
+
+// checkTxnCommit is KIP-447's check of a transactional offset commit's
+// member: like an offset commit's, but a rebalance in progress does not
+// refuse it. Callers hold g.mu.
+func (g *group) checkTxnCommit(memberID string, generation int32, instanceID *string) int16 {
+	if m := g.consumerMember(memberID); m != nil {
+		return checkMemberEpoch(m, generation)
+	}
+	code := g.checkCommit(memberID, generation, instanceID)
+	if code == kerr.RebalanceInProgress.Code {
+		return 0
+	}
+	return code
+}
+
+// applyTxn records a pending transactional offset of producer pid.
+// Callers hold g.mu or own g.
+func (g *group) applyTxn(pid int64, k recordKey, value []byte) {
+	if k.Topic == "" || value == nil {
+		return
+	}
+	var o committedOffset
+	if json.Unmarshal(value, &o) == nil {
+		if g.txnOffsets == nil {
+			g.txnOffsets = map[int64]map[topicPartition]committedOffset{}
+		}
+		m := g.txnOffsets[pid]
+		if m == nil {
+			m = map[topicPartition]committedOffset{}
+			g.txnOffsets[pid] = m
+		}
+		m[topicPartition{k.Topic, k.Partition}] = o
+	}
+}
+
+// completeTxnOffsets applies a marker of producer pid to every group of the
+// shard: a commit makes its pending offsets committed, an abort drops them.
+// Callers hold s.mu.
+func (s *shard) completeTxnOffsets(pid int64, commit bool) {
+	for _, g := range s.groups {
+		g.mu.Lock()
+		if pending, ok := g.txnOffsets[pid]; ok {
+			if commit {
+				for tp, o := range pending {
+					g.offsets[tp] = o
+				}
+			}
+			delete(g.txnOffsets, pid)
+		}
+		g.mu.Unlock()
+	}
+}
+
+// completeTxnOffsets applies a committed marker on __consumer_offsets
+// partition index to the groups loaded there. A shard loaded later replays
+// the marker from its log instead.
+func (c *Cluster) completeTxnOffsets(index int32, pid int64, commit bool) {
+	ss, err := c.shards()
+	if err != nil || int(index) >= len(ss) {
+		return
+	}
+	s := ss[index]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.completeTxnOffsets(pid, commit)
+}
+
+// unstableOffset reports whether a transaction still holds a pending
+// offset of tp (OffsetFetch with require_stable). Callers hold g.mu.
+func (g *group) unstableOffset(tp topicPartition) bool {
+	for _, m := range g.txnOffsets {
+		if _, ok := m[tp]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// offsetsPartitionOf is the __consumer_offsets partition of a group, the
+// partition AddOffsetsToTxn adds to a transaction.
+func (c *Cluster) offsetsPartitionOf(groupID string) (transaction.Partition, int16) {
+	s, err := c.shardFor(groupID)
+	if err != nil {
+		return transaction.Partition{}, kerr.CoordinatorNotAvailable.Code
+	}
+	return transaction.Partition{Topic: offsetsTopic, Partition: s.p.index}, 0
+}
