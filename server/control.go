@@ -37,6 +37,7 @@ func (c *Cluster) ControlHandler() http.Handler {
 	c.registerControllerRoutes(mux)
 	c.registerFaultRoutes(mux)
 	c.registerGroupRoutes(mux)
+	c.registerTransactionRoutes(mux)
 	return jsonErrors{mux}
 }
 
