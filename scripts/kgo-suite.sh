@@ -7,6 +7,10 @@
 #   bash scripts/kgo-suite.sh                      # CI size: KGO_TEST_RECORDS=20000
 #   KGO_TEST_RECORDS=500000 bash scripts/kgo-suite.sh   # the suite's own default size
 #   KGO_RUN='TestGroupETL$' bash scripts/kgo-suite.sh   # one test
+#   KGO_RACE=0 bash scripts/kgo-suite.sh                # fakekafka built without -race
+#
+# fakekafka is built with the race detector by default, and any data race it
+# reports fails the run.
 #
 # Every test of the package is selected. Those that need something a plain
 # 3-broker cluster or fakekafka does not have skip themselves and are listed
@@ -48,14 +52,18 @@ cleanup() {
 trap cleanup EXIT
 
 echo "kgo-suite: building fakekafka and franz-go's kgo tests ($(go list -m -f '{{.Path}} {{.Version}}' github.com/twmb/franz-go))"
-go build -o "$work/fakekafka" ./cmd/fakekafka
+race=()
+if [ "${KGO_RACE:-1}" = 1 ]; then
+	race=(-race)
+fi
+go build "${race[@]}" -o "$work/fakekafka" ./cmd/fakekafka
 go test -c -o "$work/kgo.test" github.com/twmb/franz-go/pkg/kgo
 # Some tests read the package's source files, so run from its directory.
 kgo_dir=$(go list -f '{{.Dir}}' github.com/twmb/franz-go/pkg/kgo)
 
 start_cluster() {
 	"$work/fakekafka" --listen 127.0.0.1:0 --control 127.0.0.1:0 \
-		--default-replication-factor 3 --min-insync-replicas 2 >"$work/ready" 2>"$work/fakekafka.log" &
+		--default-replication-factor 3 --min-insync-replicas 2 >"$work/ready" 2>>"$work/fakekafka.log" &
 	fk_pid=$!
 	for _ in $(seq 100); do
 		if grep -q "fakekafka ready" "$work/ready"; then
@@ -130,5 +138,10 @@ if [ "$run" = . ]; then
 	done
 fi
 
+if grep -q "DATA RACE" "$work"/fakekafka*.log; then
+	grep -A40 "DATA RACE" "$work"/fakekafka*.log | head -120 >&2
+	echo "kgo-suite: fakekafka reported a data race" >&2
+	status=1
+fi
 echo "kgo-suite: $pass passed, $fail failed, $skip skipped (expected: ${#expected_skips[@]}); known failures failed as expected: $known_ok of ${#known_failures[@]}"
 exit $status
