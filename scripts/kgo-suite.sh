@@ -36,9 +36,8 @@ expected_skips=(
 	"TestConsumeRegexShareSkipsInternal: share groups are not implemented"
 )
 # Selected but expected to fail until the feature exists.
-known_failures=(
-	"TestTxnEtl: transactions are not implemented (issue: Transactions)"
-)
+# (TestTxnEtl left this list when transactions arrived.)
+known_failures=()
 
 work=$(mktemp -d)
 fk_pid=
