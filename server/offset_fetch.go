@@ -72,7 +72,7 @@ func (cn *conn) fetchOffsets(groupID string, topics []kmsg.OffsetFetchRequestTop
 		sp := kmsg.NewOffsetFetchResponseTopicPartition()
 		sp.Partition, sp.Offset, sp.LeaderEpoch = p, -1, -1
 		md := ""
-		if ok && requireStable && g.unstableOffset(topicPartition{topic, p}) {
+		if requireStable && g != nil && g.unstableOffset(topicPartition{topic, p}) {
 			sp.ErrorCode, ok = kerr.UnstableOffsetCommit.Code, false
 		}
 		if ok {
