@@ -1,0 +1,156 @@
+package server
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/fakekafka/fakekafka/protocol"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// produceRaw sends one hand-built batch to pr/0 on its leader.
+func produceRaw(t *testing.T, c *Cluster, cl *kgo.Client, txnID *string, batch []byte) int16 {
+	t.Helper()
+	req := kmsg.NewPtrProduceRequest()
+	req.Acks, req.TimeoutMillis, req.TransactionID = -1, 5000, txnID
+	rt := kmsg.NewProduceRequestTopic()
+	rt.Topic = "pr"
+	rp := kmsg.NewProduceRequestTopicPartition()
+	rp.Records = batch
+	rt.Partitions = append(rt.Partitions, rp)
+	req.Topics = append(req.Topics, rt)
+	ps, _ := c.Partition("pr", 0)
+	kresp, err := cl.Broker(int(ps.Leader)).Request(testContext(t), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kresp.(*kmsg.ProduceResponse).Topics[0].Partitions[0].ErrorCode
+}
+
+// TestTxnProduceRules: what a partition leader refuses around transactions.
+func TestTxnProduceRules(t *testing.T) {
+	c := txnCluster(t, Config{})
+	if err := c.CreateTopic("pr", 1, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	ctx := testContext(t)
+	cl := newClient(t, c)
+	init := kmsg.NewPtrInitProducerIDRequest()
+	init.TransactionalID, init.TransactionTimeoutMillis = kmsg.StringPtr("rules"), 60000
+	ir, err := init.RequestWith(ctx, cl)
+	if err != nil || ir.ErrorCode != 0 {
+		t.Fatalf("InitProducerID: %v %v", err, ir)
+	}
+	pid, epoch := ir.ProducerID, ir.ProducerEpoch
+	batch := func(attrs int16, seq int32) []byte {
+		b, err := protocol.BuildBatch(protocol.BatchHeader{Attributes: attrs, ProducerID: pid, ProducerEpoch: epoch, BaseSequence: seq},
+			protocol.CodecNone, []protocol.Record{{Value: []byte("v")}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	id := kmsg.StringPtr("rules")
+
+	// A client may not write markers.
+	if code := produceRaw(t, c, cl, id, protocol.BuildControlBatch(pid, epoch, true, 0, 0)); code != kerr.InvalidRecord.Code {
+		t.Fatalf("control batch from a client: %v, want INVALID_RECORD", kerr.ErrorForCode(code))
+	}
+	// Under transaction.version 2 a Produce v12 adds the partition to the
+	// transaction implicitly (TestTxnProduceNotAddedV1 covers version 1).
+	if code := produceRaw(t, c, cl, id, batch(protocol.AttrTransactional, 0)); code != 0 {
+		t.Fatalf("transactional batch (implicit add): %v", kerr.ErrorForCode(code))
+	}
+	// An idempotent batch from the same producer while its transaction is
+	// open.
+	if code := produceRaw(t, c, cl, nil, batch(0, 1)); code != kerr.InvalidTxnState.Code {
+		t.Fatalf("non-transactional batch in a transaction: %v, want INVALID_TXN_STATE", kerr.ErrorForCode(code))
+	}
+	// A marker from an older coordinator epoch than the partition has seen.
+	ps, _ := c.Partition("pr", 0)
+	marker := kmsg.NewPtrWriteTxnMarkersRequest()
+	m := kmsg.NewWriteTxnMarkersRequestMarker()
+	m.ProducerID, m.ProducerEpoch, m.Committed, m.CoordinatorEpoch = pid, epoch, false, 5
+	m.Topics = []kmsg.WriteTxnMarkersRequestMarkerTopic{{Topic: "pr", Partitions: []int32{0}}}
+	marker.Markers = append(marker.Markers, m)
+	if r := callHandler[*kmsg.WriteTxnMarkersResponse](t, c, ps.Leader, marker); r.Markers[0].Topics[0].Partitions[0].ErrorCode != 0 {
+		t.Fatalf("WriteTxnMarkers: %v", kerr.ErrorForCode(r.Markers[0].Topics[0].Partitions[0].ErrorCode))
+	}
+	marker.Markers[0].CoordinatorEpoch = 4
+	if r := callHandler[*kmsg.WriteTxnMarkersResponse](t, c, ps.Leader, marker); r.Markers[0].Topics[0].Partitions[0].ErrorCode != kerr.TransactionCoordinatorFenced.Code {
+		t.Fatalf("WriteTxnMarkers from an older coordinator: %v", kerr.ErrorForCode(r.Markers[0].Topics[0].Partitions[0].ErrorCode))
+	}
+	if r := callHandler[*kmsg.WriteTxnMarkersResponse](t, c, ps.Leader%3+1, marker); r.Markers[0].Topics[0].Partitions[0].ErrorCode != kerr.NotLeaderForPartition.Code {
+		t.Fatalf("WriteTxnMarkers to a follower: %v", kerr.ErrorForCode(r.Markers[0].Topics[0].Partitions[0].ErrorCode))
+	}
+	if ps, _ := c.Partition("pr", 0); ps.LastStableOffset != ps.HighWatermark {
+		t.Fatalf("after the abort marker: LSO %d HW %d", ps.LastStableOffset, ps.HighWatermark)
+	}
+}
+
+// TestTxnProduceNotAddedV1: under transaction version 1 a transactional
+// batch to a partition not in the transaction is refused (KIP-890 part 1).
+func TestTxnProduceNotAddedV1(t *testing.T) {
+	c := txnCluster(t, Config{TransactionVersion: 1})
+	if err := c.CreateTopic("pr", 1, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	cl := newClient(t, c)
+	init := kmsg.NewPtrInitProducerIDRequest()
+	init.TransactionalID, init.TransactionTimeoutMillis = kmsg.StringPtr("v1"), 60000
+	ir, err := init.RequestWith(testContext(t), cl)
+	if err != nil || ir.ErrorCode != 0 {
+		t.Fatalf("InitProducerID: %v %v", err, ir)
+	}
+	b, _ := protocol.BuildBatch(protocol.BatchHeader{Attributes: protocol.AttrTransactional, ProducerID: ir.ProducerID, ProducerEpoch: ir.ProducerEpoch},
+		protocol.CodecNone, []protocol.Record{{Value: []byte("v")}})
+	if code := produceRaw(t, c, cl, kmsg.StringPtr("v1"), b); code != kerr.TransactionAbortable.Code {
+		t.Fatalf("batch to a partition not added: %v, want TRANSACTION_ABORTABLE (INVALID_TXN_STATE before v11)", kerr.ErrorForCode(code))
+	}
+}
+
+// TestTxnControlAPI: the HTTP control surface of transactions.
+func TestTxnControlAPI(t *testing.T) {
+	c := txnCluster(t, Config{})
+	if err := c.CreateTopic("h", 1, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(c.ControlHandler())
+	defer srv.Close()
+	if code := controlCall(t, srv, "POST", "/v1/transactions/markers/h/0/hold", "", nil); code != http.StatusOK {
+		t.Fatalf("hold: %d", code)
+	}
+	if code := controlCall(t, srv, "POST", "/v1/transactions/markers/nope/0/hold", "", nil); code != http.StatusNotFound {
+		t.Fatalf("hold of an unknown partition: %d, want 404", code)
+	}
+	p := newClient(t, c, kgo.TransactionalID("http"), kgo.DefaultProduceTopic("h"))
+	runTxn(t, p, true, "v")
+	var out struct {
+		Transactions []TransactionState `json:"transactions"`
+	}
+	if code := controlCall(t, srv, "GET", "/v1/transactions", "", &out); code != http.StatusOK || len(out.Transactions) != 1 ||
+		out.Transactions[0].State != "PrepareCommit" || out.Transactions[0].Partitions[0].Topic != "h" {
+		t.Fatalf("GET /v1/transactions: %d %+v", code, out)
+	}
+	var cs ClusterState
+	controlCall(t, srv, "GET", "/v1/cluster", "", &cs)
+	for _, tp := range cs.Topics {
+		if tp.Name == "h" && (tp.Partitions[0].LastStableOffset != 0 || tp.Partitions[0].HighWatermark != 1) {
+			t.Fatalf("GET /v1/cluster: %+v, want LSO 0 below HW 1", tp.Partitions[0])
+		}
+	}
+	if code := controlCall(t, srv, "POST", "/v1/transactions/markers/h/0/release", "", nil); code != http.StatusOK {
+		t.Fatalf("release: %d", code)
+	}
+	waitFor(t, 5*time.Second, "the commit", func() bool {
+		ts := c.Transactions()
+		return len(ts) == 1 && ts[0].State == "CompleteCommit"
+	})
+	if code := controlCall(t, srv, "POST", "/v1/transactions/crash-coordinator-before-markers", "", nil); code != http.StatusOK {
+		t.Fatalf("arm crash: %d", code)
+	}
+}
