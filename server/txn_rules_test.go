@@ -154,3 +154,63 @@ func TestTxnControlAPI(t *testing.T) {
 		t.Fatalf("arm crash: %d", code)
 	}
 }
+
+// TestTxnOffsetCommitMemberChecks: KIP-447's member checks on
+// TxnOffsetCommit v3+, and the fencing error by version.
+func TestTxnOffsetCommitMemberChecks(t *testing.T) {
+	c := txnCluster(t, Config{OffsetsTopicPartitions: 1})
+	if err := c.CreateTopic("src", 1, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	coord, code := c.coordinatorOf("g447")
+	if code != 0 {
+		t.Fatal(kerr.ErrorForCode(code))
+	}
+	commit := func(version int16, member string, generation int32, epoch int16) int16 {
+		t.Helper()
+		req := kmsg.NewPtrTxnOffsetCommitRequest()
+		req.SetVersion(version)
+		req.TransactionalID, req.Group, req.ProducerID, req.ProducerEpoch = "t447", "g447", 7777, epoch
+		req.MemberID, req.Generation = member, generation
+		rt := kmsg.NewTxnOffsetCommitRequestTopic()
+		rt.Topic = "src"
+		rp := kmsg.NewTxnOffsetCommitRequestTopicPartition()
+		rp.Offset = 1
+		rt.Partitions = append(rt.Partitions, rp)
+		req.Topics = append(req.Topics, rt)
+		return callHandler[*kmsg.TxnOffsetCommitResponse](t, c, coord, req).Topics[0].Partitions[0].ErrorCode
+	}
+	if code := commit(3, "ghost", 4, 1); code != kerr.UnknownMemberID.Code {
+		t.Fatalf("unknown member: %v", kerr.ErrorForCode(code))
+	}
+	if code := commit(3, "", -1, 1); code != 0 {
+		t.Fatalf("no member, no generation: %v", kerr.ErrorForCode(code))
+	}
+	// The producer's epoch is now 1 on the offsets partition: older is fenced.
+	if code := commit(3, "", -1, 0); code != kerr.ProducerFenced.Code {
+		t.Fatalf("stale epoch, v3: %v, want PRODUCER_FENCED", kerr.ErrorForCode(code))
+	}
+	if code := commit(2, "", -1, 0); code != kerr.InvalidProducerEpoch.Code {
+		t.Fatalf("stale epoch, v2: %v, want INVALID_PRODUCER_EPOCH", kerr.ErrorForCode(code))
+	}
+}
+
+// TestTxnIDExpiration: an idle transactional id is forgotten after
+// transactional.id.expiration.ms; a new InitProducerId starts it afresh.
+func TestTxnIDExpiration(t *testing.T) {
+	c := txnCluster(t, Config{TransactionalIDExpiration: 200 * time.Millisecond, TransactionAbortTimedOutInterval: 20 * time.Millisecond})
+	if err := c.CreateTopic("x", 1, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	p := newClient(t, c, kgo.TransactionalID("expiring"), kgo.DefaultProduceTopic("x"))
+	runTxn(t, p, true, "v")
+	waitFor(t, 10*time.Second, "the id expired", func() bool { return len(c.Transactions()) == 0 })
+	// It stays gone after a coordinator failover (the tombstone is in the log).
+	coord, _ := c.txnCoordinatorOf("expiring")
+	if err := c.StopBroker(coord, StopCrash); err != nil {
+		t.Fatal(err)
+	}
+	if ts := c.Transactions(); len(ts) != 0 {
+		t.Fatalf("after failover: %+v", ts)
+	}
+}
