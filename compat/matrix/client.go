@@ -46,6 +46,10 @@ type Client interface {
 	// JoinGroup starts a consumer group member subscribed to one topic. It
 	// commits what it delivers; closing the stream leaves the group.
 	JoinGroup(ctx context.Context, cfg GroupConfig) (Stream, error)
+	// Transact produces each Txn's records to cfg.Topic and cfg.Partition
+	// in a transaction of its own, committed or aborted as it says. A
+	// client without transactions returns a NotSupportedError.
+	Transact(ctx context.Context, cfg TxnConfig, txns []Txn) error
 	// Metadata reads the cluster's metadata for topics.
 	Metadata(ctx context.Context, bootstrap []string, topics []string) (Metadata, error)
 	// Describe names an error the client returned in a short, stable form
@@ -102,6 +106,23 @@ type ConsumerConfig struct {
 	Topic     string
 	Partition int32
 	Offset    int64
+	// ReadCommitted reads with isolation.level=read_committed.
+	ReadCommitted bool
+}
+
+// TxnConfig says how to produce transactionally.
+type TxnConfig struct {
+	Bootstrap       []string
+	ClientID        string
+	TransactionalID string
+	Topic           string
+	Partition       int32
+}
+
+// Txn is one transaction: its records, and whether it commits.
+type Txn struct {
+	Records []Record
+	Commit  bool
 }
 
 // GroupConfig says which group to join.

@@ -217,10 +217,58 @@ func (Confluent) stream(cm kafka.ConfigMap, start func(*kafka.Consumer) error) (
 	return s, nil
 }
 
+func (cf Confluent) Transact(ctx context.Context, tc TxnConfig, txns []Txn) error {
+	cm := confluentBase(tc.Bootstrap, tc.ClientID)
+	cm["transactional.id"] = tc.TransactionalID
+	p, err := kafka.NewProducer(&cm)
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	go func() {
+		for range p.Events() {
+		}
+	}()
+	go protocolErrors(p.Logs(), func(error) {})
+	if err := p.InitTransactions(ctx); err != nil {
+		return err
+	}
+	topic := tc.Topic
+	for _, txn := range txns {
+		if err := p.BeginTransaction(); err != nil {
+			return err
+		}
+		for _, r := range txn.Records {
+			m := &kafka.Message{TopicPartition: kafka.TopicPartition{Topic: &topic, Partition: tc.Partition}, Key: []byte(r.Key), Value: []byte(r.Value)}
+			if err := p.Produce(m, nil); err != nil {
+				return err
+			}
+		}
+		// Send them all first: an abort drops what is still queued.
+		if left := p.Flush(10000); left > 0 {
+			return fmt.Errorf("%d records not delivered", left)
+		}
+		if txn.Commit {
+			err = p.CommitTransaction(ctx)
+		} else {
+			err = p.AbortTransaction(ctx)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (cf Confluent) Consume(ctx context.Context, cc ConsumerConfig) (Stream, error) {
 	cm := confluentBase(cc.Bootstrap, cc.ClientID)
 	cm["group.id"] = "matrix-assign-" + cc.ClientID // required by the consumer; Assign never joins it
 	cm["enable.auto.commit"] = false
+	if cc.ReadCommitted {
+		cm["isolation.level"] = "read_committed"
+	} else {
+		cm["isolation.level"] = "read_uncommitted"
+	}
 	topic := cc.Topic
 	return cf.stream(cm, func(c *kafka.Consumer) error {
 		return c.Assign([]kafka.TopicPartition{{Topic: &topic, Partition: cc.Partition, Offset: kafka.Offset(cc.Offset)}})

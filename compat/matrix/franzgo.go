@@ -115,7 +115,35 @@ func (f FranzGo) Produce(ctx context.Context, cfg ProducerConfig, records iter.S
 func (FranzGo) Consume(ctx context.Context, cfg ConsumerConfig) (Stream, error) {
 	opts := append(kgoBase(cfg.Bootstrap, cfg.ClientID),
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{cfg.Topic: {cfg.Partition: kgo.NewOffset().At(cfg.Offset)}}))
+	if cfg.ReadCommitted {
+		opts = append(opts, kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+	}
 	return kgoStream(opts)
+}
+
+func (FranzGo) Transact(ctx context.Context, cfg TxnConfig, txns []Txn) error {
+	cl, err := kgo.NewClient(append(kgoBase(cfg.Bootstrap, cfg.ClientID),
+		kgo.TransactionalID(cfg.TransactionalID), kgo.DefaultProduceTopic(cfg.Topic), kgo.RecordPartitioner(kgo.ManualPartitioner()))...)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	for _, txn := range txns {
+		if err := cl.BeginTransaction(); err != nil {
+			return err
+		}
+		var rs []*kgo.Record
+		for _, r := range txn.Records {
+			rs = append(rs, &kgo.Record{Partition: cfg.Partition, Key: []byte(r.Key), Value: []byte(r.Value)})
+		}
+		if err := cl.ProduceSync(ctx, rs...).FirstErr(); err != nil {
+			return err
+		}
+		if err := cl.EndTransaction(ctx, kgo.TransactionEndTry(txn.Commit)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (FranzGo) JoinGroup(ctx context.Context, cfg GroupConfig) (Stream, error) {

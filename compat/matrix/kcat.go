@@ -254,7 +254,15 @@ func kcatStream(args []string) (Stream, error) {
 }
 
 func (Kcat) Consume(ctx context.Context, cc ConsumerConfig) (Stream, error) {
-	return kcatStream(append(kcatBase(cc.Bootstrap, cc.ClientID), "-C", "-t", cc.Topic, "-p", strconv.Itoa(int(cc.Partition)), "-o", strconv.FormatInt(cc.Offset, 10)))
+	iso := "isolation.level=read_uncommitted"
+	if cc.ReadCommitted {
+		iso = "isolation.level=read_committed"
+	}
+	return kcatStream(append(kcatBase(cc.Bootstrap, cc.ClientID), "-X", iso, "-C", "-t", cc.Topic, "-p", strconv.Itoa(int(cc.Partition)), "-o", strconv.FormatInt(cc.Offset, 10)))
+}
+
+func (Kcat) Transact(context.Context, TxnConfig, []Txn) error {
+	return notSupported("kcat", "kcat has no transactional producer")
 }
 
 func (Kcat) JoinGroup(ctx context.Context, gc GroupConfig) (Stream, error) {

@@ -156,8 +156,45 @@ func (s Sarama) Produce(ctx context.Context, pc ProducerConfig, records iter.Seq
 	return out, ctx.Err()
 }
 
+func (Sarama) Transact(ctx context.Context, tc TxnConfig, txns []Txn) error {
+	cfg := saramaBase(tc.ClientID)
+	cfg.Producer.RequiredAcks = sarama.WaitForAll
+	cfg.Producer.Return.Successes = true
+	cfg.Producer.Idempotent = true
+	cfg.Producer.Transaction.ID = tc.TransactionalID
+	cfg.Producer.Partitioner = sarama.NewManualPartitioner
+	cfg.Net.MaxOpenRequests = 1
+	prod, err := sarama.NewSyncProducer(tc.Bootstrap, cfg)
+	if err != nil {
+		return err
+	}
+	defer prod.Close()
+	for _, txn := range txns {
+		if err := prod.BeginTxn(); err != nil {
+			return err
+		}
+		for _, r := range txn.Records {
+			if _, _, err := prod.SendMessage(&sarama.ProducerMessage{Topic: tc.Topic, Partition: tc.Partition, Key: sarama.StringEncoder(r.Key), Value: sarama.StringEncoder(r.Value)}); err != nil {
+				return err
+			}
+		}
+		if txn.Commit {
+			err = prod.CommitTxn()
+		} else {
+			err = prod.AbortTxn()
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (Sarama) Consume(ctx context.Context, cc ConsumerConfig) (Stream, error) {
 	cfg := saramaBase(cc.ClientID)
+	if cc.ReadCommitted {
+		cfg.Consumer.IsolationLevel = sarama.ReadCommitted
+	}
 	cons, err := sarama.NewConsumer(cc.Bootstrap, cfg)
 	if err != nil {
 		return nil, err

@@ -20,6 +20,7 @@ var scenarios = []scenario{
 	{"group", "5. group: join, leave, coordinator crash", scGroup},
 	{"unclean", "6. unclean election truncates the consumer's position", scUnclean},
 	{"metadata", "7. metadata: brokers, leaders, replicas, ISR", scMetadata},
+	{"transactions", "8. transactions: commit, abort, read_committed", scTransactions},
 }
 
 func clientID(cl Client, scenario string) string { return "matrix-" + scenario + "-" + cl.Name() }
@@ -333,4 +334,54 @@ func brokerOf(r *cell, b server.BrokerState) BrokerMetadata {
 	var p int32
 	fmt.Sscan(port, &p)
 	return BrokerMetadata{ID: b.ID, Host: host, Port: p}
+}
+
+// scTransactions produces three transactions with the client (commit,
+// abort, commit) and reads the partition back with the client at
+// read_committed (the committed records only, at their offsets between
+// the markers) and read_uncommitted (all of them). A client without a
+// transactional producer reads franz-go's transactions instead.
+func scTransactions(r *cell, cl Client) {
+	c := server.NewTestCluster(r, server.Config{TransactionStatePartitions: 3})
+	must(r, c.CreateTopic("txn", 1, 3, nil))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	rec := func(v string) Record { return Record{Key: v, Value: v} }
+	txns := []Txn{
+		{Records: []Record{rec("c1"), rec("c2")}, Commit: true},
+		{Records: []Record{rec("a1")}},
+		{Records: []Record{rec("c3")}, Commit: true},
+	}
+	tc := TxnConfig{Bootstrap: c.Bootstrap(), ClientID: clientID(cl, "transactions"), TransactionalID: "matrix-" + cl.Name(), Topic: "txn"}
+	producer := "its transactional producer"
+	err := cl.Transact(ctx, tc, txns)
+	if _, ok := IsNotSupported(err); ok {
+		producer = "franz-go's transactions (" + cl.Name() + " has no transactional producer)"
+		err = FranzGo{}.Transact(ctx, tc, txns)
+	}
+	r.check(err, "transactions")
+	// c1 0, c2 1, commit 2, a1 3, abort 4, c3 5, commit 6.
+	for _, read := range []struct {
+		committed bool
+		values    []string
+		offsets   []int64
+	}{
+		{true, []string{"c1", "c2", "c3"}, []int64{0, 1, 5}},
+		{false, []string{"c1", "c2", "a1", "c3"}, []int64{0, 1, 3, 5}},
+	} {
+		s, err := cl.Consume(ctx, ConsumerConfig{Bootstrap: c.Bootstrap(), ClientID: clientID(cl, "transactions"), Topic: "txn", ReadCommitted: read.committed})
+		if ns, ok := IsNotSupported(err); ok {
+			r.notSupported(ns.Reason)
+			return
+		}
+		r.check(err, "consume")
+		got, _ := readN(r, s, len(read.values), 15*time.Second)
+		s.Close()
+		for i, g := range got {
+			if g.Value != read.values[i] || g.Offset != read.offsets[i] {
+				r.Fatalf("read_committed %v: record %d is %q at %d, want %q at %d", read.committed, i, g.Value, g.Offset, read.values[i], read.offsets[i])
+			}
+		}
+	}
+	r.pass("read_committed skips the aborted record, read_uncommitted has it; produced by %s", producer)
 }
