@@ -14,6 +14,8 @@ package server
 // are acknowledged without a write.
 
 import (
+	"time"
+
 	"github.com/fakekafka/fakekafka/transaction"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -116,24 +118,43 @@ func (cn *conn) addPartitionsToTxn(id string, pid int64, epoch int16, verifyOnly
 // addTxnPartitionsImplicitly adds partitions to a transaction on behalf of
 // the producer, as a transaction version 2 partition leader does for a
 // Produce v12+ (and the group coordinator for TxnOffsetCommit v5+). The
-// call goes to the id's coordinator in-process; coordinator errors come
-// back as they are.
+// call goes to the id's coordinator in-process. CONCURRENT_TRANSACTIONS
+// (another partition's add being written, or the previous transaction's
+// markers still going out) is retried until the transaction changes, for
+// up to txnWriteTimeout, as Kafka's leaders retry it rather than fail the
+// produce: failing one batch while the producer's next in-flight batch
+// gets through would break its sequence. Other errors come back as they
+// are.
 func (c *Cluster) addTxnPartitionsImplicitly(id string, pid int64, epoch int16, parts []transaction.Partition) int16 {
-	e, code := c.coordinatorTxnEntry(id)
-	if code != 0 {
-		return code
-	}
-	if e == nil {
-		return kerr.InvalidProducerIDMapping.Code
-	}
-	nowMs := c.now().UnixMilli()
-	_, code = e.apply(e.s.loadedLeaderID(), func(cur *transaction.Metadata, pending bool) transaction.Decision {
-		if cur == nil {
-			return transaction.Decision{Code: kerr.InvalidProducerIDMapping.Code}
+	deadline := time.NewTimer(txnWriteTimeout)
+	defer deadline.Stop()
+	for {
+		e, code := c.coordinatorTxnEntry(id)
+		if code != 0 {
+			return code
 		}
-		return transaction.AddPartitions(*cur, pending, pid, epoch, parts, nowMs)
-	})
-	return code
+		if e == nil {
+			return kerr.InvalidProducerIDMapping.Code
+		}
+		changed := e.changes()
+		nowMs := c.now().UnixMilli()
+		_, code = e.apply(e.s.loadedLeaderID(), func(cur *transaction.Metadata, pending bool) transaction.Decision {
+			if cur == nil {
+				return transaction.Decision{Code: kerr.InvalidProducerIDMapping.Code}
+			}
+			return transaction.AddPartitions(*cur, pending, pid, epoch, parts, nowMs)
+		})
+		if code != kerr.ConcurrentTransactions.Code {
+			return code
+		}
+		select {
+		case <-changed:
+		case <-deadline.C:
+			return code
+		case <-c.closing:
+			return code
+		}
+	}
 }
 
 // verifyTxnPartition checks, for a partition leader about to append a

@@ -75,6 +75,26 @@ type txnEntry struct {
 	exists  bool // md has been written (false for a placeholder)
 	md      transaction.Metadata
 	pending bool
+	changed chan struct{} // closed when a transition finishes; nil until asked for
+}
+
+// changes returns a channel closed when the entry's next transition
+// finishes (or fails), for callers that retry on CONCURRENT_TRANSACTIONS.
+func (e *txnEntry) changes() <-chan struct{} {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.changed == nil {
+		e.changed = make(chan struct{})
+	}
+	return e.changed
+}
+
+// finished wakes the waiters of changes. Callers hold e.mu.
+func (e *txnEntry) finished() {
+	if e.changed != nil {
+		close(e.changed)
+		e.changed = nil
+	}
 }
 
 // txnRecordKey is the key of a __transaction_state record; its value is the
@@ -259,6 +279,7 @@ func (e *txnEntry) apply(broker int32, rule func(cur *transaction.Metadata, pend
 		e.md, e.exists = *d.Next, true
 	}
 	md := e.md
+	e.finished()
 	e.mu.Unlock()
 	if code != 0 {
 		return md, code
@@ -382,6 +403,7 @@ func (s *txnShard) expire(broker int32) {
 			s.mu.Unlock()
 			e.mu.Lock()
 			e.pending = false
+			e.finished()
 			e.mu.Unlock()
 		}
 	}

@@ -200,6 +200,10 @@ func EndTxn(cur Metadata, pending bool, req EndRequest, newID func() int64, nowM
 		return r
 	}
 	tv2 := cur.TV2
+	// While a Prepare* state's markers are out Kafka has the Complete*
+	// transition pending, so every EndTxn that passes the producer checks
+	// is CONCURRENT_TRANSACTIONS, whatever its outcome.
+	pending = pending || cur.State == PrepareCommit || cur.State == PrepareAbort
 	// A version 2 retry: the answer to the EndTxn that bumped the epoch
 	// was lost, so the same request comes again at the old epoch.
 	retry := tv2 && cur.LastProducerEpoch != noEpoch && req.ProducerEpoch == cur.LastProducerEpoch &&
@@ -232,11 +236,6 @@ func EndTxn(cur Metadata, pending bool, req EndRequest, newID func() int64, nowM
 		}
 		if tv2 && !req.Commit && !retry {
 			return res(write(cur.prepareEnd(PrepareAbort, newID, nowMs), 0))
-		}
-		return res(answer(kerr.InvalidTxnState.Code))
-	case PrepareCommit, PrepareAbort:
-		if cur.State == prepare {
-			return res(answer(kerr.ConcurrentTransactions.Code))
 		}
 		return res(answer(kerr.InvalidTxnState.Code))
 	case Empty:

@@ -180,9 +180,11 @@ func TestEndTxnV1(t *testing.T) {
 	r := EndTxn(m, false, EndRequest{1001, 0, true}, nil, 11)
 	m = mustWrite(t, r.Decision, 0)
 	check(t, m, PrepareCommit, 1001, 0, -1)
-	// The same EndTxn while markers are out; the other outcome.
+	// While markers are out either outcome is CONCURRENT_TRANSACTIONS (the
+	// Complete transition is pending); a stale epoch is still fenced.
 	mustAnswer(t, EndTxn(m, false, EndRequest{1001, 0, true}, nil, 12).Decision, kerr.ConcurrentTransactions.Code)
-	mustAnswer(t, EndTxn(m, false, EndRequest{1001, 0, false}, nil, 12).Decision, kerr.InvalidTxnState.Code)
+	mustAnswer(t, EndTxn(m, false, EndRequest{1001, 0, false}, nil, 12).Decision, kerr.ConcurrentTransactions.Code)
+	mustAnswer(t, EndTxn(m, false, EndRequest{1001, 7, false}, nil, 12).Decision, kerr.ProducerFenced.Code)
 	m, ok := Complete(m, 13)
 	if !ok {
 		t.Fatal("not completed")
