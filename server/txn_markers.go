@@ -47,11 +47,11 @@ func (c *Cluster) sendMarkers(broker int32, e *txnEntry, md transaction.Metadata
 	}
 	for _, tp := range md.Partitions {
 		for {
-			if !alive() {
-				return // the next coordinator finishes the transaction
-			}
 			if !c.waitMarkerRelease(topicPartition{tp.Topic, tp.Partition}) {
 				return
+			}
+			if !alive() {
+				return // the next coordinator finishes the transaction
 			}
 			code := c.writeMarker(tp, md.ProducerID, md.ProducerEpoch, commit, e.coordEpoch)
 			if code == 0 || code == kerr.UnknownTopicOrPartition.Code || code == kerr.InvalidProducerEpoch.Code {

@@ -361,3 +361,37 @@ func TestTxnInitProducerIDOnTheWire(t *testing.T) {
 		t.Fatalf("broker %d (not the coordinator %d): %v", other, coord, kerr.ErrorForCode(r.ErrorCode))
 	}
 }
+
+// TestTxnNewCoordinatorFinishesPreparedTransaction: a transaction left
+// PrepareCommit by a crashed coordinator is finished by the next leader of
+// its __transaction_state partition on its own, with no client asking.
+func TestTxnNewCoordinatorFinishesPreparedTransaction(t *testing.T) {
+	c := txnCluster(t, Config{})
+	if err := c.CreateTopic("n", 1, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.HoldTransactionMarkers("n", 0); err != nil {
+		t.Fatal(err)
+	}
+	p := newClient(t, c, kgo.TransactionalID("orphan"), kgo.DefaultProduceTopic("n"))
+	runTxn(t, p, true, "v")
+	p.Close() // nobody will retry anything
+	ts := c.Transactions()
+	if len(ts) != 1 || ts[0].State != "PrepareCommit" {
+		t.Fatalf("before the crash: %+v", ts)
+	}
+	old := ts[0].Coordinator
+	if err := c.StopBroker(old, StopCrash); err != nil {
+		t.Fatal(err)
+	}
+	c.ReleaseTransactionMarkers("n", 0)
+	waitFor(t, 10*time.Second, "the new coordinator to commit", func() bool {
+		ps, _ := c.Partition("n", 0)
+		ts := c.Transactions()
+		return ps.LastStableOffset == ps.HighWatermark && ps.HighWatermark == 2 && len(ts) == 1 && ts[0].State == "CompleteCommit" && ts[0].Coordinator != old
+	})
+	got := consumeValues(t, c, "n", true, func(rs []*kgo.Record) bool { return len(rs) == 1 })
+	if !slices.Equal(values(got), []string{"v"}) {
+		t.Fatalf("read_committed: %v", values(got))
+	}
+}
