@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"slices"
@@ -34,6 +35,32 @@ func TestListenerFlagsFromEnvironment(t *testing.T) {
 	}
 	if !slices.Equal(o.cfg.Listeners, want) || o.cfg.AwaitAdvertised != "EXTERNAL" || o.cfg.AdvertisedHost != "adv.example" {
 		t.Fatalf("listeners %+v, await %q", o.cfg.Listeners, o.cfg.AwaitAdvertised)
+	}
+}
+
+func TestTopicsFlag(t *testing.T) {
+	control := startBinary(t, "--listen", "127.0.0.1:0", "--control", "127.0.0.1:0", "--topics", "a, b:4,c:2:1")
+	resp, err := http.Get(control + "/v1/cluster")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var st server.ClusterState
+	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][2]int{}
+	for _, tp := range st.Topics {
+		got[tp.Name] = [2]int{len(tp.Partitions), len(tp.Partitions[0].Replicas)}
+	}
+	if want := map[string][2]int{"a": {1, 3}, "b": {4, 3}, "c": {2, 1}}; !maps.Equal(got, want) {
+		t.Fatalf("topics %v, want %v", got, want)
+	}
+	for _, bad := range []string{"x:0", "x:1:9", "x:y", "x:1:1:1", ":3"} {
+		var stderr bytes.Buffer
+		if code := run(context.Background(), []string{"--listen", "127.0.0.1:0", "--control", "", "--topics", bad}, env(nil), io.Discard, &stderr); code == 0 || !strings.Contains(stderr.String(), "--topics") {
+			t.Errorf("--topics %s: exit %d, %q", bad, code, stderr.String())
+		}
 	}
 }
 

@@ -71,6 +71,7 @@ type options struct {
 	logLevel   string
 
 	listeners, advertisedListeners, protocolMap string
+	topics                                      string
 }
 
 func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*options, error) {
@@ -84,6 +85,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*o
 	fs.StringVar(&o.advertisedListeners, "advertised-listeners", "", "NAME://HOST:PORT,... advertised per listener (the others take the next ports; port 0: the bound port)")
 	fs.StringVar(&o.protocolMap, "listener-security-protocol-map", "", "NAME:PROTOCOL,... for listeners not named after their protocol (only PLAINTEXT is served)")
 	fs.StringVar(&o.cfg.AwaitAdvertised, "await-advertised", "", "listener whose advertised addresses must be set (PUT /v1/listeners/NAME) before GET /readyz answers 200")
+	fs.StringVar(&o.topics, "topics", "", "topics to create at start: NAME[:PARTITIONS[:REPLICATION_FACTOR]],... (defaults: num.partitions, default.replication.factor)")
 	fs.StringVar(&o.control, "control", "127.0.0.1:9099", "HOST:PORT of the HTTP control API; empty disables it")
 	fs.IntVar(&o.cfg.DefaultReplicationFactor, "default-replication-factor", 0, "default.replication.factor for new topics (default min(3, brokers))")
 	fs.IntVar(&o.cfg.MinInsyncReplicas, "min-insync-replicas", 1, "min.insync.replicas for new topics")
@@ -160,6 +162,37 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*o
 	return o, nil
 }
 
+// createTopics creates the topics of --topics:
+// NAME[:PARTITIONS[:REPLICATION_FACTOR]],...
+func createTopics(c *server.Cluster, spec string) error {
+	for _, item := range strings.Split(spec, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		parts := strings.Split(item, ":")
+		if len(parts) > 3 || parts[0] == "" {
+			return fmt.Errorf("%q is not NAME[:PARTITIONS[:REPLICATION_FACTOR]]", item)
+		}
+		partitions, rf := int64(-1), int64(-1)
+		var err error
+		if len(parts) > 1 {
+			if partitions, err = strconv.ParseInt(parts[1], 10, 32); err != nil || partitions < 1 {
+				return fmt.Errorf("%q: partitions must be a positive number", item)
+			}
+		}
+		if len(parts) > 2 {
+			if rf, err = strconv.ParseInt(parts[2], 10, 16); err != nil || rf < 1 {
+				return fmt.Errorf("%q: replication factor must be a positive number", item)
+			}
+		}
+		if err := c.CreateTopic(parts[0], int32(partitions), int16(rf), nil); err != nil {
+			return fmt.Errorf("%s: %v", parts[0], err)
+		}
+	}
+	return nil
+}
+
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		switch args[0] {
@@ -193,6 +226,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return 1
 	}
 	defer c.Close()
+	if err := createTopics(c, o.topics); err != nil {
+		fmt.Fprintf(stderr, "fakekafka: --topics: %v\n", err)
+		return 2
+	}
 
 	controlURL := "off"
 	var srv *http.Server
