@@ -36,6 +36,7 @@ var Supported = []APIRange{
 	{Key: 43, Min: 0, Max: 2}, // ElectLeaders
 	{Key: 44, Min: 0, Max: 1}, // IncrementalAlterConfigs
 	{Key: 47, Min: 0, Max: 0}, // OffsetDelete
+	{Key: 60, Min: 0, Max: 2}, // DescribeCluster
 	{Key: 68, Min: 0, Max: 1}, // ConsumerGroupHeartbeat
 	{Key: 69, Min: 0, Max: 1}, // ConsumerGroupDescribe
 }

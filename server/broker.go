@@ -253,6 +253,7 @@ var handlers = map[int16]handler{
 	43: typed((*conn).handleElectLeaders),
 	44: typed((*conn).handleIncrementalAlterConfigs),
 	47: typed((*conn).handleOffsetDelete),
+	60: typed((*conn).handleDescribeCluster),
 	68: typed((*conn).handleConsumerGroupHeartbeat),
 	69: typed((*conn).handleConsumerGroupDescribe),
 }

@@ -43,8 +43,9 @@ func listenerAddrs(t *testing.T, c *Cluster, name string) []string {
 	return nil
 }
 
-// metadataBrokers asks seed for Metadata and FindCoordinator and returns
-// the advertised addresses of the brokers and of the group's coordinator.
+// metadataBrokers asks seed for Metadata, DescribeCluster and
+// FindCoordinator and returns the advertised addresses of the brokers (the
+// same in both answers) and of the group's coordinator.
 func metadataBrokers(t *testing.T, seed string) ([]string, string) {
 	t.Helper()
 	cl, err := kgo.NewClient(kgo.SeedBrokers(seed))
@@ -60,6 +61,17 @@ func metadataBrokers(t *testing.T, seed string) ([]string, string) {
 	var brokers []string
 	for _, b := range meta.Brokers {
 		brokers = append(brokers, net.JoinHostPort(b.Host, strconv.Itoa(int(b.Port))))
+	}
+	dc, err := kmsg.NewPtrDescribeClusterRequest().RequestWith(ctx, cl)
+	if err != nil || dc.ErrorCode != 0 {
+		t.Fatalf("DescribeCluster: %v, code %d", err, dc.ErrorCode)
+	}
+	var described []string
+	for _, b := range dc.Brokers {
+		described = append(described, net.JoinHostPort(b.Host, strconv.Itoa(int(b.Port))))
+	}
+	if !slices.Equal(slices.Sorted(slices.Values(described)), slices.Sorted(slices.Values(brokers))) {
+		t.Fatalf("DescribeCluster brokers %v, Metadata %v", described, brokers)
 	}
 	fc := kmsg.NewPtrFindCoordinatorRequest()
 	fc.CoordinatorKey = "g"
@@ -349,5 +361,43 @@ func TestControlListenersAndReadiness(t *testing.T) {
 	}
 	if st := c.State(); st.Brokers[1].Address != "[::1]:32002" {
 		t.Fatalf("State reports broker 2 at %s", st.Brokers[1].Address)
+	}
+}
+
+func TestDescribeCluster(t *testing.T) {
+	c := NewTestCluster(t, Config{ClusterID: "dc"})
+	req := func(version int16, endpoint int8, fenced, ops bool) *kmsg.DescribeClusterResponse {
+		r := kmsg.NewPtrDescribeClusterRequest()
+		r.Version, r.EndpointType, r.IncludeFencedBrokers, r.IncludeClusterAuthorizedOperations = version, endpoint, fenced, ops
+		return callHandler[*kmsg.DescribeClusterResponse](t, c, 2, r)
+	}
+	resp := req(2, 1, false, true)
+	if resp.ErrorCode != 0 || resp.ClusterID != "dc" || resp.ControllerID != 1 || len(resp.Brokers) != 3 || resp.ClusterAuthorizedOperations != allClusterOps || resp.EndpointType != 1 {
+		t.Fatalf("DescribeCluster v2: %+v", resp)
+	}
+	if resp := req(1, 1, false, false); resp.ClusterAuthorizedOperations != -2147483648 {
+		t.Fatalf("operations not asked for: %d, want Kafka's minimum int32", resp.ClusterAuthorizedOperations)
+	}
+	for _, tc := range []struct {
+		version  int16
+		endpoint int8
+		code     int16
+	}{{1, 2, 114}, {2, 7, 115}} { // v0 has no endpoint type: brokers
+		if resp := req(tc.version, tc.endpoint, false, false); resp.ErrorCode != tc.code || resp.ErrorMessage == nil || len(resp.Brokers) != 0 {
+			t.Errorf("v%d endpoint type %d: code %d, want %d", tc.version, tc.endpoint, resp.ErrorCode, tc.code)
+		}
+	}
+
+	// Broker 1 stopped cleanly is fenced: absent, unless asked for, and
+	// then marked; the controller moves to broker 2.
+	if err := c.StopBroker(1, StopClean); err != nil {
+		t.Fatal(err)
+	}
+	if resp := req(2, 1, false, false); len(resp.Brokers) != 2 || resp.Brokers[0].NodeID != 2 || resp.ControllerID != 2 {
+		t.Fatalf("with broker 1 fenced: %+v", resp.Brokers)
+	}
+	resp = req(2, 1, true, false)
+	if len(resp.Brokers) != 3 || resp.Brokers[0].NodeID != 1 || !resp.Brokers[0].IsFenced || resp.Brokers[1].IsFenced {
+		t.Fatalf("fenced brokers included: %+v", resp.Brokers)
 	}
 }
