@@ -78,3 +78,26 @@ if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import testcontainers
 	timeout 600 "$venv/bin/pip" install -q testcontainers==4.15.0 kafka-python==3.0.12
 fi
 FAKEKAFKA_IMAGE=fakekafka:tc-test timeout 300 "$venv/bin/python" testcontainers/python/test_fakekafka.py
+
+# And from Testcontainers for Node (testcontainers/node), where npm exists.
+if command -v npm >/dev/null 2>&1; then
+	nodedir=${XDG_CACHE_HOME:-$HOME/.cache}/fakekafka/tc-node
+	mkdir -p "$nodedir"
+	cp testcontainers/node/package.json testcontainers/node/test.mjs "$nodedir/"
+	(cd "$nodedir" && timeout 600 npm install --no-audit --no-fund --silent)
+	FAKEKAFKA_IMAGE=fakekafka:tc-test timeout 300 node "$nodedir/test.mjs"
+else
+	echo "no npm: the Testcontainers for Node check is skipped"
+fi
+
+# And from Testcontainers for Java (testcontainers/java), where Maven and a
+# JDK exist: Maven only resolves the classpath; javac compiles the check.
+if command -v mvn >/dev/null 2>&1 && command -v javac >/dev/null 2>&1; then
+	javadir=$(mktemp -d)
+	timeout 600 mvn -q -B -f testcontainers/java/pom.xml dependency:build-classpath -Dmdep.outputFile="$javadir/cp.txt" >/dev/null
+	javac -d "$javadir/classes" -cp "$(cat "$javadir/cp.txt")" testcontainers/java/FakeKafkaCheck.java
+	FAKEKAFKA_IMAGE=fakekafka:tc-test timeout 300 java -cp "$javadir/classes:$(cat "$javadir/cp.txt")" dev.fakekafka.FakeKafkaCheck
+	rm -rf "$javadir"
+else
+	echo "no mvn or javac: the Testcontainers for Java check is skipped"
+fi
