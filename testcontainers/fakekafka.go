@@ -28,6 +28,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/moby/moby/api/types/container"
 	"github.com/testcontainers/testcontainers-go"
 	"github.com/testcontainers/testcontainers-go/wait"
 )
@@ -229,6 +230,9 @@ func Run(ctx context.Context, img string, opts ...testcontainers.ContainerCustom
 			LifecycleHooks: []testcontainers.ContainerLifecycleHooks{{
 				PostStarts: []testcontainers.ContainerHook{c.advertiseHook},
 			}},
+			// fakekafka keeps everything in memory: a read-only root file
+			// system proves it writes nothing.
+			HostConfigModifier: func(hc *container.HostConfig) { hc.ReadonlyRootfs = true },
 		},
 		Started: true,
 	}

@@ -68,6 +68,14 @@ func TestClusterFromTheHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Non-root, on a read-only root file system: nothing is written.
+	ins, err := ctr.Inspect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ins.HostConfig.ReadonlyRootfs || ins.Config.User != "65534:65534" {
+		t.Fatalf("container: read-only %v, user %q", ins.HostConfig.ReadonlyRootfs, ins.Config.User)
+	}
 
 	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.DefaultProduceTopic("orders"),
 		kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.RetryBackoffFn(func(int) time.Duration { return 20 * time.Millisecond }))
