@@ -101,3 +101,19 @@ if command -v mvn >/dev/null 2>&1 && command -v javac >/dev/null 2>&1; then
 else
 	echo "no mvn or javac: the Testcontainers for Java check is skipped"
 fi
+
+# And the README's Compose example (testcontainers/compose): the image's
+# HEALTHCHECK gates a second service that probes every broker by name.
+if ! command -v docker-compose >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+	echo "installing docker-compose (apt-get install docker-compose)"
+	DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y -qq docker-compose >/dev/null
+fi
+if command -v docker-compose >/dev/null 2>&1; then
+	compose=(docker-compose -f testcontainers/compose/docker-compose.yml -p fakekafka-compose-check)
+	status=0
+	FAKEKAFKA_IMAGE=fakekafka:tc-test timeout 180 "${compose[@]}" up --abort-on-container-exit --exit-code-from app || status=$?
+	FAKEKAFKA_IMAGE=fakekafka:tc-test timeout 60 "${compose[@]}" down >/dev/null 2>&1 || true
+	[ "$status" = 0 ] || { echo "the Compose check failed" >&2; exit 1; }
+else
+	echo "no docker-compose: the Compose check is skipped"
+fi

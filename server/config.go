@@ -22,8 +22,8 @@ type Config struct {
 	// AdvertisedHost is the host clients are told to connect to. Default:
 	// the listen host.
 	AdvertisedHost string
-	// Listeners replaces Listen with several named listeners per broker
-	// (Kafka's listeners and advertised.listeners). Clients connected on a
+	// Listeners replaces Listen (which it makes ignored) with several named
+	// listeners per broker (Kafka's listeners and advertised.listeners). Clients connected on a
 	// listener are told that listener's addresses. AdvertisedHost is the
 	// default advertised host of those on a wildcard address.
 	Listeners []Listener

@@ -14,6 +14,7 @@ package server
 // its own.
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -58,7 +59,6 @@ func (a hostPort) String() string { return net.JoinHostPort(a.host, strconv.Itoa
 
 // brokerListener is one listener of one broker.
 type brokerListener struct {
-	b        *broker
 	index    int // in Config.Listeners, the same on every broker
 	name     string
 	protocol string
@@ -170,7 +170,7 @@ func openListener(b *broker, index int, l Listener, i int) (*brokerListener, err
 	if err != nil {
 		return nil, fmt.Errorf("broker %d, listener %s: %w", b.id, l.Name, err)
 	}
-	bl := &brokerListener{b: b, index: index, name: l.Name, protocol: l.SecurityProtocol, bindHost: host, port: int32(ln.Addr().(*net.TCPAddr).Port), ln: ln}
+	bl := &brokerListener{index: index, name: l.Name, protocol: l.SecurityProtocol, bindHost: host, port: int32(ln.Addr().(*net.TCPAddr).Port), ln: ln}
 	adv := hostPort{host: l.AdvertisedHost, port: bl.port}
 	if l.AdvertisedPort != 0 {
 		adv.port = int32(l.AdvertisedPort + i)
@@ -232,7 +232,7 @@ func (c *Cluster) listenerIndex(name string) int {
 
 // ErrUnknownListener is returned for a listener name the cluster does not
 // have.
-var ErrUnknownListener = fmt.Errorf("unknown listener")
+var ErrUnknownListener = errors.New("unknown listener")
 
 // SetAdvertised changes the advertised HOST:PORT of listener name for the
 // brokers in addrs (by broker id); the others keep theirs. Clients see the
