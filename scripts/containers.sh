@@ -106,7 +106,9 @@ fi
 # HEALTHCHECK gates a second service that probes every broker by name.
 if ! command -v docker-compose >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 	echo "installing docker-compose (apt-get install docker-compose)"
-	DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y -qq docker-compose >/dev/null
+	export DEBIAN_FRONTEND=noninteractive
+	timeout 600 apt-get update -qq
+	timeout 600 apt-get install -y -qq docker-compose >/dev/null
 fi
 if command -v docker-compose >/dev/null 2>&1; then
 	compose=(docker-compose -f testcontainers/compose/docker-compose.yml -p fakekafka-compose-check)
