@@ -49,6 +49,19 @@ type ReplicaState struct {
 	State          string `json:"state"`
 	InSync         bool   `json:"in_sync"`
 	Paused         bool   `json:"paused,omitempty"`
+	// LeaderView is what the leader knows of this replica when it is a
+	// follower (nil on the leader and when leaderless).
+	LeaderView *FollowerView `json:"leader_view,omitempty"`
+}
+
+// FollowerView is the leader's view of one follower, learnt from its
+// fetches: the offset of its latest fetch (-1 before its first in the
+// current leader epoch) and when it last fetched and was last caught up
+// (Unix milliseconds, 0 for never).
+type FollowerView struct {
+	LogEndOffset       int64 `json:"log_end_offset"`
+	LastFetchTimeMs    int64 `json:"last_fetch_time_ms"`
+	LastCaughtUpTimeMs int64 `json:"last_caught_up_time_ms"`
 }
 
 // FaultState is an injected fault rule and how often it fired.
