@@ -21,6 +21,8 @@ cleanup() {
 	# which would remove them, is off).
 	if docker info >/dev/null 2>&1; then
 		docker ps -aq --filter ancestor=fakekafka:tc-test | xargs -r docker rm -f >/dev/null 2>&1 || true
+		# Earlier builds of the test image, untagged by the latest one.
+		docker image prune -f --filter label=org.opencontainers.image.title=fakekafka >/dev/null 2>&1 || true
 	fi
 	if [ -n "$started_dockerd" ]; then
 		echo "stopping the dockerd this script started (pid $started_dockerd)"
