@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Runs every test of fakekafka: the core module and the compat module (real
-# clients other than franz-go). Installs kcat from Debian's packages when it
-# is missing and we are root; otherwise says how.
+# Runs every test of fakekafka: the core module, the compat module (real
+# clients other than franz-go) and the testcontainers module's container
+# tests (scripts/containers.sh: starts a Docker engine if none answers,
+# installing docker.io if needed, when we are root). Installs kcat from
+# Debian's packages when it is missing and we are root; otherwise says how.
+# FAKEKAFKA_SKIP_CONTAINERS=1 leaves the container tests out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,3 +20,7 @@ if ! command -v kcat >/dev/null 2>&1; then
 fi
 
 go test -race -count=1 -timeout 20m ./... ./compat/...
+
+if [ "${FAKEKAFKA_SKIP_CONTAINERS:-}" != 1 ]; then
+	bash scripts/containers.sh
+fi

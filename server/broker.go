@@ -17,15 +17,12 @@ import (
 
 // broker is one broker: its listener and its client connections.
 type broker struct {
-	c          *Cluster
-	id         int32
-	listenHost string
-	host       string // advertised
-	port       int32
-	up         atomic.Bool
+	c         *Cluster
+	id        int32
+	listeners []*brokerListener // as Config.Listeners
+	up        atomic.Bool
 
 	mu       sync.Mutex
-	ln       net.Listener // replaced on every restart
 	conns    map[*conn]struct{}
 	fence    *time.Timer // pending controller fencing after a crash or isolation
 	isolated bool        // guarded by the cluster's ctlMu
@@ -42,11 +39,10 @@ type broker struct {
 // fenced it (KRaft keeps listing it, so clients keep trying it meanwhile).
 func (b *broker) registered() bool { return b.up.Load() || b.fencePending.Load() }
 
-func (b *broker) addr() string {
-	return net.JoinHostPort(b.host, strconv.Itoa(int(b.port)))
-}
+// addr is the broker's advertised address on the first listener.
+func (b *broker) addr() string { return b.listeners[0].advertised().String() }
 
-func (b *broker) serve(ln net.Listener) {
+func (b *broker) serve(bl *brokerListener, ln net.Listener) {
 	defer b.c.wg.Done()
 	for {
 		nc, err := ln.Accept()
@@ -57,7 +53,7 @@ func (b *broker) serve(ln net.Listener) {
 			}
 			return // listener closed
 		}
-		cn := &conn{b: b, nc: nc, closed: make(chan struct{})}
+		cn := &conn{b: b, bl: bl, nc: nc, closed: make(chan struct{})}
 		b.mu.Lock()
 		select {
 		case <-b.c.closing:
@@ -73,28 +69,42 @@ func (b *broker) serve(ln net.Listener) {
 	}
 }
 
-// closeConns closes the listener and every connection, as a broker that
+// closeConns closes the listeners and every connection, as a broker that
 // stops does.
 func (b *broker) closeConns() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.ln.Close()
+	for _, bl := range b.listeners {
+		bl.ln.Close()
+	}
 	for cn := range b.conns {
 		cn.close()
 	}
 }
 
-// listen opens the broker's listener on its port again and serves it.
+// listen opens the broker's listeners on their ports again and serves
+// them.
 func (b *broker) listen() error {
-	ln, err := net.Listen("tcp", net.JoinHostPort(b.listenHost, strconv.Itoa(int(b.port))))
-	if err != nil {
-		return fmt.Errorf("broker %d: %w", b.id, err)
+	lns := make([]net.Listener, len(b.listeners))
+	for i, bl := range b.listeners {
+		ln, err := net.Listen("tcp", net.JoinHostPort(bl.bindHost, strconv.Itoa(int(bl.port))))
+		if err != nil {
+			for _, ln := range lns[:i] {
+				ln.Close()
+			}
+			return fmt.Errorf("broker %d, listener %s: %w", b.id, bl.name, err)
+		}
+		lns[i] = ln
 	}
 	b.mu.Lock()
-	b.ln = ln
+	for i, bl := range b.listeners {
+		bl.ln = lns[i]
+	}
 	b.mu.Unlock()
-	b.c.wg.Add(1)
-	go b.serve(ln)
+	for i, bl := range b.listeners {
+		b.c.wg.Add(1)
+		go b.serve(bl, lns[i])
+	}
 	return nil
 }
 
@@ -103,6 +113,7 @@ func (b *broker) listen() error {
 // a request that waits (acks=all, long poll) blocks only its own connection.
 type conn struct {
 	b      *broker
+	bl     *brokerListener // the listener it came in on
 	nc     net.Conn
 	hdr    protocol.RequestHeader // the request being handled
 	out    []byte
@@ -247,6 +258,7 @@ var handlers = map[int16]handler{
 	43: typed((*conn).handleElectLeaders),
 	44: typed((*conn).handleIncrementalAlterConfigs),
 	47: typed((*conn).handleOffsetDelete),
+	60: typed((*conn).handleDescribeCluster),
 	61: typed((*conn).handleDescribeProducers),
 	65: typed((*conn).handleDescribeTransactions),
 	66: typed((*conn).handleListTransactions),

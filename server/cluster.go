@@ -16,9 +16,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
-	"net"
 	"slices"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -77,39 +75,25 @@ func NewCluster(cfg Config) (*Cluster, error) {
 	c.nextProducerID.Store(1000)
 	c.brokerCfg.Store(c.resolveBrokerSettings(nil))
 
-	host, portStr, err := net.SplitHostPort(cfg.Listen)
-	if err != nil {
-		return nil, fmt.Errorf("listen address %q: %w", cfg.Listen, err)
-	}
-	port, err := strconv.Atoi(portStr)
-	if err != nil || port < 0 || port+cfg.Brokers-1 > 65535 {
-		return nil, fmt.Errorf("listen address %q: bad port", cfg.Listen)
-	}
-	adv := cfg.AdvertisedHost
-	if adv == "" {
-		adv = host
-		if adv == "" || adv == "0.0.0.0" || adv == "::" {
-			adv = "127.0.0.1"
-		}
-	}
 	for i := range cfg.Brokers {
-		p := 0
-		if port != 0 {
-			p = port + i
-		}
-		ln, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(p)))
-		if err != nil {
-			c.closeListeners()
-			return nil, fmt.Errorf("broker %d: %w", i+1, err)
-		}
-		b := &broker{c: c, id: int32(i + 1), ln: ln, listenHost: host, host: adv, port: int32(ln.Addr().(*net.TCPAddr).Port), conns: map[*conn]struct{}{}}
-		b.up.Store(true)
+		b := &broker{c: c, id: int32(i + 1), conns: map[*conn]struct{}{}}
 		c.brokers = append(c.brokers, b)
+		for li, l := range cfg.Listeners {
+			bl, err := openListener(b, li, l, i)
+			if err != nil {
+				c.closeListeners()
+				return nil, err
+			}
+			b.listeners = append(b.listeners, bl)
+		}
+		b.up.Store(true)
 		c.fetchers = append(c.fetchers, newFetcher(c, b.id))
 	}
 	for _, b := range c.brokers {
-		c.wg.Add(1)
-		go b.serve(b.ln)
+		for _, bl := range b.listeners {
+			c.wg.Add(1)
+			go b.serve(bl, bl.ln)
+		}
 	}
 	for _, f := range c.fetchers {
 		c.wg.Add(1)
@@ -135,7 +119,8 @@ func NewTestCluster(tb testing.TB, cfg Config) *Cluster {
 	return c
 }
 
-// Bootstrap returns every broker's host:port, broker 1 first.
+// Bootstrap returns every broker's advertised host:port on the first
+// listener, broker 1 first.
 func (c *Cluster) Bootstrap() []string {
 	out := make([]string, len(c.brokers))
 	for i, b := range c.brokers {
@@ -164,8 +149,8 @@ func (c *Cluster) Close() error {
 
 func (c *Cluster) closeListeners() {
 	for _, b := range c.brokers {
-		if b.ln != nil {
-			b.ln.Close()
+		for _, bl := range b.listeners {
+			bl.ln.Close()
 		}
 	}
 }

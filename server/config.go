@@ -3,6 +3,7 @@ package server
 import (
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/fakekafka/fakekafka/protocol"
@@ -21,6 +22,16 @@ type Config struct {
 	// AdvertisedHost is the host clients are told to connect to. Default:
 	// the listen host.
 	AdvertisedHost string
+	// Listeners replaces Listen (which it makes ignored) with several named
+	// listeners per broker (Kafka's listeners and advertised.listeners). Clients connected on a
+	// listener are told that listener's addresses. AdvertisedHost is the
+	// default advertised host of those on a wildcard address.
+	Listeners []Listener
+	// AwaitAdvertised names a listener whose advertised addresses must be
+	// set at runtime (SetAdvertised, PUT /v1/listeners/{name}) before the
+	// cluster reports ready (Ready, GET /readyz): a container learns its
+	// published ports only after it started.
+	AwaitAdvertised string
 
 	// DefaultReplicationFactor is default.replication.factor for topics
 	// created without one. Default min(3, Brokers).
@@ -141,6 +152,14 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Listen == "" {
 		c.Listen = "127.0.0.1:0"
+	}
+	ls, err := c.resolveListeners()
+	if err != nil {
+		return c, err
+	}
+	c.Listeners = ls
+	if c.AwaitAdvertised != "" && !slices.ContainsFunc(ls, func(l Listener) bool { return l.Name == c.AwaitAdvertised }) {
+		return c, fmt.Errorf("await advertised: no listener named %q", c.AwaitAdvertised)
 	}
 	if c.DefaultReplicationFactor == 0 {
 		c.DefaultReplicationFactor = min(3, c.Brokers)

@@ -21,6 +21,7 @@ const maxControlBody = 1 << 20
 //	POST /v1/partitions/{topic}/{partition}/replicas/{id}/resume  ResumeReplica
 //	POST /v1/partitions/{topic}/{partition}/isr {"isr":[1,2]}     SetISR
 //	GET  /v1/groups, /v1/groups/{group}                           Groups, Group
+//	GET  /healthz, /readyz, /v1/listeners; PUT /v1/listeners/{name}  (control_listeners.go)
 //
 // A partition change answers 200 with the partition's new PartitionState.
 // Every error is a JSON object {"error":"..."}: 400 for a malformed body or
@@ -38,6 +39,7 @@ func (c *Cluster) ControlHandler() http.Handler {
 	c.registerFaultRoutes(mux)
 	c.registerGroupRoutes(mux)
 	c.registerTransactionRoutes(mux)
+	c.registerListenerRoutes(mux)
 	return jsonErrors{mux}
 }
 

@@ -161,7 +161,8 @@ func (cn *conn) readFetch(req *kmsg.FetchRequest) (resp *kmsg.FetchResponse, byt
 		for id := range leaders {
 			if b := c.broker(id); b != nil {
 				fb := kmsg.NewFetchResponseBroker()
-				fb.NodeID, fb.Host, fb.Port = b.id, b.host, b.port
+				fb.NodeID = b.id
+				fb.Host, fb.Port = cn.advertisedOf(b)
 				resp.Brokers = append(resp.Brokers, fb)
 			}
 		}

@@ -41,7 +41,8 @@ func (cn *conn) handleFindCoordinator(req *kmsg.FindCoordinatorRequest) (kmsg.Re
 			id, code := coordinatorOf(key)
 			co.ErrorCode = code
 			if b := c.broker(id); code == 0 && b != nil {
-				co.NodeID, co.Host, co.Port = b.id, b.host, b.port
+				co.NodeID = b.id
+				co.Host, co.Port = cn.advertisedOf(b)
 			}
 		}
 		if msg != "" {

@@ -50,7 +50,8 @@ func (cn *conn) handleMetadata(req *kmsg.MetadataRequest) (kmsg.Response, error)
 			continue
 		}
 		rb := kmsg.NewMetadataResponseBroker()
-		rb.NodeID, rb.Host, rb.Port = b.id, b.host, b.port
+		rb.NodeID = b.id
+		rb.Host, rb.Port = cn.advertisedOf(b)
 		resp.Brokers = append(resp.Brokers, rb)
 	}
 	if req.Version >= 2 {

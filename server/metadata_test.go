@@ -27,7 +27,8 @@ func callHandler[R kmsg.Response](t *testing.T, c *Cluster, id int32, req kmsg.R
 	if err := in.ReadFrom(req.AppendTo(nil)); err != nil {
 		t.Fatalf("decoding %s v%d: %v", kmsg.NameForKey(req.Key()), req.GetVersion(), err)
 	}
-	resp, err := handlers[req.Key()](&conn{b: c.broker(id)}, in)
+	b := c.broker(id)
+	resp, err := handlers[req.Key()](&conn{b: b, bl: b.listeners[0]}, in)
 	if err != nil {
 		t.Fatalf("%s v%d: %v", kmsg.NameForKey(req.Key()), req.GetVersion(), err)
 	}

@@ -96,7 +96,8 @@ func (cn *conn) handleProduce(req *kmsg.ProduceRequest) (kmsg.Response, error) {
 		for id := range leaders {
 			if b := c.broker(id); b != nil {
 				pb := kmsg.NewProduceResponseBroker()
-				pb.NodeID, pb.Host, pb.Port = b.id, b.host, b.port
+				pb.NodeID = b.id
+				pb.Host, pb.Port = cn.advertisedOf(b)
 				resp.Brokers = append(resp.Brokers, pb)
 			}
 		}

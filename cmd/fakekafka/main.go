@@ -3,6 +3,11 @@
 // control API.
 //
 //	fakekafka --brokers 3 --listen 127.0.0.1:9092 --control 127.0.0.1:9099
+//	fakekafka --listeners EXTERNAL://0.0.0.0:9092,INTERNAL://:19092 \
+//	    --advertised-listeners EXTERNAL://localhost:9092 \
+//	    --listener-security-protocol-map EXTERNAL:PLAINTEXT,INTERNAL:PLAINTEXT
+//	fakekafka healthcheck              # exit 0 once GET /readyz answers 200
+//	fakekafka probe kafka:19092        # Metadata, then dial every advertised broker
 //
 // Every flag can also be set through an environment variable named after it:
 // FAKEKAFKA_ plus the flag in upper case with dashes as underscores (for
@@ -64,6 +69,9 @@ type options struct {
 	control    string
 	autoCreate bool
 	logLevel   string
+
+	listeners, advertisedListeners, protocolMap string
+	topics                                      string
 }
 
 func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*options, error) {
@@ -73,6 +81,11 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*o
 	fs.IntVar(&o.cfg.Brokers, "brokers", 3, "number of brokers (ids 1..N)")
 	fs.StringVar(&o.cfg.Listen, "listen", "127.0.0.1:9092", "first broker's HOST:PORT; the others take the next ports (port 0: any free ports)")
 	fs.StringVar(&o.cfg.AdvertisedHost, "advertise", "", "host advertised to clients (default: the listen host)")
+	fs.StringVar(&o.listeners, "listeners", "", "Kafka-style listeners NAME://HOST:PORT,... (each the first broker's; the others take the next ports); replaces --listen")
+	fs.StringVar(&o.advertisedListeners, "advertised-listeners", "", "NAME://HOST:PORT,... advertised per listener (the others take the next ports; port 0: the bound port)")
+	fs.StringVar(&o.protocolMap, "listener-security-protocol-map", "", "NAME:PROTOCOL,... for listeners not named after their protocol (only PLAINTEXT is served)")
+	fs.StringVar(&o.cfg.AwaitAdvertised, "await-advertised", "", "listener whose advertised addresses must be set (PUT /v1/listeners/NAME) before GET /readyz answers 200")
+	fs.StringVar(&o.topics, "topics", "", "topics to create at start: NAME[:PARTITIONS[:REPLICATION_FACTOR]],... (defaults: num.partitions, default.replication.factor)")
 	fs.StringVar(&o.control, "control", "127.0.0.1:9099", "HOST:PORT of the HTTP control API; empty disables it")
 	fs.IntVar(&o.cfg.DefaultReplicationFactor, "default-replication-factor", 0, "default.replication.factor for new topics (default min(3, brokers))")
 	fs.IntVar(&o.cfg.MinInsyncReplicas, "min-insync-replicas", 1, "min.insync.replicas for new topics")
@@ -119,6 +132,20 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*o
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments: %v", fs.Args())
 	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if o.listeners != "" {
+		if set["listen"] {
+			return nil, fmt.Errorf("--listen and --listeners exclude each other")
+		}
+		ls, err := buildListeners(o.listeners, o.advertisedListeners, o.protocolMap)
+		if err != nil {
+			return nil, err
+		}
+		o.cfg.Listeners = ls
+	} else if o.advertisedListeners != "" || o.protocolMap != "" {
+		return nil, fmt.Errorf("--advertised-listeners and --listener-security-protocol-map need --listeners")
+	}
 	if *msgMax <= 0 || *msgMax > 1<<30 {
 		return nil, fmt.Errorf("--message-max-bytes must be between 1 and %d", 1<<30)
 	}
@@ -141,7 +168,46 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*o
 	return o, nil
 }
 
+// createTopics creates the topics of --topics:
+// NAME[:PARTITIONS[:REPLICATION_FACTOR]],...
+func createTopics(c *server.Cluster, spec string) error {
+	for _, item := range strings.Split(spec, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		parts := strings.Split(item, ":")
+		if len(parts) > 3 || parts[0] == "" {
+			return fmt.Errorf("%q is not NAME[:PARTITIONS[:REPLICATION_FACTOR]]", item)
+		}
+		partitions, rf := int64(-1), int64(-1)
+		var err error
+		if len(parts) > 1 {
+			if partitions, err = strconv.ParseInt(parts[1], 10, 32); err != nil || partitions < 1 {
+				return fmt.Errorf("%q: partitions must be a positive number", item)
+			}
+		}
+		if len(parts) > 2 {
+			if rf, err = strconv.ParseInt(parts[2], 10, 16); err != nil || rf < 1 {
+				return fmt.Errorf("%q: replication factor must be a positive number", item)
+			}
+		}
+		if err := c.CreateTopic(parts[0], int32(partitions), int16(rf), nil); err != nil {
+			return fmt.Errorf("%s: %v", parts[0], err)
+		}
+	}
+	return nil
+}
+
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "healthcheck":
+			return runHealthcheck(ctx, args[1:], getenv, stdout, stderr)
+		case "probe":
+			return runProbe(ctx, args[1:], getenv, stdout, stderr)
+		}
+	}
 	o, err := parseFlags(args, getenv, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
@@ -166,6 +232,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return 1
 	}
 	defer c.Close()
+	if err := createTopics(c, o.topics); err != nil {
+		fmt.Fprintf(stderr, "fakekafka: --topics: %v\n", err)
+		return 2
+	}
 
 	controlURL := "off"
 	var srv *http.Server
@@ -179,7 +249,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		go srv.Serve(ln)
 		controlURL = "http://" + ln.Addr().String()
 	}
-	fmt.Fprintf(stdout, "fakekafka ready: bootstrap=%s control=%s\n", strings.Join(c.Bootstrap(), ","), controlURL)
+	if ok, why := c.Ready(); ok {
+		fmt.Fprintf(stdout, "fakekafka ready: bootstrap=%s control=%s\n", strings.Join(c.Bootstrap(), ","), controlURL)
+	} else {
+		fmt.Fprintf(stdout, "fakekafka started, not ready: %s; control=%s\n", why, controlURL)
+	}
 
 	<-ctx.Done()
 	fmt.Fprintln(stderr, "fakekafka: shutting down")
