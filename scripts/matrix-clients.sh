@@ -33,12 +33,32 @@ python_clients() {
 	cp python/requirements.txt "$stamp"
 }
 
+# apt_dev HEADER PACKAGE: installs a Debian -dev package when its header is
+# missing (as root; otherwise says which).
+apt_dev() {
+	[ -e "/usr/include/$1" ] && return
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+		echo "matrix-clients: apt-get install $2"
+		DEBIAN_FRONTEND=noninteractive apt-get update -qq
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null
+	else
+		echo "matrix-clients: $2 is needed: sudo apt-get install $2" >&2
+		exit 1
+	fi
+}
+
 js_clients() {
 	local stamp=js/node_modules/.installed
 	if [ -f "$stamp" ] && cmp -s js/package-lock.json "$stamp"; then
 		return
 	fi
-	(cd js && npm ci --no-audit --no-fund --loglevel=error)
+	# @confluentinc/kafka-javascript builds librdkafka from the sources in its
+	# package (its prebuilt binaries and the static build's own dependencies
+	# would be downloaded from outside the registries). Linked "dynamic", its
+	# configure uses the system's zlib and zstd, for gzip and zstd batches.
+	apt_dev zlib.h zlib1g-dev
+	apt_dev zstd.h libzstd-dev
+	(cd js && CKJS_LINKING=dynamic npm ci --no-audit --no-fund --loglevel=error)
 	cp js/package-lock.json "$stamp"
 }
 
