@@ -37,7 +37,7 @@ const codecs = { none: CompressionTypes.None, gzip: CompressionTypes.GZIP };
 
 async function produce(cfg, inp) {
   if (!(cfg.codec in codecs)) {
-    throw new NotSupported(`kafkajs ships gzip only; ${cfg.codec} needs a third-party codec package`);
+    throw new NotSupported('kafkajs ships gzip only (snappy, lz4 and zstd are third-party codec packages)');
   }
   if (cfg.deliveryTimeoutMs > 0) {
     throw new NotSupported('kafkajs has no delivery timeout: a send fails once its retries are spent');
