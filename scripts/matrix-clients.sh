@@ -5,11 +5,16 @@
 # (npm ci, from the committed package-lock.json); the Java adapter with
 # kafka-clients (Maven, into ~/.m2); the Rust adapter on rdkafka (cargo, from
 # the committed Cargo.lock). Everything lands in ignored directories beside
-# each adapter or in the tools' own caches, so a second run only checks.
+# each adapter, in the tools' own caches (pip, npm, ~/.m2, ~/.cargo) and in
+# $MATRIX_CLIENTS_CACHE (default ~/.cache/fakekafka-matrix), which keeps the
+# two slow builds (librdkafka, twice) for the next clone on this machine: a
+# second run only checks.
 #
 #   bash scripts/matrix-clients.sh [python] [js] [java] [rust]   # default: all
 set -euo pipefail
 cd "$(dirname "$0")/../compat/matrix/clients"
+cache=${MATRIX_CLIENTS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fakekafka-matrix}
+mkdir -p "$cache"
 
 langs=("$@")
 [ ${#langs[@]} -gt 0 ] || langs=(python js java rust)
@@ -49,25 +54,48 @@ apt_dev() {
 
 js_clients() {
 	local stamp=js/node_modules/.installed
-	if [ -f "$stamp" ] && cmp -s js/package-lock.json "$stamp"; then
-		return
+	# node_modules, native build included, is kept per lock file and Node.
+	local key
+	key=$(cat js/package-lock.json <(node --version) | sha256sum | cut -c1-16)
+	if ! { [ -f "$stamp" ] && cmp -s js/package-lock.json "$stamp"; }; then
+		if [ -f "$cache/js-$key/node_modules/.installed" ]; then
+			rm -rf js/node_modules
+			cp -a "$cache/js-$key/node_modules" js/
+			return
+		fi
+		# @confluentinc/kafka-javascript builds librdkafka from the sources in
+		# its package (its prebuilt binaries and the static build's own
+		# dependencies would be downloaded from outside the registries).
+		# Linked "dynamic", its configure uses the system's zlib and zstd, for
+		# gzip and zstd batches.
+		apt_dev zlib.h zlib1g-dev
+		apt_dev zstd.h libzstd-dev
+		(cd js && CKJS_LINKING=dynamic npm ci --no-audit --no-fund --loglevel=error)
+		cp js/package-lock.json "$stamp"
 	fi
-	# @confluentinc/kafka-javascript builds librdkafka from the sources in its
-	# package (its prebuilt binaries and the static build's own dependencies
-	# would be downloaded from outside the registries). Linked "dynamic", its
-	# configure uses the system's zlib and zstd, for gzip and zstd batches.
-	apt_dev zlib.h zlib1g-dev
-	apt_dev zstd.h libzstd-dev
-	(cd js && CKJS_LINKING=dynamic npm ci --no-audit --no-fund --loglevel=error)
-	cp js/package-lock.json "$stamp"
+	if [ ! -f "$cache/js-$key/node_modules/.installed" ]; then
+		rm -rf "$cache/js-$key.tmp"
+		mkdir -p "$cache/js-$key.tmp"
+		cp -a js/node_modules "$cache/js-$key.tmp/"
+		rm -rf "$cache/js-$key"
+		mv "$cache/js-$key.tmp" "$cache/js-$key"
+	fi
 }
 
 java_client() {
-	(cd java && mvn -q -B package -DskipTests)
+	local class=java/target/classes/fakekafka/matrix/Adapter.class
+	if [ -f "$class" ] && [ -d java/target/lib ] && [ -z "$(find java/pom.xml java/src -newer "$class" -print -quit)" ]; then
+		return
+	fi
+	rm -rf java/target/lib # jars of an older pom
+	(cd java && mvn -q -B -Dstyle.color=never package -DskipTests)
 }
 
 rust_client() {
-	(cd rust && cargo build -q --release --locked)
+	# The target directory lives in the cache, so a fresh clone rebuilds
+	# only what changed; the binary is copied to where the harness runs it.
+	(cd rust && CARGO_TARGET_DIR="$cache/rust-target" cargo build -q --release --locked)
+	install -D "$cache/rust-target/release/matrix-rdkafka" rust/target/release/matrix-rdkafka
 }
 
 for l in "${langs[@]}"; do
