@@ -64,6 +64,27 @@ type followerState struct {
 	lastCaughtUp       time.Time
 }
 
+// FollowerView is what the leader knows of one follower, as Kafka's
+// Replica.scala keeps it: the offset of its latest fetch (its LEO as far as
+// the leader knows, -1 before the first fetch in this epoch), when it last
+// fetched and when it was last caught up. The ISR shrink check reads
+// LastCaughtUp.
+type FollowerView struct {
+	LEO          int64
+	LastFetch    time.Time
+	LastCaughtUp time.Time
+}
+
+// FollowerView returns the leader's view of the follower on broker id;
+// false for the leader itself, an unknown broker or a leaderless partition.
+func (p *Partition) FollowerView(id int32) (FollowerView, bool) {
+	r := p.Replica(id)
+	if r == nil || p.leader < 0 || id == p.leader {
+		return FollowerView{}, false
+	}
+	return FollowerView{LEO: r.remote.leo, LastFetch: r.remote.lastFetchTime, LastCaughtUp: r.remote.lastCaughtUp}, true
+}
+
 // Replica is one broker's copy of a partition.
 type Replica struct {
 	Broker int32

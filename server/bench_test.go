@@ -67,3 +67,32 @@ func BenchmarkClusterStart(b *testing.B) {
 		c.Close()
 	}
 }
+
+// BenchmarkIdlePartitions measures what an idle cluster costs: 10,000
+// partitions (rf 3, so 20,000 followers) that nobody writes to, whose
+// followers still fetch empty every replica.fetch.wait.max.ms (500 ms) to
+// stay in the ISR. One op is one such interval of idleness; cpu-cores is
+// the process's CPU time (user + system) over wall time while idle.
+//
+//	go test ./server -run '^$' -bench IdlePartitions -benchtime 20x
+func BenchmarkIdlePartitions(b *testing.B) {
+	c := NewTestCluster(b, Config{})
+	if err := c.CreateTopic("idle", 10_000, 3, nil); err != nil {
+		b.Fatal(err)
+	}
+	interval := c.idleFetchInterval()
+	time.Sleep(2 * interval) // let the first fetch round pass: start-up is not idleness
+	before, start := cpuTime(b), time.Now()
+	b.ResetTimer()
+	for range b.N {
+		time.Sleep(interval) // the idle period being measured, not synchronisation
+	}
+	b.StopTimer()
+	wall := time.Since(start)
+	b.ReportMetric((cpuTime(b)-before).Seconds()/wall.Seconds(), "cpu-cores")
+	for _, p := range c.topic("idle").partitions {
+		if ps := p.state(); len(ps.ISR) != 3 {
+			b.Fatalf("partition %d: ISR %v after %v idle", ps.Partition, ps.ISR, wall)
+		}
+	}
+}

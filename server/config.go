@@ -33,6 +33,12 @@ type Config struct {
 	AutoCreateTopics *bool
 	// ReplicaLagTimeMax is replica.lag.time.max.ms. Default 30s.
 	ReplicaLagTimeMax time.Duration
+	// ReplicaFetchWaitMax is replica.fetch.wait.max.ms: how long a caught-up
+	// follower's fetch waits at the leader before it returns empty and the
+	// follower fetches again. These empty fetches are what keep an idle
+	// follower in the ISR. Default min(500ms, ReplicaLagTimeMax); it may not
+	// exceed ReplicaLagTimeMax (Kafka refuses that too).
+	ReplicaFetchWaitMax time.Duration
 	// UncleanLeaderElection is unclean.leader.election.enable. Default false.
 	UncleanLeaderElection bool
 	// LegacyMinISR lets the HW advance while the ISR is below
@@ -98,6 +104,9 @@ type Config struct {
 
 const defaultMessageMaxBytes = 1048588
 
+// defaultReplicaFetchWaitMax is Kafka's replica.fetch.wait.max.ms default.
+const defaultReplicaFetchWaitMax = 500 * time.Millisecond
+
 func (c Config) withDefaults() (Config, error) {
 	if c.Brokers == 0 {
 		c.Brokers = 3
@@ -135,6 +144,12 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.ReplicaLagTimeMax < 0 {
 		return c, fmt.Errorf("replica.lag.time.max.ms must be positive, got %v", c.ReplicaLagTimeMax)
+	}
+	if c.ReplicaFetchWaitMax == 0 {
+		c.ReplicaFetchWaitMax = min(defaultReplicaFetchWaitMax, c.ReplicaLagTimeMax)
+	}
+	if c.ReplicaFetchWaitMax < 0 || c.ReplicaFetchWaitMax > c.ReplicaLagTimeMax {
+		return c, fmt.Errorf("replica.fetch.wait.max.ms (%v) must be positive and at most replica.lag.time.max.ms (%v)", c.ReplicaFetchWaitMax, c.ReplicaLagTimeMax)
 	}
 	if c.BrokerSessionTimeout < 0 || c.FlushInterval < 0 || c.FlushMessages < 0 || c.HWCheckpointInterval < 0 {
 		return c, fmt.Errorf("broker session timeout, flush settings and HW checkpoint interval must not be negative")

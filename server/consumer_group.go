@@ -117,7 +117,10 @@ func (cg *consumerGroup) state() string {
 	return "Stable"
 }
 
-// subscribedTopics resolves a member's subscription to existing topics.
+// subscribedTopics resolves a member's subscription to existing topics. A
+// regex must match a whole name and, as in Kafka's group coordinator, may
+// match internal topics too (clients filter those themselves when they
+// resolve a regex locally).
 func (c *Cluster) subscribedTopics(m *consumerMember) []*topic {
 	var re *regexp.Regexp
 	if m.regex != "" {
@@ -125,7 +128,7 @@ func (c *Cluster) subscribedTopics(m *consumerMember) []*topic {
 	}
 	var out []*topic
 	for name, t := range c.topics.Load().byName {
-		if slices.Contains(m.subscribed, name) || (re != nil && !strings.HasPrefix(name, "__") && re.MatchString(name)) {
+		if slices.Contains(m.subscribed, name) || (re != nil && re.MatchString(name)) {
 			out = append(out, t)
 		}
 	}

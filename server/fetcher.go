@@ -1,29 +1,39 @@
 package server
 
-import "sync"
+import (
+	"sync"
+	"time"
+)
 
 // replicaFetchMaxBytes is replica.fetch.max.bytes: how much one follower
 // fetch moves per partition.
 const replicaFetchMaxBytes = 1 << 20
 
 // fetcher is the replica fetcher of one follower broker: the thin driver
-// around replication.Partition.ReplicaFetch. Instead of Kafka's polling
-// threads it sleeps until a partition it follows changes (an append, an HW
-// move, a new leader), then fetches for each such partition until it has
-// nothing left to learn. One goroutine per broker, not per partition, so a
-// cluster with ten thousand partitions costs three goroutines.
+// around replication.Partition.ReplicaFetch. It fetches a partition as soon
+// as it changes (an append, an HW move, a new leader) until it has nothing
+// left to learn. Between changes it stands in for Kafka's long polls: a
+// caught-up follower's fetch returns empty after replica.fetch.wait.max.ms
+// and the follower fetches again, which keeps the leader's view of it (its
+// LEO, its last caught-up time) current and so keeps it in the ISR. Those
+// empty fetches are made in one pass over every partition the broker
+// follows, once per wait. One goroutine per broker, not per partition or
+// per timer, so a cluster with ten thousand partitions costs three
+// goroutines.
 type fetcher struct {
 	c      *Cluster
 	broker int32
 
-	mu    sync.Mutex
-	dirty map[*partition]struct{}
-	spare map[*partition]struct{}
-	wake  chan struct{}
+	mu     sync.Mutex
+	dirty  map[*partition]struct{}
+	spare  map[*partition]struct{}
+	wake   chan struct{}
+	retune chan struct{}
 }
 
 func newFetcher(c *Cluster, broker int32) *fetcher {
-	return &fetcher{c: c, broker: broker, dirty: map[*partition]struct{}{}, spare: map[*partition]struct{}{}, wake: make(chan struct{}, 1)}
+	return &fetcher{c: c, broker: broker, dirty: map[*partition]struct{}{}, spare: map[*partition]struct{}{},
+		wake: make(chan struct{}, 1), retune: make(chan struct{}, 1)}
 }
 
 // mark asks the fetcher to fetch p soon.
@@ -39,10 +49,20 @@ func (f *fetcher) mark(p *partition) {
 
 func (f *fetcher) run() {
 	defer f.c.wg.Done()
+	poll := time.NewTimer(f.c.idleFetchInterval())
+	defer poll.Stop()
 	for {
 		select {
 		case <-f.c.closing:
 			return
+		case <-f.retune:
+			poll.Reset(f.c.idleFetchInterval())
+			continue
+		case <-poll.C:
+			// Not reset by wake-ups: a busy partition must not starve the
+			// empty fetches of the idle ones.
+			f.pollAll()
+			poll.Reset(f.c.idleFetchInterval())
 		case <-f.wake:
 		}
 		for {
@@ -74,6 +94,29 @@ func (f *fetcher) run() {
 			}
 		}
 	}
+}
+
+// pollAll is the round of empty fetches: every partition the broker
+// follows is fetched once, as its expiring long poll would be, and any that
+// turns out to have something to move is queued for the normal loop.
+func (f *fetcher) pollAll() {
+	for _, t := range f.c.topics.Load().byName {
+		for _, p := range t.partitions {
+			if f.fetchOnce(p) {
+				f.mu.Lock()
+				f.dirty[p] = struct{}{}
+				f.mu.Unlock()
+			}
+		}
+	}
+}
+
+// idleFetchInterval is how often a caught-up follower fetches:
+// replica.fetch.wait.max.ms, and at most half the shortest
+// replica.lag.time.max.ms in force, so that an ISR check never sees an idle
+// follower's last caught-up time older than the lag allows.
+func (c *Cluster) idleFetchInterval() time.Duration {
+	return min(c.cfg.ReplicaFetchWaitMax, c.isrCheckInterval())
 }
 
 // fetchOnce runs one follower fetch of p and reports whether another one

@@ -153,6 +153,7 @@ func (cn *conn) describeTopic(req *kmsg.MetadataRequest, t *topic) kmsg.Metadata
 	name := t.name
 	rt.Topic = &name
 	rt.TopicID = t.id
+	rt.IsInternal = isInternalTopic(name)
 	if req.IncludeTopicAuthorizedOperations && req.Version >= 8 {
 		rt.AuthorizedOperations = allTopicOps
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/fakekafka/fakekafka/protocol"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -285,5 +286,51 @@ func TestMetadataLeaderless(t *testing.T) {
 	rp = v0.Topics[0].Partitions[0]
 	if rp.ErrorCode != kerr.LeaderNotAvailable.Code || !slices.Equal(rp.Replicas, []int32{2, 3}) || len(rp.ISR) != 0 {
 		t.Errorf("v0: error %d replicas %v isr %v, want LEADER_NOT_AVAILABLE [2 3] []", rp.ErrorCode, rp.Replicas, rp.ISR)
+	}
+}
+
+// TestMetadataInternalTopics checks is_internal in every Metadata version
+// that has it (v1 on): set for __consumer_offsets, clear for user topics,
+// so a franz-go regex consumer of ".*" leaves the internal topic alone.
+func TestMetadataInternalTopics(t *testing.T) {
+	c := NewTestCluster(t, Config{})
+	ctx := testContext(t)
+	if err := c.CreateTopic("user", 1, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	consumeAndCommitNothing(t, c, "g") // creates __consumer_offsets
+	for v := int16(1); v <= 12; v++ {
+		resp := callHandler[*kmsg.MetadataResponse](t, c, 1, metadataRequest(v, false, offsetsTopic, "user"))
+		for _, rt := range resp.Topics {
+			if want := *rt.Topic == offsetsTopic; rt.IsInternal != want || rt.ErrorCode != 0 {
+				t.Errorf("v%d %s: is_internal %v, error %d; want %v, 0", v, *rt.Topic, rt.IsInternal, rt.ErrorCode, want)
+			}
+		}
+	}
+
+	p := newClient(t, c)
+	if err := p.ProduceSync(ctx, &kgo.Record{Topic: "user", Value: []byte("x")}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	cons := newClient(t, c, kgo.ConsumeRegex(), kgo.ConsumeTopics(".*"), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	fs := cons.PollFetches(ctx)
+	if err := fs.Err0(); err != nil {
+		t.Fatal(err)
+	}
+	if topics := cons.GetConsumeTopics(); len(topics) != 1 || topics[0] != "user" {
+		t.Fatalf("regex .* consumes %v, want only [user]", topics)
+	}
+}
+
+// consumeAndCommitNothing makes group's coordinator exist by committing an
+// empty offset set through franz-go's admin client.
+func consumeAndCommitNothing(t *testing.T, c *Cluster, group string) {
+	t.Helper()
+	adm := kadm.NewClient(newClient(t, c))
+	if _, err := adm.FetchOffsets(testContext(t), group); err != nil {
+		t.Fatalf("offset fetch for %s: %v", group, err)
+	}
+	if c.topic(offsetsTopic) == nil {
+		t.Fatal("__consumer_offsets not created by the group's first request")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 )
 
 // ClusterState is a read-only snapshot of the cluster, as served by
@@ -58,6 +59,29 @@ type ReplicaState struct {
 	State          string `json:"state"`
 	InSync         bool   `json:"in_sync"`
 	Paused         bool   `json:"paused,omitempty"`
+	// LeaderView is what the leader knows of this replica when it is a
+	// follower (absent on the leader and when leaderless).
+	LeaderView *FollowerView `json:"leader_view,omitempty"`
+}
+
+// FollowerView is the leader's view of one follower, learnt from its
+// fetches: the fetch offset of its latest fetch (-1 before its first in the
+// current leader epoch) and when it last fetched and was last caught up
+// (Unix milliseconds, 0 for never). A follower whose last caught-up time is
+// older than replica.lag.time.max.ms leaves the ISR at the next check; an
+// idle but caught-up follower keeps fetching, so its times stay within
+// replica.fetch.wait.max.ms of now.
+type FollowerView struct {
+	LogEndOffset       int64 `json:"log_end_offset"`
+	LastFetchTimeMs    int64 `json:"last_fetch_time_ms"`
+	LastCaughtUpTimeMs int64 `json:"last_caught_up_time_ms"`
+}
+
+func unixMillis(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMilli()
 }
 
 // State returns a snapshot of the whole cluster, topics sorted by name.
@@ -116,6 +140,9 @@ func (p *partition) state() PartitionState {
 			HighWatermark:  r.HW(),
 			InSync:         p.st.InISR(r.Broker),
 			Paused:         p.isPaused(r.Broker),
+		}
+		if v, ok := p.st.FollowerView(r.Broker); ok {
+			rs.LeaderView = &FollowerView{LogEndOffset: v.LEO, LastFetchTimeMs: unixMillis(v.LastFetch), LastCaughtUpTimeMs: unixMillis(v.LastCaughtUp)}
 		}
 		switch b := c.broker(r.Broker); {
 		case !r.Online() || b == nil || !b.up.Load():

@@ -112,6 +112,12 @@ func (p *partition) markFollowers() {
 
 func (p *partition) isPaused(broker int32) bool { return slices.Contains(p.paused, broker) }
 
+// isInternalTopic reports whether name is one of Kafka's internal topics,
+// which Metadata flags so that clients leave them out of regex subscriptions.
+func isInternalTopic(name string) bool {
+	return name == offsetsTopic || name == "__transaction_state"
+}
+
 // topicSpec is a validated topic creation request.
 type topicSpec struct {
 	name       string
@@ -391,7 +397,11 @@ func (c *Cluster) applyTopicSettings(t *topic, configs map[string]string) {
 // retune wakes the periodic ISR and flush loops to recompute their
 // intervals after a topic's settings changed or a topic appeared.
 func (c *Cluster) retune() {
-	for _, ch := range []chan struct{}{c.isrRetune, c.flushRetune} {
+	chans := []chan struct{}{c.isrRetune, c.flushRetune}
+	for _, f := range c.fetchers {
+		chans = append(chans, f.retune)
+	}
+	for _, ch := range chans {
 		select {
 		case ch <- struct{}{}:
 		default:

@@ -80,6 +80,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*o
 	fs.BoolVar(&o.autoCreate, "auto-create-topics", true, "auto.create.topics.enable")
 	o.cfg.ReplicaLagTimeMax = 30 * time.Second
 	fs.Var(durationMs{&o.cfg.ReplicaLagTimeMax}, "replica-lag-time-max", "replica.lag.time.max.ms: milliseconds or a duration")
+	fs.Var(durationMs{&o.cfg.ReplicaFetchWaitMax}, "replica-fetch-wait-max", "replica.fetch.wait.max.ms: how often an idle follower fetches (default min(500ms, replica-lag-time-max))")
 	fs.BoolVar(&o.cfg.UncleanLeaderElection, "unclean-leader-election", false, "unclean.leader.election.enable")
 	fs.BoolVar(&o.cfg.LegacyMinISR, "legacy-min-isr", false, "let the HW advance below min.insync.replicas, as Kafka did before 3.7")
 	fs.BoolVar(&o.cfg.LegacyHWTruncation, "legacy-hw-truncation", false, "new followers truncate to their HW, as before Kafka 0.11 (KIP-101)")
