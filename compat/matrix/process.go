@@ -236,11 +236,13 @@ func (p Process) start(op string, cfg adapterConfig) (*running, error) {
 		return nil, err
 	}
 	argv := append(append([]string{}, p.argv...), op)
-	if !filepath.IsAbs(argv[0]) && strings.Contains(argv[0], "/") {
-		argv[0] = filepath.Join(p.dir, argv[0])
-	}
-	abs, err := filepath.Abs(argv[0])
-	if err == nil && strings.Contains(argv[0], "/") {
+	if strings.Contains(argv[0], "/") && !filepath.IsAbs(argv[0]) {
+		// A file of the adapter's directory; cmd.Dir does not apply to
+		// the program's own path.
+		abs, err := filepath.Abs(filepath.Join(p.dir, argv[0]))
+		if err != nil {
+			return nil, err
+		}
 		argv[0] = abs
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
