@@ -4,7 +4,9 @@
 //
 // Each client is driven by an adapter behind the Client interface: franz-go
 // (kgo), sarama, segmentio/kafka-go, confluent-kafka-go (librdkafka, cgo)
-// and kcat (librdkafka, run as a command). An adapter that cannot do what a
+// and kcat (librdkafka, run as a command); the clients in other languages
+// (Java, Python, JavaScript, Rust) through small programs under clients/
+// that Process runs (process.go). An adapter that cannot do what a
 // scenario asks returns a NotSupportedError saying why.
 //
 // MATRIX_RDKAFKA_DEBUG=fetch,consumer (any librdkafka debug contexts)
@@ -218,9 +220,10 @@ func moduleVersion(path string) string {
 	return "unknown"
 }
 
-// Clients returns every adapter, in table order.
+// Clients returns every adapter, in table order: the Go clients and kcat,
+// then the other languages'.
 func Clients() []Client {
-	return []Client{FranzGo{}, Sarama{}, KafkaGo{}, Confluent{}, Kcat{}}
+	return append([]Client{FranzGo{}, Sarama{}, KafkaGo{}, Confluent{}, Kcat{}}, otherLanguages()...)
 }
 
 // queue is the unbounded event buffer behind every Stream: the client's

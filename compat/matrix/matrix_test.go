@@ -134,8 +134,9 @@ func firstLine(s string) string {
 // results holds the cells of this run by scenario and client.
 var results = struct {
 	sync.Mutex
-	m map[string]map[string]string
-}{m: map[string]map[string]string{}}
+	m   map[string]map[string]string
+	ran map[string]bool // clients with a cell in this run
+}{m: map[string]map[string]string{}, ran: map[string]bool{}}
 
 func record(sc scenario, client string, r *cell) {
 	results.Lock()
@@ -153,6 +154,7 @@ func record(sc scenario, client string, r *cell) {
 	case status == "":
 		status, note = statusFail, "ended without a result"
 	}
+	results.ran[client] = true
 	if results.m[sc.title] == nil {
 		results.m[sc.title] = map[string]string{}
 	}
@@ -168,14 +170,26 @@ func record(sc scenario, client string, r *cell) {
 // writes) the README's table.
 func TestMatrix(t *testing.T) {
 	clients := Clients()
+	run, err := selectClients(clients, os.Getenv("MATRIX_CLIENTS"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	skipAbsent := os.Getenv("MATRIX_SKIP_ABSENT") != ""
 	for _, sc := range scenarios {
 		t.Run(sc.name, func(t *testing.T) {
-			for _, cl := range clients {
+			for _, cl := range run {
 				t.Run(cl.Name(), func(t *testing.T) {
 					t.Parallel()
 					r := &cell{T: t}
 					// Fatal and Skip end the goroutine through here too.
 					defer record(sc, cl.Name(), r)
+					if a, ok := cl.(interface{ Available() error }); ok {
+						if err := a.Available(); err != nil && skipAbsent {
+							t.Skipf("MATRIX_SKIP_ABSENT: %v", err) // no cell: the README's stays
+						} else if err != nil {
+							r.Fatalf("%v (MATRIX_SKIP_ABSENT=1 skips it)", err)
+						}
+					}
 					sc.run(r, cl)
 					if !r.Failed() && r.status == "" {
 						r.pass("")
@@ -185,6 +199,44 @@ func TestMatrix(t *testing.T) {
 		})
 	}
 	checkTable(t, clients)
+}
+
+// Client groups MATRIX_CLIENTS can name.
+const (
+	groupDefault = "default" // the Go clients and kcat: scripts/test.sh's run
+	groupLangs   = "langs"   // the other languages' adapters (Process)
+	groupAll     = "all"
+)
+
+// selectClients picks what a run drives from MATRIX_CLIENTS: a comma list
+// of client names and groups (default, langs, all). Unset is "default",
+// so the default test suite needs no other language's toolchain; CI runs
+// "langs" as a step of its own after scripts/matrix-clients.sh.
+func selectClients(clients []Client, spec string) ([]Client, error) {
+	if strings.TrimSpace(spec) == "" {
+		spec = groupDefault
+	}
+	want := map[string]bool{}
+	for _, name := range strings.Split(spec, ",") {
+		name = strings.TrimSpace(name)
+		found := false
+		for _, cl := range clients {
+			_, process := cl.(Process)
+			if name == groupAll || name == cl.Name() || name == groupLangs && process || name == groupDefault && !process {
+				want[cl.Name()], found = true, true
+			}
+		}
+		if !found && name != "" {
+			return nil, fmt.Errorf("MATRIX_CLIENTS=%q: no client or group %q (groups: %s, %s, %s)", spec, name, groupDefault, groupLangs, groupAll)
+		}
+	}
+	var out []Client
+	for _, cl := range clients {
+		if want[cl.Name()] {
+			out = append(out, cl)
+		}
+	}
+	return out, nil
 }
 
 // checkTable merges this run's cells into the README's table and writes it
@@ -216,13 +268,27 @@ func checkTable(t *testing.T, clients []Client) {
 			}
 		}
 	}
+	// A client that did not run keeps the README's version too.
+	versions := map[string]string{}
+	for _, cl := range clients {
+		if v, ok := old[versionRow][cl.Name()]; ok && !results.ran[cl.Name()] {
+			versions[cl.Name()] = v
+		} else {
+			versions[cl.Name()] = cl.Version()
+		}
+	}
 	results.Unlock()
-	table := renderTable(clients, merged)
+	table := renderTable(clients, versions, merged)
 	if i >= 0 && j > i && readme[i+len(tableStart):j] == table {
 		return
 	}
 	if !*updateMatrix {
 		var diff []string
+		for _, cl := range clients {
+			if o, n := old[versionRow][cl.Name()], versions[cl.Name()]; o != n {
+				diff = append(diff, fmt.Sprintf("version of %s: README %s, run %s", cl.Name(), o, n))
+			}
+		}
 		for _, sc := range scenarios {
 			for _, cl := range clients {
 				if o, n := old[sc.title][cl.Name()], merged[sc.title][cl.Name()]; o != n {
@@ -243,7 +309,10 @@ func checkTable(t *testing.T, clients []Client) {
 	t.Logf("wrote the client table into %s", readmePath)
 }
 
-func renderTable(clients []Client, cells map[string]map[string]string) string {
+// versionRow is the title of the table's row of client versions.
+const versionRow = "*version*"
+
+func renderTable(clients []Client, versions map[string]string, cells map[string]map[string]string) string {
 	var b strings.Builder
 	b.WriteString("\n| scenario |")
 	for _, cl := range clients {
@@ -253,9 +322,9 @@ func renderTable(clients []Client, cells map[string]map[string]string) string {
 	for range clients {
 		b.WriteString("---|")
 	}
-	b.WriteString("\n| *version* |")
+	b.WriteString("\n| " + versionRow + " |")
 	for _, cl := range clients {
-		b.WriteString(" " + cl.Version() + " |")
+		b.WriteString(" " + versions[cl.Name()] + " |")
 	}
 	b.WriteString("\n")
 	for _, sc := range scenarios {

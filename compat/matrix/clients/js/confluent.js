@@ -1,0 +1,163 @@
+'use strict';
+// @confluentinc/kafka-javascript (librdkafka, built from the package's
+// sources) for the client matrix, through its librdkafka-style API
+// (Producer, KafkaConsumer), not its KafkaJS-compatible one.
+
+const Kafka = require('@confluentinc/kafka-javascript');
+const { emit, error, isConnectionText, run } = require('./adapter');
+
+const codeNames = new Map(Object.entries(Kafka.CODES.ERRORS).map(([name, code]) => [code, name]));
+const connectionCodes = new Set([Kafka.CODES.ERRORS.ERR__TRANSPORT, Kafka.CODES.ERRORS.ERR__ALL_BROKERS_DOWN]);
+
+function describe(e) {
+  const name = codeNames.has(e.code) ? codeNames.get(e.code) : (e.name || 'Error');
+  // event.error reports a broker's transport failure with code ERR_UNKNOWN:
+  // only its text tells.
+  const message = e.message || String(e);
+  return error(name, message, connectionCodes.has(e.code) || isConnectionText(message));
+}
+
+function base(cfg) {
+  const conf = {
+    'bootstrap.servers': cfg.bootstrap,
+    'retry.backoff.ms': cfg.backoffMs,
+    'retry.backoff.max.ms': cfg.backoffMs,
+    'reconnect.backoff.ms': cfg.backoffMs,
+    'reconnect.backoff.max.ms': 100,
+    event_cb: true,
+    log_level: 3,
+  };
+  if (cfg.clientId) conf['client.id'] = cfg.clientId;
+  return conf;
+}
+
+// watch passes on errors and what librdkafka logs as PROTOERR (a response
+// it could not parse).
+function watch(client, errors) {
+  client.on('event.log', (log) => {
+    if (log.fac === 'PROTOERR') emit('error', { error: error('PROTOERR', log.message, false, true) });
+  });
+  if (errors) client.on('event.error', (e) => emit('error', { error: describe(e) }));
+}
+
+function connect(client) {
+  return new Promise((resolve, reject) => client.connect({ timeout: 10000 }, (err) => (err ? reject(err) : resolve())));
+}
+
+async function produce(cfg, inp) {
+  const conf = base(cfg);
+  Object.assign(conf, {
+    'compression.type': cfg.codec,
+    'linger.ms': 5,
+    acks: cfg.acks,
+    'enable.idempotence': cfg.idempotent,
+    dr_cb: true,
+  });
+  if (cfg.retries >= 0) conf.retries = cfg.retries;
+  if (cfg.deliveryTimeoutMs > 0) conf['message.timeout.ms'] = cfg.deliveryTimeoutMs;
+  const p = new Kafka.Producer(conf);
+  watch(p, false);
+  let pending = 0;
+  let drained = null;
+  p.on('delivery-report', (err, report) => {
+    if (err) emit('delivery', { index: report.opaque, error: describe(err) });
+    else emit('delivery', { index: report.opaque, offset: report.offset });
+    pending--;
+    if (pending === 0 && drained) drained();
+  });
+  await connect(p);
+  p.setPollInterval(20);
+  let index = 0;
+  for (let line = await inp.next(); line !== null; line = await inp.next()) {
+    const rec = JSON.parse(line);
+    const i = index++;
+    for (;;) {
+      try {
+        p.produce(cfg.topic, cfg.partition, Buffer.from(rec.value), rec.key ? Buffer.from(rec.key) : null, Date.now(), i);
+        pending++;
+        break;
+      } catch (e) {
+        if (e.code !== Kafka.CODES.ERRORS.ERR__QUEUE_FULL) {
+          emit('delivery', { index: i, error: describe(e) });
+          break;
+        }
+        await new Promise((r) => setTimeout(r, 10)); // the queue drains meanwhile
+      }
+    }
+  }
+  if (pending > 0) await new Promise((resolve) => { drained = resolve; });
+  await new Promise((resolve) => p.disconnect(resolve));
+}
+
+// stream runs a KafkaConsumer; topicConf holds the topic-level properties
+// (auto.offset.reset), which the global configuration does not take.
+async function stream(conf, topicConf, cfg, inp, start) {
+  conf['fetch.wait.max.ms'] = cfg.fetchWaitMs;
+  conf['fetch.error.backoff.ms'] = cfg.backoffMs;
+  const c = new Kafka.KafkaConsumer(conf, topicConf);
+  watch(c, true);
+  await connect(c);
+  start(c);
+  c.setDefaultConsumeTimeout(50);
+  let stopped = false;
+  const done = new Promise((resolve) => {
+    const loop = () => {
+      if (stopped) return resolve();
+      c.consume(100, (err, msgs) => {
+        if (err) emit('error', { error: describe(err) });
+        for (const m of msgs || []) {
+          emit('record', {
+            partition: m.partition,
+            offset: m.offset,
+            key: m.key ? m.key.toString() : '',
+            value: m.value ? m.value.toString() : '',
+          });
+        }
+        setImmediate(loop);
+      });
+    };
+    loop();
+  });
+  await inp.closed;
+  stopped = true;
+  await done;
+  await new Promise((resolve) => c.disconnect(resolve)); // commits and leaves the group
+}
+
+async function consume(cfg, inp) {
+  const conf = base(cfg);
+  // The consumer needs a group.id; assign never joins it.
+  Object.assign(conf, { 'group.id': 'matrix-assign-' + cfg.clientId, 'enable.auto.commit': false });
+  await stream(conf, {}, cfg, inp, (c) => c.assign([{ topic: cfg.topic, partition: cfg.partition, offset: cfg.offset }]));
+}
+
+async function group(cfg, inp) {
+  const conf = base(cfg);
+  Object.assign(conf, {
+    'group.id': cfg.group,
+    'session.timeout.ms': cfg.sessionTimeoutMs,
+    'heartbeat.interval.ms': cfg.heartbeatIntervalMs,
+    'auto.commit.interval.ms': cfg.commitIntervalMs,
+  });
+  await stream(conf, { 'auto.offset.reset': 'earliest' }, cfg, inp, (c) => c.subscribe([cfg.topic]));
+}
+
+async function metadata(cfg) {
+  const p = new Kafka.Producer(base(cfg));
+  await connect(p);
+  const md = await new Promise((resolve, reject) => p.getMetadata({ timeout: 10000 }, (err, md) => (err ? reject(err) : resolve(md))));
+  await new Promise((resolve) => p.disconnect(resolve));
+  emit('metadata', {
+    brokers: md.brokers.map((b) => ({ id: b.id, host: b.host, port: b.port })),
+    topics: md.topics.filter((t) => cfg.topics.includes(t.name)).map((t) => ({
+      name: t.name,
+      partitions: t.partitions.map((p) => ({ partition: p.id, leader: p.leader, replicas: p.replicas, isr: p.isrs })),
+    })),
+  });
+}
+
+async function version() {
+  emit('version', { version: `${require('@confluentinc/kafka-javascript/package.json').version} (librdkafka ${Kafka.librdkafkaVersion})` });
+}
+
+run({ version, produce, consume, group, metadata });

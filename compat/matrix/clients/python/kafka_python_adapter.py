@@ -1,0 +1,123 @@
+"""kafka-python (pure Python) for the client matrix."""
+
+import time
+
+import kafka
+from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer, TopicPartition
+from kafka.errors import KafkaConnectionError, NodeNotReadyError
+
+from adapter import InputClosed, emit, error, is_connection_text, records, run
+
+
+def describe(e):
+    name = type(e).__name__
+    connection = isinstance(e, (KafkaConnectionError, NodeNotReadyError)) or is_connection_text(name)
+    return error(name, str(e), connection=connection)
+
+
+def base(cfg):
+    conf = {
+        "bootstrap_servers": cfg["bootstrap"].split(","),
+        "retry_backoff_ms": cfg["backoffMs"],
+        "reconnect_backoff_ms": cfg["backoffMs"],
+        "reconnect_backoff_max_ms": 100,
+    }
+    if cfg.get("clientId"):
+        conf["client_id"] = cfg["clientId"]
+    return conf
+
+
+def version(cfg):
+    emit("version", version=kafka.__version__)
+
+
+def produce(cfg):
+    conf = base(cfg)
+    conf.update({
+        "acks": "all" if cfg["acks"] == -1 else cfg["acks"],
+        "compression_type": None if cfg["codec"] == "none" else cfg["codec"],
+        "linger_ms": 5,
+        "enable_idempotence": cfg["idempotent"],
+    })
+    if cfg["retries"] >= 0:
+        conf["retries"] = cfg["retries"]
+    if cfg["deliveryTimeoutMs"] > 0:
+        # delivery.timeout.ms must cover linger.ms + request.timeout.ms.
+        conf["delivery_timeout_ms"] = cfg["deliveryTimeoutMs"]
+        conf["request_timeout_ms"] = min(30000, cfg["deliveryTimeoutMs"] - 5)
+    p = KafkaProducer(**conf)
+
+    def report(i):
+        return (lambda md: emit("delivery", index=i, offset=md.offset),
+                lambda e: emit("delivery", index=i, error=describe(e)))
+
+    for i, rec in enumerate(records()):
+        ok, failed = report(i)
+        try:
+            f = p.send(cfg["topic"], partition=cfg["partition"], key=rec["key"].encode() if rec["key"] else None, value=rec["value"].encode())
+        except Exception as e:
+            failed(e)
+            continue
+        f.add_callback(ok)
+        f.add_errback(failed)
+    p.flush()
+    p.close()
+
+
+def stream(c, stop):
+    while not stop.is_set():
+        try:
+            batches = c.poll(timeout_ms=50)
+        except Exception as e:
+            emit("error", error=describe(e))
+            time.sleep(0.02)  # the client's own backoff is in poll; this bounds a loop on a raised error
+            continue
+        for tp, recs in batches.items():
+            for r in recs:
+                emit("record", partition=tp.partition, offset=r.offset,
+                     key=r.key.decode() if r.key is not None else "", value=(r.value or b"").decode())
+    c.close()  # commits and leaves the group
+
+
+def consume(cfg):
+    stop = InputClosed()
+    conf = base(cfg)
+    conf.update({"group_id": None, "enable_auto_commit": False, "fetch_max_wait_ms": cfg["fetchWaitMs"]})
+    c = KafkaConsumer(**conf)
+    tp = TopicPartition(cfg["topic"], cfg["partition"])
+    c.assign([tp])
+    c.seek(tp, cfg["offset"])
+    stream(c, stop)
+
+
+def group(cfg):
+    stop = InputClosed()
+    conf = base(cfg)
+    conf.update({
+        "group_id": cfg["group"],
+        "auto_offset_reset": "earliest",
+        "enable_auto_commit": True,
+        "fetch_max_wait_ms": cfg["fetchWaitMs"],
+        "session_timeout_ms": cfg["sessionTimeoutMs"],
+        "heartbeat_interval_ms": cfg["heartbeatIntervalMs"],
+        "auto_commit_interval_ms": cfg["commitIntervalMs"],
+    })
+    c = KafkaConsumer(cfg["topic"], **conf)
+    stream(c, stop)
+
+
+def metadata(cfg):
+    a = KafkaAdminClient(**base(cfg))
+    brokers = [{"id": b["broker_id"], "host": b["host"], "port": b["port"]} for b in a.describe_cluster()["brokers"]]
+    topics = []
+    for t in a.describe_topics(cfg["topics"]):
+        if t["error_code"] != 0:
+            raise Exception("topic %s: error code %d" % (t["name"], t["error_code"]))
+        topics.append({"name": t["name"], "partitions": [
+            {"partition": p["partition_index"], "leader": p["leader_id"], "replicas": p["replica_nodes"], "isr": p["isr_nodes"]}
+            for p in t["partitions"]]})
+    a.close()
+    emit("metadata", brokers=brokers, topics=topics)
+
+
+run({"version": version, "produce": produce, "consume": consume, "group": group, "metadata": metadata})
