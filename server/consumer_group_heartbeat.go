@@ -136,6 +136,7 @@ func (c *Cluster) consumerHeartbeat(cn *conn, req *kmsg.ConsumerGroupHeartbeatRe
 			}
 			m = &consumerMember{id: id, assigned: assignment{}, owned: assignment{}}
 			cg.members[id] = m
+			c.emitGroup(EventGroupMemberJoined, g, id, "", "consumer")
 			cg.nextEpoch()
 		}
 		m.epoch = 0
@@ -220,6 +221,7 @@ func (c *Cluster) touchConsumerMember(g *group, m *consumerMember) {
 			return
 		}
 		c.log.Info("consumer group member session expired", "group", g.id, "member", m.id)
+		c.emitGroup(EventGroupMemberExpired, g, m.id, "session timeout", "")
 		c.removeConsumerMember(g, m)
 		g.goLocked(func() {
 			g.writeMu.Lock()

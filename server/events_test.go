@@ -1,0 +1,236 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// evLine is an event in brief, for exact comparisons of a story:
+// type, then broker/leader, offsets, ISR and reason where they apply.
+func evLine(e Event) string {
+	var b strings.Builder
+	b.WriteString(string(e.Type))
+	if e.Topic != "" && e.Partition >= 0 {
+		fmt.Fprintf(&b, " %s/%d", e.Topic, e.Partition)
+	}
+	switch e.Type {
+	case EventLeaderElected, EventPartitionLeaderless:
+		fmt.Fprintf(&b, " leader %d (was %d) epoch %d isr %v", e.Leader, e.OldLeader, e.Epoch, e.ISR)
+		if e.Unclean {
+			b.WriteString(" unclean")
+		}
+	case EventLogTruncated, EventRecordsLost:
+		fmt.Fprintf(&b, " broker %d %d->%d", e.Broker, e.From, e.To)
+	case EventISRShrunk, EventISRExpanded:
+		fmt.Fprintf(&b, " broker %d isr %v", e.Broker, e.ISR)
+	default:
+		if e.Broker >= 0 {
+			fmt.Fprintf(&b, " %d", e.Broker)
+		}
+		if e.Mode != "" {
+			fmt.Fprintf(&b, " %s", e.Mode)
+		}
+	}
+	if e.Reason != "" {
+		fmt.Fprintf(&b, " (%s)", e.Reason)
+	}
+	return b.String()
+}
+
+// evStory is the events after since about topic (and brokers), without the
+// timing-dependent hw_advanced ones, in brief.
+func evStory(c *Cluster, since uint64, topic string) []string {
+	var out []string
+	for _, e := range c.Events(since) {
+		if e.Type == EventHWAdvanced || e.Topic != topic && !strings.HasPrefix(string(e.Type), "broker_") {
+			continue
+		}
+		out = append(out, evLine(e))
+	}
+	return out
+}
+
+func evCheckStory(t *testing.T, c *Cluster, since uint64, topic string, want ...string) {
+	t.Helper()
+	if got := evStory(c, since, topic); !slices.Equal(got, want) {
+		t.Errorf("events about %s:\n got %s\nwant %s", topic, strings.Join(got, "\n     "), strings.Join(want, "\n     "))
+	}
+}
+
+// lastSeq is the newest event's sequence number.
+func lastSeq(c *Cluster) uint64 {
+	evs := c.Events(0)
+	if len(evs) == 0 {
+		return 0
+	}
+	return evs[len(evs)-1].Seq
+}
+
+func TestEventsCrashStory(t *testing.T) {
+	c := NewTestCluster(t, Config{})
+	scMust(t, c.CreateTopic("ev", 1, 3, nil))
+	evs := c.Events(0)
+	if len(evs) == 0 || evs[len(evs)-1].Type != EventTopicCreated || evs[len(evs)-1].Topic != "ev" {
+		t.Fatalf("after CreateTopic the newest event is not topic_created ev: %v", evs)
+	}
+	for i, e := range evs {
+		if e.Seq != uint64(i+1) {
+			t.Fatalf("event %d has seq %d; sequence numbers start at 1 without gaps", i, e.Seq)
+		}
+	}
+	since := lastSeq(c)
+	scMust(t, c.StopBroker(1, StopCrash))
+	scMust(t, c.StartBroker(1))
+	ctx := testContext(t)
+	if _, err := c.WaitFor(ctx, ISRExpanded("ev", 0)); err != nil {
+		t.Fatal(err)
+	}
+	scMust(t, c.ElectPreferredLeader("ev", 0))
+	evCheckStory(t, c, since, "ev",
+		"broker_stopped 1 crash",
+		"broker_fenced 1",
+		"isr_shrunk ev/0 broker 1 isr [2 3] (broker fenced)",
+		"leader_elected ev/0 leader 2 (was 1) epoch 1 isr [2 3] (broker fenced)",
+		"broker_started 1",
+		"isr_expanded ev/0 broker 1 isr [1 2 3] (caught up)",
+		"leader_elected ev/0 leader 1 (was 2) epoch 2 isr [1 2 3] (preferred)",
+	)
+}
+
+func TestWaitForPastFutureAndTimeout(t *testing.T) {
+	c := NewTestCluster(t, Config{})
+	ctx := testContext(t)
+	scMust(t, c.CreateTopic("w", 1, 3, nil))
+
+	// Past: the creation is already in the ring.
+	e, err := c.WaitFor(ctx, TopicCreated("w"))
+	if err != nil || e.Topic != "w" || e.Type != EventTopicCreated {
+		t.Fatalf("WaitFor a past event: %+v, %v", e, err)
+	}
+
+	// Future: the matcher sees only later events, in order.
+	got := make(chan Event, 1)
+	go func() {
+		e, err := c.WaitFor(ctx, BrokerStopped(2))
+		if err != nil {
+			t.Error(err)
+		}
+		got <- e
+	}()
+	scMust(t, c.StopBroker(3, StopClean))
+	scMust(t, c.StopBroker(2, StopPowerLoss))
+	e = <-got
+	if e.Broker != 2 || e.Mode != StopPowerLoss {
+		t.Fatalf("WaitFor BrokerStopped(2) = %+v", e)
+	}
+	// The first match wins: broker 3's clean stop came before.
+	e, err = c.WaitFor(ctx, OfType(EventBrokerStopped))
+	if err != nil || e.Broker != 3 || e.Mode != StopClean {
+		t.Fatalf("first broker_stopped: %+v, %v", e, err)
+	}
+
+	// Never: the context ends the wait with its cause.
+	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	if _, err := c.WaitFor(short, BrokerStopped(1)); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("WaitFor a missing event: %v, want DeadlineExceeded", err)
+	}
+
+	// A closed cluster ends every wait.
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.WaitFor(ctx, BrokerStopped(1))
+		done <- err
+	}()
+	c.Close()
+	if err := <-done; err == nil {
+		t.Fatal("WaitFor returned no error after Close")
+	}
+}
+
+func TestEventRingIsBounded(t *testing.T) {
+	c := NewTestCluster(t, Config{EventBuffer: 4})
+	for i := range 6 {
+		scMust(t, c.CreateTopic(fmt.Sprintf("r%d", i), 1, 1, nil))
+	}
+	evs := c.Events(0)
+	var names []string
+	for _, e := range evs {
+		names = append(names, fmt.Sprintf("%d:%s", e.Seq, e.Topic))
+	}
+	if want := []string{"3:r2", "4:r3", "5:r4", "6:r5"}; !slices.Equal(names, want) {
+		t.Fatalf("ring of 4 after 6 events holds %v, want %v", names, want)
+	}
+	if got := c.Events(5); len(got) != 1 || got[0].Seq != 6 {
+		t.Fatalf("Events(5) = %v, want only seq 6", got)
+	}
+	if got := c.Events(6); len(got) != 0 {
+		t.Fatalf("Events(6) = %v, want none", got)
+	}
+	if _, err := NewCluster(Config{EventBuffer: -1}); err == nil {
+		t.Fatal("a negative event buffer was accepted")
+	}
+}
+
+// A busy partition reports its HW in a few coalesced events, not one per
+// produce, and the last one ends at the final HW.
+func TestHWEventsAreCoalesced(t *testing.T) {
+	c := NewTestCluster(t, Config{})
+	scMust(t, c.CreateTopic("hw", 1, 3, nil))
+	cl := newClient(t, c, kgo.DefaultProduceTopic("hw"), kgo.RequiredAcks(kgo.AllISRAcks()))
+	ctx := testContext(t)
+	const n = 200
+	for i := range n {
+		scMust(t, cl.ProduceSync(ctx, kgo.StringRecord(fmt.Sprint(i))).FirstErr())
+	}
+	e, err := c.WaitFor(ctx, HWReached("hw", 0, n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.To != n || e.Leader != 1 {
+		t.Fatalf("final hw_advanced %+v, want to %d on leader 1", e, n)
+	}
+	var hws []Event
+	for _, e := range c.Events(0) {
+		if e.Type == EventHWAdvanced {
+			hws = append(hws, e)
+		}
+	}
+	if len(hws) >= n/2 {
+		t.Fatalf("%d hw_advanced events for %d produces: not coalesced", len(hws), n)
+	}
+	for i, e := range hws {
+		if i > 0 && e.From != hws[i-1].To {
+			t.Errorf("hw_advanced %d goes %d->%d, but the previous one ended at %d", i, e.From, e.To, hws[i-1].To)
+		}
+	}
+}
+
+func TestEventJSONLeavesOutWhatDoesNotApply(t *testing.T) {
+	e := newEvent(EventLogTruncated)
+	e.Seq, e.Topic, e.Partition, e.Broker, e.From, e.To, e.Reason = 7, "t", 0, 2, 5, 0, "leader epoch"
+	e.Time = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	b, err := json.Marshal(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `{"seq":7,"time":"2026-01-02T03:04:05Z","type":"log_truncated","broker":2,"topic":"t","partition":0,"from":5,"to":0,"reason":"leader epoch"}`
+	if string(b) != want {
+		t.Fatalf("JSON\n got %s\nwant %s", b, want)
+	}
+	var back Event
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Leader != -1 || back.Epoch != -1 || back.To != 0 || back.Broker != 2 || back.Partition != 0 {
+		t.Fatalf("round trip %+v", back)
+	}
+}
