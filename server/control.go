@@ -37,6 +37,7 @@ func (c *Cluster) ControlHandler() http.Handler {
 	c.registerControllerRoutes(mux)
 	c.registerFaultRoutes(mux)
 	c.registerGroupRoutes(mux)
+	c.registerEventRoutes(mux)
 	return jsonErrors{mux}
 }
 

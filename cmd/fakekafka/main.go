@@ -178,6 +178,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 
 	<-ctx.Done()
 	fmt.Fprintln(stderr, "fakekafka: shutting down")
+	c.Close() // ends open event streams, which Shutdown would wait for
 	if srv != nil {
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
