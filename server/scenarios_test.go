@@ -275,6 +275,7 @@ func TestScenario01AcksOneLostOnLeaderCrash(t *testing.T) {
 
 	// The followers are paused but still in the ISR (30s lag time), so
 	// the controller's election is clean: follower 2, first in line.
+	since := evLastSeq(c)
 	scMust(t, c.StopBroker(1, StopCrash))
 	ps = scPartition(t, c, topic, 0)
 	if ps.Leader != 2 || ps.LeaderEpoch != 1 || !slices.Equal(ps.ISR, []int32{2, 3}) {
@@ -290,6 +291,20 @@ func TestScenario01AcksOneLostOnLeaderCrash(t *testing.T) {
 
 	scMust(t, c.StartBroker(1))
 	scWaitSettled(t, c, topic, 0, 3)
+	if _, err := c.WaitFor(ctx, ISRExpanded(topic, 0)); err != nil {
+		t.Fatal(err)
+	}
+	// The acks=1 record was above the HW, so its loss is a truncation,
+	// not a records_lost: nothing committed went away.
+	evCheckStory(t, c, since, topic,
+		"broker_stopped 1 crash",
+		"broker_fenced 1",
+		"isr_shrunk s1/0 broker 1 isr [2 3] (broker fenced)",
+		"leader_elected s1/0 leader 2 (was 1) epoch 1 isr [2 3] (broker fenced)",
+		"broker_started 1",
+		"log_truncated s1/0 broker 1 3->2 (leader epoch)",
+		"isr_expanded s1/0 broker 1 isr [1 2 3] (caught up)",
+	)
 	scLogsAre(t, c, topic, "a", "b", "new")
 	scRecordsAre(t, "consumer", scConsume(t, c, topic, 3), "a", "b", "new")
 	for _, id := range []int32{1, 2, 3} {
@@ -1006,6 +1021,7 @@ func TestScenario08PowerLossOfAllReplicas(t *testing.T) {
 
 	// The leader goes first and leadership moves on; the last ISR member
 	// (3) goes last and stays in the ISR, so it is the one that can lead.
+	since := evLastSeq(c)
 	for _, id := range []int32{1, 2, 3} {
 		scMust(t, c.StopBroker(id, StopPowerLoss))
 	}
@@ -1029,6 +1045,27 @@ func TestScenario08PowerLossOfAllReplicas(t *testing.T) {
 	if ps.Leader != 3 {
 		t.Fatalf("leader %d, want 3", ps.Leader)
 	}
+	evCheckStoryPrefix(t, c, since, topic,
+		"broker_stopped 1 powerloss",
+		"log_truncated s8/0 broker 1 5->0 (power loss)",
+		"broker_fenced 1",
+		"isr_shrunk s8/0 broker 1 isr [2 3] (broker fenced)",
+		"leader_elected s8/0 leader 2 (was 1) epoch 1 isr [2 3] (broker fenced)",
+		"broker_stopped 2 powerloss",
+		"log_truncated s8/0 broker 2 5->0 (power loss)",
+		"broker_fenced 2",
+		"isr_shrunk s8/0 broker 2 isr [3] (broker fenced)",
+		"leader_elected s8/0 leader 3 (was 2) epoch 2 isr [3] (broker fenced)",
+		"broker_stopped 3 powerloss",
+		"log_truncated s8/0 broker 3 5->0 (power loss)",
+		"broker_fenced 3",
+		"partition_leaderless s8/0 leader -1 (was 3) epoch 3 isr [3] (broker fenced)",
+		"broker_started 1",
+		"broker_started 2",
+		"broker_started 3",
+		"leader_elected s8/0 leader 3 (was -1) epoch 4 isr [3] (broker started)",
+		"records_lost s8/0 broker 3 0->5 (new leader lacks acknowledged records)",
+	)
 	for _, v := range []string{"new0", "new1"} {
 		scMust(t, prod.ProduceSync(ctx, kgo.StringRecord(v)).FirstErr())
 	}
@@ -1093,6 +1130,13 @@ func TestScenario09UncleanElection(t *testing.T) {
 			ps := scPartition(t, c, topic, 0)
 			if ps.Leader != 3 || !slices.Equal(ps.ISR, []int32{3}) {
 				t.Fatalf("after the unclean election: leader %d ISR %v; want 3 and [3]", ps.Leader, ps.ISR)
+			}
+			// c, d and e were committed by 1 and 2; 3 never had them.
+			if e, err := c.WaitFor(ctx, RecordsLost(topic, 0)); err != nil || e.From != 2 || e.To != 5 || e.Broker != 3 || e.Reason != "unclean election" {
+				t.Errorf("records_lost %+v, %v; want 2->5 on broker 3 (unclean election)", e, err)
+			}
+			if e, err := c.WaitFor(ctx, LeaderElectedOn(topic, 0, 3)); err != nil || !e.Unclean {
+				t.Errorf("leader_elected of 3: %+v, %v; want unclean", e, err)
 			}
 			scMust(t, c.ResumeReplica(topic, 0, 3))
 			r, err := prod.ProduceSync(ctx, kgo.StringRecord("x")).First()
