@@ -137,6 +137,9 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*o
 }
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "ctl" {
+		return runCtl(ctx, args[1:], getenv, stdout, stderr)
+	}
 	o, err := parseFlags(args, getenv, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
