@@ -38,6 +38,7 @@ func (c *Cluster) ControlHandler() http.Handler {
 	c.registerFaultRoutes(mux)
 	c.registerGroupRoutes(mux)
 	c.registerEventRoutes(mux)
+	c.registerDashboardRoutes(mux)
 	return jsonErrors{mux}
 }
 
