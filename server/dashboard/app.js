@@ -1,7 +1,7 @@
 // fakekafka dashboard: a client of the HTTP control API. It loads the
 // cluster, groups and fault rules, then follows GET /v1/events/stream and
-// reloads them whenever the cluster reports a change. No build step, no
-// external assets.
+// reloads them whenever the cluster reports a change (and once a second).
+// No build step, no external assets.
 "use strict";
 
 const EVENT_TYPES = [
@@ -80,7 +80,19 @@ function confirmAction(text) {
 // ---- state and rendering ----
 
 const state = { cluster: null, groups: [], faults: [], showInternal: false };
+// Elements are rebuilt only when what they show changed, so a refresh
+// never swaps a button away under the pointer or the keyboard.
 const partitionCache = new Map(); // "topic/partition" -> {json, el}
+const brokerCache = new Map(); // broker id -> {json, el}
+
+function cachedBroker(b) {
+  const json = JSON.stringify(b) + (b.id === state.cluster.controller);
+  const c = brokerCache.get(b.id);
+  if (c && c.json === json) return c.el;
+  const el = renderBroker(b);
+  brokerCache.set(b.id, { json, el });
+  return el;
+}
 
 let refreshing = null, again = false;
 async function refresh() {
@@ -113,10 +125,11 @@ function scheduleRefresh() {
 function render() {
   const focused = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.key : null;
   $("#cluster-id").textContent = state.cluster.cluster_id;
-  $("#brokers").replaceChildren(...state.cluster.brokers.map(renderBroker));
+  sync($("#brokers"), state.cluster.brokers.map(cachedBroker));
   renderTopics();
-  renderGroups();
-  renderFaults();
+  const groupsJSON = JSON.stringify(state.groups), faultsJSON = JSON.stringify(state.faults);
+  if (groupsJSON !== render.groups) { render.groups = groupsJSON; renderGroups(); }
+  if (faultsJSON !== render.faults) { render.faults = faultsJSON; renderFaults(); }
   if (focused && (!document.activeElement || !document.activeElement.isConnected || document.activeElement === document.body)) {
     const el = document.querySelector(`[data-key="${CSS.escape(focused)}"]`);
     if (el) el.focus();
@@ -151,34 +164,50 @@ function renderBroker(b) {
       btn("Heal", "heal", b.isolated, () => act(`heal of broker ${id}`, "POST", `${base}/heal`))));
 }
 
+// sync makes els the children of box, touching the DOM only if they differ.
+function sync(box, els) {
+  if (els.length !== box.children.length || els.some((el, i) => box.children[i] !== el)) box.replaceChildren(...els);
+}
+
+const topicCache = new Map(); // name -> {head, el}
+let internalToggle = null;
+
 function renderTopics() {
   const topics = state.cluster.topics.filter((t) => state.showInternal || !t.name.startsWith("__"));
   const box = $("#topics");
-  const toggle = h("label", { class: "legend" },
-    h("input", { type: "checkbox", id: "show-internal", "data-key": "show-internal", checked: state.showInternal,
+  internalToggle = internalToggle || h("label", { class: "legend" },
+    h("input", { type: "checkbox", id: "show-internal", "data-key": "show-internal",
       onchange: (e) => { state.showInternal = e.target.checked; render(); } }), " show internal topics");
   if (topics.length === 0) {
-    box.replaceChildren(toggle, h("p", { class: "empty" }, "No topics yet."));
+    sync(box, [internalToggle, h("p", { class: "empty" }, "No topics yet.")]);
     return;
   }
-  const seen = new Set();
+  const seen = new Set(), seenTopics = new Set();
   const cards = topics.map((t) => {
+    seenTopics.add(t.name);
     const configs = Object.entries(t.configs || {}).map(([k, v]) => `${k}=${v}`).join(" ");
-    return h("article", { class: "topic", "data-topic": t.name },
-      h("h3", {}, t.name, " ", h("small", {}, `${t.partitions.length} partition${t.partitions.length === 1 ? "" : "s"} ${configs}`)),
-      t.partitions.map((p) => {
-        const key = `${t.name}/${p.partition}`;
-        seen.add(key);
-        const json = JSON.stringify(p) + JSON.stringify(state.cluster.brokers);
-        const cached = partitionCache.get(key);
-        if (cached && cached.json === json) return cached.el;
-        const el = renderPartition(t.name, p);
-        partitionCache.set(key, { json, el });
-        return el;
-      }));
+    const head = `${t.partitions.length} partition${t.partitions.length === 1 ? "" : "s"} ${configs}`;
+    let card = topicCache.get(t.name);
+    if (!card || card.head !== head) {
+      card = { head, el: h("article", { class: "topic", "data-topic": t.name },
+        h("h3", {}, t.name, " ", h("small", {}, head)), h("div", { class: "parts" })) };
+      topicCache.set(t.name, card);
+    }
+    sync(card.el.querySelector(".parts"), t.partitions.map((p) => {
+      const key = `${t.name}/${p.partition}`;
+      seen.add(key);
+      const json = JSON.stringify(p);
+      const cached = partitionCache.get(key);
+      if (cached && cached.json === json) return cached.el;
+      const el = renderPartition(t.name, p);
+      partitionCache.set(key, { json, el });
+      return el;
+    }));
+    return card.el;
   });
   for (const k of partitionCache.keys()) if (!seen.has(k)) partitionCache.delete(k);
-  box.replaceChildren(toggle, ...cards);
+  for (const k of topicCache.keys()) if (!seenTopics.has(k)) topicCache.delete(k);
+  sync(box, [internalToggle, ...cards]);
 }
 
 function renderPartition(topic, p) {
@@ -246,10 +275,10 @@ function renderGroups() {
     return;
   }
   box.replaceChildren(...state.groups.map((g) => h("div", { class: "group", "data-group": g.group },
-    h("table", {},
-      h("caption", {}, `${g.group} · ${g.type} · ${g.state} · generation ${g.generation} · coordinator ${g.coordinator}`),
+    h("h3", { class: "group-title" }, `${g.group} · ${g.type} · ${g.state} · generation ${g.generation} · coordinator ${g.coordinator}`),
+    (g.members || []).length === 0 ? h("p", { class: "empty" }, "No members.") : h("table", {},
       h("tr", {}, h("th", {}, "member"), h("th", {}, "client"), h("th", {}, "host"), h("th", {}, "assignment")),
-      (g.members || []).map((m) => h("tr", {}, h("td", {}, m.member_id), h("td", {}, m.client_id), h("td", {}, m.client_host),
+      g.members.map((m) => h("tr", {}, h("td", {}, m.member_id), h("td", {}, m.client_id), h("td", {}, m.client_host),
         h("td", {}, Object.entries(m.assignment || {}).map(([t, ps]) => `${t}: ${ps.join(",")}`).join("; "))))),
     (g.offsets || []).length === 0 ? null : h("table", {},
       h("tr", {}, h("th", {}, "topic"), h("th", {}, "partition"), h("th", {}, "committed"), h("th", {}, "HW"), h("th", {}, "lag")),
@@ -362,5 +391,10 @@ async function follow() {
     });
   }
 }
+
+// Events carry every state change, but not appends that leave the HW
+// where it is (a follower lagging in the ISR): a slow poll shows those.
+const POLL_MS = 1000;
+setInterval(() => { if (!document.hidden) scheduleRefresh(); }, POLL_MS);
 
 refresh().then(follow);
