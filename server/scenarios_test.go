@@ -850,6 +850,23 @@ func kip101Scenario1(t *testing.T, legacy bool) {
 	if _, err := c.ElectLeader(topic, 0, a, false); err != nil {
 		t.Fatal(err)
 	}
+	// The events say what happened to the committed m1 and m2.
+	var lost []string
+	for _, e := range c.Events(0) {
+		if e.Topic == topic && (e.Type == EventRecordsLost || e.Type == EventLogTruncated) {
+			lost = append(lost, evLine(e))
+		}
+	}
+	var wantLost []string
+	if legacy {
+		wantLost = []string{
+			"log_truncated kip101-1/0 broker 2 2->0 (high watermark)",
+			"records_lost kip101-1/0 broker 2 0->2 (new leader lacks acknowledged records)",
+		}
+	}
+	if !slices.Equal(lost, wantLost) {
+		t.Errorf("truncations and losses: %q, want %q", lost, wantLost)
+	}
 	// The controller would fence B after the session timeout; do it now
 	// so that acks=all does not wait for it.
 	scMust(t, c.SetISR(topic, 0, []int32{a}))
@@ -905,6 +922,11 @@ func kip101Scenario2(t *testing.T, legacy bool) {
 	scMust(t, c.StartBroker(b)) // the last ISR member: it leads again
 	if ps := scPartition(t, c, topic, 0); ps.Leader != b {
 		t.Fatalf("leader %d after B's restart, want B", ps.Leader)
+	}
+	// m2 was committed (HW 2) but B lost it with the power: whatever A
+	// does later, offset 1 no longer holds it on the leader.
+	if e, err := c.WaitFor(ctx, RecordsLost(topic, 0)); err != nil || e.From != 1 || e.To != 2 || e.Broker != b {
+		t.Errorf("records_lost %s, %v; want 1->2 on B", evLine(e), err)
 	}
 	r, err := prod.ProduceSync(ctx, kgo.StringRecord("m3")).First()
 	if err != nil || r.Offset != 1 {
