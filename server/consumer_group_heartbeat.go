@@ -114,6 +114,7 @@ func (c *Cluster) consumerHeartbeat(cn *conn, req *kmsg.ConsumerGroupHeartbeatRe
 			return fail(kerr.UnknownMemberID, "group %s has no member %s", req.Group, req.MemberID)
 		}
 		c.removeConsumerMember(g, m)
+		c.emitGroup(EventGroupMemberLeft, g, m.id, "left (member epoch -1)", "")
 		resp.MemberID, resp.MemberEpoch = &m.id, req.MemberEpoch
 		return m
 	}

@@ -247,3 +247,45 @@ func evCheckStoryPrefix(t *testing.T, c *Cluster, since uint64, topic string, wa
 		t.Errorf("events about %s:\n got %s\nwant %s", topic, strings.Join(got, "\n     "), strings.Join(want, "\n     "))
 	}
 }
+
+func TestEventsClassicGroup(t *testing.T) {
+	c := NewTestCluster(t, Config{})
+	scMust(t, c.CreateTopic("gt", 2, 3, nil))
+	ctx := testContext(t)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.Bootstrap()...), kgo.ConsumerGroup("evg"), kgo.ConsumeTopics("gt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { // franz-go manages the group while polling
+		defer close(done)
+		for cl.PollFetches(ctx).Err0() == nil {
+		}
+	}()
+	e, err := c.WaitFor(ctx, GroupRebalanced("evg"))
+	if err != nil || e.Generation != 1 || e.Detail != "stable, 1 members" {
+		t.Fatalf("group_rebalance_completed %+v, %v", e, err)
+	}
+	cl.Close()
+	<-done
+	left, err := c.WaitFor(ctx, func(e Event) bool { return e.Type == EventGroupMemberLeft && e.Group == "evg" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.WaitFor(ctx, func(e Event) bool { return e.Type == EventGroupRebalanceCompleted && e.Group == "evg" && e.Detail == "empty" }); err != nil {
+		t.Fatal(err)
+	}
+	var story []string
+	for _, e := range c.Events(0) {
+		if e.Group == "evg" {
+			story = append(story, fmt.Sprintf("%s %d", e.Type, e.Generation))
+		}
+	}
+	want := []string{
+		"group_member_joined 0", "group_rebalance_started 0", "group_rebalance_completed 1",
+		"group_member_left 1", "group_rebalance_started 1", "group_rebalance_completed 2",
+	}
+	if !slices.Equal(story, want) {
+		t.Errorf("group story %q, want %q (member %s)", story, want, left.Member)
+	}
+}

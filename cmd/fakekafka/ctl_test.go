@@ -63,6 +63,12 @@ func TestCtlStateTableAndJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(mustCtl(t, ctl, "state", "--json")), &st); err != nil {
 		t.Fatal(err)
 	}
+	if out := mustCtl(t, ctl, "groups"); !strings.HasPrefix(out, "GROUP") {
+		t.Errorf("ctl groups on a cluster without groups:\n%s", out)
+	}
+	if code, _, errs := ctl("groups", "nope"); code != 1 || !strings.Contains(errs, "HTTP 404") {
+		t.Errorf("ctl groups nope: exit %d, %q", code, errs)
+	}
 }
 
 func TestCtlBrokerAndPartitionVerbs(t *testing.T) {
