@@ -272,7 +272,9 @@ func TestEventsClassicGroup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.WaitFor(ctx, func(e Event) bool { return e.Type == EventGroupRebalanceCompleted && e.Group == "evg" && e.Detail == "empty" }); err != nil {
+	if _, err := c.WaitFor(ctx, func(e Event) bool {
+		return e.Type == EventGroupRebalanceCompleted && e.Group == "evg" && e.Detail == "empty"
+	}); err != nil {
 		t.Fatal(err)
 	}
 	var story []string
