@@ -155,7 +155,8 @@ const hwEventInterval = 100 * time.Millisecond
 // partition per hwEventInterval.
 type eventLog struct {
 	mu   sync.Mutex
-	ring []Event // len = capacity once full; oldest at ring[head]
+	ring []Event // grows to size, then wraps; oldest at ring[head]
+	size int
 	head int
 	last uint64        // seq of the newest event
 	wake chan struct{} // closed and replaced on every event
@@ -165,7 +166,7 @@ type eventLog struct {
 }
 
 func newEventLog(size int) *eventLog {
-	return &eventLog{ring: make([]Event, 0, size), wake: make(chan struct{}), hwKick: make(chan struct{}, 1)}
+	return &eventLog{size: size, wake: make(chan struct{}), hwKick: make(chan struct{}, 1)}
 }
 
 // partitionEvents is a partition's coalesced HW report, guarded by p.mu.
@@ -181,8 +182,8 @@ func (l *eventLog) add(e Event) {
 	l.mu.Lock()
 	l.last++
 	e.Seq = l.last
-	if len(l.ring) < cap(l.ring) {
-		l.ring = append(l.ring, e)
+	if len(l.ring) < l.size {
+		l.ring = append(l.ring, e) // grows as needed: most clusters never fill it
 	} else {
 		l.ring[l.head] = e
 		l.head = (l.head + 1) % len(l.ring)
