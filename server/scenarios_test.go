@@ -13,6 +13,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -638,6 +639,7 @@ func TestScenario04ISRShrinksAfterAppend(t *testing.T) {
 			waitFor(t, 5*time.Second, "the leader to append", func() bool {
 				return scPartition(t, c, topic, 0).Replicas[0].LogEndOffset == 1
 			})
+			since := evLastSeq(c)
 			scMust(t, c.SetISR(topic, 0, []int32{1}))
 			if ps := scPartition(t, c, topic, 0); ps.HighWatermark != tc.hwAfterShrink {
 				t.Errorf("HW %d after the shrink, want %d", ps.HighWatermark, tc.hwAfterShrink)
@@ -656,6 +658,18 @@ func TestScenario04ISRShrinksAfterAppend(t *testing.T) {
 			}
 			scWaitSettled(t, c, topic, 0, 1)
 			scRecordsAre(t, "consumer", scConsume(t, c, topic, 1), "parked")
+			// Both followers leave by hand and rejoin once caught up, in
+			// whichever order their fetchers run.
+			for _, id := range []int32{2, 3} {
+				if _, err := c.WaitFor(ctx, func(e Event) bool { return e.Type == EventISRExpanded && e.Topic == topic && e.Broker == id }); err != nil {
+					t.Fatal(err)
+				}
+			}
+			story := evStory(c, since, topic)
+			if len(story) != 4 || story[0] != "isr_shrunk s4/0 broker 2 isr [1] (manual)" || story[1] != "isr_shrunk s4/0 broker 3 isr [1] (manual)" ||
+				!strings.HasPrefix(story[2], "isr_expanded s4/0") || !strings.HasPrefix(story[3], "isr_expanded s4/0") {
+				t.Errorf("events: %q", story)
+			}
 		})
 	}
 }
