@@ -107,6 +107,10 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 	if !*updateScreenshots {
 		return
 	}
+	// The header is sticky: from the top, it is drawn where it belongs.
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.scrollTo(0, 0); true`)); err != nil {
+		t.Fatal(err)
+	}
 	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatalf("screenshot %s: %v", name, err)
@@ -292,6 +296,30 @@ func TestDashboard(t *testing.T) {
 		return len(ps.ISR) == 3
 	})
 	run(t, ctx, "the page shows the full ISR", chromedp.WaitVisible(css(part+` .replica[data-broker="3"][data-hw="10"]`)))
+
+	// The forms: pause a follower, add a fault rule, remove it.
+	part1 := `.partition[data-topic="orders"][data-partition="1"]`
+	run(t, ctx, "press Pause on partition 1's follower 3",
+		chromedp.Click(css(part1+` .replica[data-broker="3"] button[data-action="pause"]`)),
+		chromedp.WaitVisible(css(part1+` .replica[data-broker="3"] button[data-action="resume"]`)),
+	)
+	if ps, _ := c.Partition("orders", 1); !ps.Replicas[1].Paused {
+		t.Fatalf("the Pause button did not pause follower 3: %+v", ps.Replicas[1])
+	}
+	before := len(c.Faults())
+	run(t, ctx, "add a fault rule with the form",
+		chromedp.SendKeys(css(`#fault-form input[name="api"]`), "Fetch"),
+		chromedp.SendKeys(css(`#fault-form input[name="delay_ms"]`), "250"),
+		chromedp.SendKeys(css(`#fault-form input[name="count"]`), "2"),
+		chromedp.Click(css(`#fault-form button[type="submit"]`)),
+	)
+	waitState(t, "the form's fault rule", func() bool { return len(c.Faults()) == before+1 })
+	f := c.Faults()[before]
+	if f.API != "Fetch" || f.DelayMillis != 250 || f.Count != 2 || f.Error != "" {
+		t.Fatalf("the form added %+v", f)
+	}
+	run(t, ctx, "remove it", chromedp.Click(css(`#faults tr[data-fault="`+f.ID+`"] button`)))
+	waitState(t, "the rule removed", func() bool { return len(c.Faults()) == before })
 	screenshot(t, ctx, "overview.png")
 	if same, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.notReloaded === true`)); err != nil || !same {
 		t.Fatalf("the page reloaded (%v)", err)

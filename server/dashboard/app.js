@@ -56,15 +56,18 @@ function setStatus(text, isError) {
 async function act(what, method, path, body, warning) {
   if (warning && !(await confirmAction(warning))) {
     setStatus(`${what}: cancelled`);
-    return;
+    return false;
   }
+  let ok = false;
   try {
     await api(method, path, body);
     setStatus(`${what}: done`);
+    ok = true;
   } catch (e) {
     setStatus(`${what}: ${e.message}`, true);
   }
   refresh();
+  return ok;
 }
 
 function confirmAction(text) {
@@ -311,7 +314,7 @@ $("#fault-form").addEventListener("submit", (e) => {
     broker: Number(f.get("broker") || 0), count: Number(f.get("count") || 0), delay_ms: Number(f.get("delay_ms") || 0),
     drop_connection: f.get("drop_connection") === "on", after_work: f.get("after_work") === "on" };
   if (f.get("partition") !== "") body.partition = Number(f.get("partition"));
-  act("add fault rule", "POST", "/v1/faults", body);
+  act("add fault rule", "POST", "/v1/faults", body).then((ok) => { if (ok) e.target.reset(); });
 });
 
 // ---- events ----
