@@ -291,3 +291,49 @@ func TestEventsClassicGroup(t *testing.T) {
 		t.Errorf("group story %q, want %q (member %s)", story, want, left.Member)
 	}
 }
+
+func TestEventsFaultsConfigsAndIsolation(t *testing.T) {
+	c := NewTestCluster(t, Config{})
+	scMust(t, c.CreateTopic("f", 1, 3, nil))
+	ctx := testContext(t)
+	since := evLastSeq(c)
+
+	rule, err := c.InjectFault(Fault{API: "Produce", Error: "NOT_ENOUGH_REPLICAS", Topic: "f", Count: 2})
+	scMust(t, err)
+	cl := newClient(t, c, fastRetries(kgo.DefaultProduceTopic("f"))...)
+	scMust(t, cl.ProduceSync(ctx, kgo.StringRecord("x")).FirstErr()) // retried past both hits
+	if _, err := c.WaitFor(ctx, OfType(EventFaultExpired)); err != nil {
+		t.Fatal(err)
+	}
+	c.RemoveFault(rule.ID())
+
+	scMust(t, c.AlterTopicConfig("f", map[string]string{"min.insync.replicas": "2"}, nil))
+	scMust(t, c.IsolateBroker(3))
+	scMust(t, c.HealBroker(3))
+
+	var got []string
+	for _, e := range c.Events(since) {
+		switch e.Type {
+		case EventFaultAdded, EventFaultHit, EventFaultExpired, EventFaultRemoved:
+			got = append(got, fmt.Sprintf("%s %v %s", e.Type, e.Fault == rule.ID(), e.Detail))
+		case EventTopicConfigChanged:
+			got = append(got, fmt.Sprintf("%s %s %v", e.Type, e.Topic, e.Configs))
+		case EventBrokerIsolated, EventBrokerHealed, EventBrokerFenced:
+			got = append(got, evLine(e))
+		}
+	}
+	want := []string{
+		"fault_added true Produce NOT_ENOUGH_REPLICAS, count 2",
+		"fault_hit true Produce: Produce NOT_ENOUGH_REPLICAS, count 2 (hit 1)",
+		"fault_hit true Produce: Produce NOT_ENOUGH_REPLICAS, count 2 (hit 2)",
+		"fault_expired true Produce NOT_ENOUGH_REPLICAS, count 2",
+		"fault_removed true Produce NOT_ENOUGH_REPLICAS, count 2",
+		"topic_config_changed f map[min.insync.replicas:2]",
+		"broker_isolated 3",
+		"broker_fenced 3",
+		"broker_healed 3",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("events\n got %q\nwant %q", got, want)
+	}
+}
