@@ -180,7 +180,7 @@ function renderTopics() {
   const box = $("#topics");
   internalToggle = internalToggle || h("label", { class: "legend" },
     h("input", { type: "checkbox", id: "show-internal", "data-key": "show-internal",
-      onchange: (e) => { state.showInternal = e.target.checked; render(); } }), " show internal topics");
+      onchange: (e) => { state.showInternal = e.target.checked; render(); refilter(); } }), " show internal topics");
   if (topics.length === 0) {
     sync(box, [internalToggle, h("p", { class: "empty" }, "No topics yet.")]);
     return;
@@ -354,6 +354,7 @@ function eventSummary(e) {
 function eventVisible(li) {
   const f = $("#event-filter").value.trim().toLowerCase();
   if (li.dataset.type === "hw_advanced" && !$("#show-hw").checked) return false;
+  if ((li.dataset.topic || "").startsWith("__") && !state.showInternal) return false;
   return f === "" || li.textContent.toLowerCase().includes(f);
 }
 
@@ -361,7 +362,7 @@ function addEvent(e) {
   if (e.seq <= lastSeq) return;
   lastSeq = e.seq;
   const time = new Date(e.time).toLocaleTimeString([], { hour12: false }) + "." + String(new Date(e.time).getMilliseconds()).padStart(3, "0");
-  const li = h("li", { class: `k-${eventKind(e.type)}`, "data-type": e.type, "data-seq": e.seq },
+  const li = h("li", { class: `k-${eventKind(e.type)}`, "data-type": e.type, "data-seq": e.seq, "data-topic": e.topic },
     h("span", { class: "t" }, time), h("span", { class: "ty" }, e.type), eventSummary(e));
   li.hidden = !eventVisible(li);
   const list = $("#events");
