@@ -48,7 +48,7 @@ func (c *Cluster) StopBroker(id int32, mode StopMode) error {
 	if !b.up.Load() {
 		return fmt.Errorf("%w: broker %d is already stopped", ErrBrokerState, id)
 	}
-	if b.isolated {
+	if b.isolated.Load() {
 		return fmt.Errorf("%w: broker %d is isolated; heal it first", ErrBrokerState, id)
 	}
 	c.log.Info("broker stopping", "broker", id, "mode", mode)
@@ -318,10 +318,10 @@ func (c *Cluster) IsolateBroker(id int32) error {
 	}
 	c.ctlMu.Lock()
 	defer c.ctlMu.Unlock()
-	if !b.up.Load() || b.isolated {
+	if !b.up.Load() || b.isolated.Load() {
 		return fmt.Errorf("%w: broker %d is stopped or already isolated", ErrBrokerState, id)
 	}
-	b.isolated = true
+	b.isolated.Store(true)
 	c.emit(EventBrokerIsolated, func(e *Event) { e.Broker = id })
 	c.eachReplica(id, func(p *partition) { p.st.Isolate(id) })
 	c.scheduleFence(b)
@@ -339,10 +339,10 @@ func (c *Cluster) HealBroker(id int32) error {
 	}
 	c.ctlMu.Lock()
 	defer c.ctlMu.Unlock()
-	if !b.isolated {
+	if !b.isolated.Load() {
 		return fmt.Errorf("%w: broker %d is not isolated", ErrBrokerState, id)
 	}
-	b.isolated = false
+	b.isolated.Store(false)
 	if b.fence != nil {
 		b.fence.Stop()
 		b.fence = nil

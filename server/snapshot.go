@@ -91,11 +91,9 @@ func unixMillis(t time.Time) int64 {
 // State returns a snapshot of the whole cluster, topics sorted by name.
 func (c *Cluster) State() ClusterState {
 	s := ClusterState{ClusterID: c.cfg.ClusterID, Controller: c.controller(), Brokers: []BrokerState{}, Topics: []TopicState{}}
-	c.ctlMu.Lock()
 	for _, b := range c.brokers {
-		s.Brokers = append(s.Brokers, BrokerState{ID: b.id, Address: b.addr(), Up: b.up.Load(), Isolated: b.isolated, Fenced: !b.registered()})
+		s.Brokers = append(s.Brokers, BrokerState{ID: b.id, Address: b.addr(), Up: b.up.Load(), Isolated: b.isolated.Load(), Fenced: !b.registered()})
 	}
-	c.ctlMu.Unlock()
 	ts := slices.Collect(maps.Values(c.topics.Load().byName))
 	slices.SortFunc(ts, func(a, b *topic) int { return strings.Compare(a.name, b.name) })
 	for _, t := range ts {
