@@ -102,19 +102,56 @@ func (p *Partition) noteISRDiff(prev []int32, reason string) {
 // noteElection records a completed Elect: the leader change first (before
 // the truncations becoming leader caused, which start at index mark), then
 // the ISR reset of an unclean election, then any loss. Whatever committed
-// offsets the new leader lacks are lost for good, and the committed point
-// falls back to its LEO.
+// offsets the new leader lacks or holds different records at are lost for
+// good, and the committed point falls back to where it agrees.
 func (p *Partition) noteElection(mark int, oldLeader int32, prevISR []int32, unclean bool) {
 	c := Change{Kind: LeaderChanged, Broker: p.leader, OldLeader: oldLeader, Unclean: unclean, Epoch: p.epoch, ISR: slices.Clone(p.isr)}
 	p.changes = slices.Insert(p.changes, mark, c)
 	p.noteISRDiff(prevISR, ReasonUncleanElection)
 	l := p.LeaderReplica()
-	if l.log.end < p.committed {
+	if agreed := agreedUpTo(&l.log, p.history, p.committed); agreed < p.committed {
 		reason := ReasonShortLeader
 		if unclean {
 			reason = ReasonUncleanElection
 		}
-		p.note(Change{Kind: RecordsLost, Broker: l.Broker, From: l.log.end, To: p.committed, Reason: reason})
-		p.committed = l.log.end
+		p.note(Change{Kind: RecordsLost, Broker: l.Broker, From: agreed, To: p.committed, Reason: reason})
+		p.committed = agreed
 	}
+	p.history = l.log.Epochs()
+}
+
+// agreedUpTo is the offset up to which log l holds the records of the
+// committed history whose epoch cache is history, at most end. A leader
+// epoch and an offset name the same records in every replica (KIP-101), so
+// the two agree until the first offset where their epochs differ; an
+// epoch can only change where one of the caches starts an entry.
+func agreedUpTo(l *Log, history []EpochEntry, end int64) int64 {
+	end = min(end, l.end)
+	points := []int64{l.start}
+	for _, es := range [][]EpochEntry{l.epochs, history} {
+		for _, e := range es {
+			if e.StartOffset > l.start && e.StartOffset < end {
+				points = append(points, e.StartOffset)
+			}
+		}
+	}
+	slices.Sort(points)
+	for _, o := range points {
+		if o < end && epochAt(l.epochs, o) != epochAt(history, o) {
+			return o
+		}
+	}
+	return max(end, l.start)
+}
+
+// epochAt is the epoch of the records at offset o by epoch cache es.
+func epochAt(es []EpochEntry, o int64) int32 {
+	epoch := int32(-1)
+	for _, e := range es {
+		if e.StartOffset > o {
+			break
+		}
+		epoch = e.Epoch
+	}
+	return epoch
 }

@@ -138,3 +138,59 @@ func TestChangesPowerLossAndLeaderless(t *testing.T) {
 	}
 	checkChanges(t, p, got{LeaderChanged, 1, 0, 0, ""}, got{RecordsLost, 1, 2, 5, ReasonShortLeader})
 }
+
+// A deposed leader with records of its own past the HW comes back as the
+// unclean leader: its log is longer than where it agrees with the
+// committed history, and the loss starts where the epochs part, not at its
+// LEO.
+func TestChangesLossStartsWhereTheLogsDiverge(t *testing.T) {
+	p := newPartition(t, 1)
+	mustAppend(t, p, batch(5), -1)
+	replicateAll(t, p)
+	mustAppend(t, p, batch(5), 1) // 5..9 on broker 1 only, epoch 0
+	crash(p, 1)
+	if code := p.Elect(2, false, t0); code != 0 {
+		t.Fatal(code)
+	}
+	mustAppend(t, p, batch(8), -1) // 5..12 at epoch 1 on 2, then on 3
+	replicateAll(t, p)
+	checkReplicas(t, p, map[int32]offsets{1: {10, 5}, 2: {13, 13}, 3: {13, 13}})
+	p.TakeChanges()
+
+	p.SetOnline(2, false, t0)
+	p.SetOnline(3, false, t0)
+	p.MakeLeaderless()
+	p.SetOnline(1, true, t0)
+	if code := p.Elect(1, true, t0); code != 0 {
+		t.Fatal(code)
+	}
+	cs := p.TakeChanges()
+	lost := cs[len(cs)-1]
+	if lost.Kind != RecordsLost || lost.From != 5 || lost.To != 13 || lost.Broker != 1 {
+		t.Fatalf("last change %+v, want records 5..12 lost on leader 1 (LEO 10 holds epoch-0 records from 5)", lost)
+	}
+	if p.Committed() != 5 {
+		t.Fatalf("committed %d after the loss, want 5", p.Committed())
+	}
+}
+
+func TestAgreedUpTo(t *testing.T) {
+	l := &Log{start: 0, end: 10, epochs: []EpochEntry{{0, 0}, {2, 6}}}
+	for _, c := range []struct {
+		history []EpochEntry
+		end     int64
+		want    int64
+	}{
+		{[]EpochEntry{{0, 0}, {2, 6}}, 10, 10},          // the same history
+		{[]EpochEntry{{0, 0}, {2, 6}}, 8, 8},            // bounded by what was committed
+		{[]EpochEntry{{0, 0}, {1, 4}, {2, 6}}, 10, 4},   // an epoch l never saw
+		{[]EpochEntry{{0, 0}}, 12, 6},                   // l's own later epoch
+		{[]EpochEntry{{0, 0}, {2, 6}, {3, 9}}, 12, 9},   // l lacks epoch 3's records
+		{[]EpochEntry{{1, 0}}, 10, 0},                   // nothing in common
+		{[]EpochEntry{{0, 0}, {2, 6}, {3, 20}}, 30, 10}, // l is short
+	} {
+		if got := agreedUpTo(l, c.history, c.end); got != c.want {
+			t.Errorf("agreedUpTo(%v, %v, %d) = %d, want %d", l.epochs, c.history, c.end, got, c.want)
+		}
+	}
+}

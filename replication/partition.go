@@ -154,8 +154,9 @@ type Partition struct {
 	zombieEpoch int32
 	zombieISR   []int32
 
-	changes   []Change // since the last TakeChanges (changes.go)
-	committed int64    // the highest HW any leader reached
+	changes   []Change     // since the last TakeChanges (changes.go)
+	committed int64        // the highest HW any leader reached
+	history   []EpochEntry // epoch cache of the leader that committed up to committed
 }
 
 // NewPartition creates a partition whose first replica leads at epoch 0
@@ -168,6 +169,7 @@ func NewPartition(replicas []int32, cfg Config, now time.Time) *Partition {
 	}
 	if len(replicas) > 0 {
 		p.becomeLeader(replicas[0], now)
+		p.history = p.LeaderReplica().log.Epochs()
 	}
 	p.changes = nil // creation is not news
 	return p
