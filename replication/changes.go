@@ -50,8 +50,9 @@ type Change struct {
 }
 
 // TakeChanges returns the changes recorded since the last call and
-// forgets them. Nothing is recorded for ordinary appends and fetches, so a
-// busy partition accumulates nothing.
+// forgets them (at most the last maxPendingChanges). Nothing is recorded
+// for ordinary appends and fetches, so a busy partition accumulates
+// nothing.
 func (p *Partition) TakeChanges() []Change {
 	out := p.changes
 	p.changes = nil
@@ -66,9 +67,16 @@ func (p *Partition) HasChanges() bool { return len(p.changes) > 0 }
 // read by consumers.
 func (p *Partition) Committed() int64 { return p.committed }
 
+// maxPendingChanges bounds what a driver that never calls TakeChanges
+// accumulates: past it the oldest changes are dropped.
+const maxPendingChanges = 1024
+
 func (p *Partition) note(c Change) {
 	c.Epoch = p.epoch
 	c.ISR = slices.Clone(p.isr)
+	if len(p.changes) >= maxPendingChanges {
+		p.changes = slices.Delete(p.changes, 0, len(p.changes)-maxPendingChanges+1)
+	}
 	p.changes = append(p.changes, c)
 }
 

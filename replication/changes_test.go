@@ -194,3 +194,17 @@ func TestAgreedUpTo(t *testing.T) {
 		}
 	}
 }
+
+func TestPendingChangesAreBounded(t *testing.T) {
+	p := newPartition(t, 1)
+	for i := range maxPendingChanges + 10 {
+		p.SetISR([]int32{1, 2 + int32(i%2)}, t0) // one shrink and one expand each
+	}
+	cs := p.TakeChanges()
+	if len(cs) != maxPendingChanges {
+		t.Fatalf("%d changes kept, want %d", len(cs), maxPendingChanges)
+	}
+	if last := cs[len(cs)-1]; !slices.Equal(last.ISR, []int32{1, 3}) {
+		t.Fatalf("newest change %+v, want the last SetISR's", last)
+	}
+}
