@@ -186,8 +186,13 @@ func (c *Cluster) consumerHeartbeat(cn *conn, req *kmsg.ConsumerGroupHeartbeatRe
 	}
 	if cg.assignmentEpoch < cg.epoch {
 		c.computeTarget(cg)
+		c.emitConsumerGroup(EventGroupRebalanceStarted, g, cg, "new target assignment")
 	}
+	settled := consumerGroupSettled(cg)
 	cg.reconcile(m)
+	if !settled && consumerGroupSettled(cg) {
+		c.emitConsumerGroup(EventGroupRebalanceCompleted, g, cg, "every member has its target assignment")
+	}
 
 	resp.MemberID, resp.MemberEpoch = &m.id, m.epoch
 	if m.sent == nil || !m.assigned.equal(m.sent) {
@@ -243,6 +248,7 @@ func (c *Cluster) removeConsumerMember(g *group, m *consumerMember) {
 	cg.nextEpoch()
 	if len(cg.members) > 0 {
 		c.computeTarget(cg)
+		c.emitConsumerGroup(EventGroupRebalanceStarted, g, cg, "member "+m.id+" left")
 	}
 }
 

@@ -337,3 +337,52 @@ func TestEventsFaultsConfigsAndIsolation(t *testing.T) {
 		t.Errorf("events\n got %q\nwant %q", got, want)
 	}
 }
+
+func TestEventsKIP848Group(t *testing.T) {
+	c := NewTestCluster(t, Config{ConsumerGroupHeartbeatInterval: 50 * time.Millisecond})
+	scMust(t, c.CreateTopic("k", 4, 3, nil))
+	ctx := testContext(t)
+	member := func() (*kgo.Client, chan struct{}) {
+		cl, err := kgo.NewClient(kgo.SeedBrokers(c.Bootstrap()...), kgo.ConsumerGroup("k848"), kgo.ConsumeTopics("k"), kgo.ServerSideBalancer())
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for cl.PollFetches(ctx).Err0() == nil {
+			}
+		}()
+		return cl, done
+	}
+	a, aDone := member()
+	first, err := c.WaitFor(ctx, GroupRebalanced("k848"))
+	if err != nil || first.Generation < 1 {
+		t.Fatalf("first rebalance_completed %+v, %v", first, err)
+	}
+	b, bDone := member()
+	second, err := c.WaitFor(ctx, func(e Event) bool { return GroupRebalanced("k848")(e) && e.Seq > first.Seq })
+	if err != nil || second.Generation <= first.Generation || second.Detail != fmt.Sprintf("2 members, assignment epoch %d", second.Generation) {
+		t.Fatalf("second rebalance_completed %+v, %v", second, err)
+	}
+	var story []string
+	for _, e := range c.Events(0) {
+		if e.Group == "k848" && e.Seq <= second.Seq {
+			story = append(story, string(e.Type))
+		}
+	}
+	want := []string{
+		"group_member_joined", "group_rebalance_started", "group_rebalance_completed",
+		"group_member_joined", "group_rebalance_started", "group_rebalance_completed",
+	}
+	if !slices.Equal(story, want) {
+		t.Errorf("KIP-848 story %q, want %q", story, want)
+	}
+	b.Close()
+	<-bDone
+	if _, err := c.WaitFor(ctx, func(e Event) bool { return e.Type == EventGroupMemberLeft && e.Group == "k848" }); err != nil {
+		t.Fatal(err)
+	}
+	a.Close()
+	<-aDone
+}
