@@ -178,10 +178,12 @@ type partitionEvents struct {
 	cause string
 }
 
-func (l *eventLog) add(e Event) {
+// add numbers e and stamps it with now() under the lock, so that times
+// never go backwards along the sequence.
+func (l *eventLog) add(e Event, now func() time.Time) {
 	l.mu.Lock()
 	l.last++
-	e.Seq = l.last
+	e.Seq, e.Time = l.last, now()
 	if len(l.ring) < l.size {
 		l.ring = append(l.ring, e) // grows as needed: most clusters never fill it
 	} else {
@@ -220,8 +222,7 @@ func (c *Cluster) emit(t EventType, fill func(*Event)) {
 	if fill != nil {
 		fill(&e)
 	}
-	e.Time = c.now()
-	c.events.add(e)
+	c.events.add(e, c.now)
 }
 
 // Events returns the events with a sequence number above since that the
