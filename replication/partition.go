@@ -153,6 +153,10 @@ type Partition struct {
 	zombie      int32
 	zombieEpoch int32
 	zombieISR   []int32
+
+	changes   []Change     // since the last TakeChanges (changes.go)
+	committed int64        // the highest HW any leader reached
+	history   []EpochEntry // epoch cache of the leader that committed up to committed
 }
 
 // NewPartition creates a partition whose first replica leads at epoch 0
@@ -165,7 +169,9 @@ func NewPartition(replicas []int32, cfg Config, now time.Time) *Partition {
 	}
 	if len(replicas) > 0 {
 		p.becomeLeader(replicas[0], now)
+		p.history = p.LeaderReplica().log.Epochs()
 	}
+	p.changes = nil // creation is not news
 	return p
 }
 
@@ -407,6 +413,7 @@ func (p *Partition) maybeIncrementHW(now time.Time) bool {
 	}
 	if hw > l.hw {
 		l.setHW(hw)
+		p.committed = max(p.committed, l.hw)
 		return true
 	}
 	return false
@@ -463,7 +470,7 @@ func (p *Partition) ReplicaFetchUpTo(id int32, maxBytes int32, upTo int64, now t
 		// Only possible after an unclean election or HW truncation: the
 		// follower's fetch is out of range and it cuts to the leader's LEO.
 		before := f.log.end
-		f.truncateTo(l.log.end)
+		p.truncate(f, l.log.end, ReasonAheadOfLeader)
 		res.Truncated += before - f.log.end
 	case f.log.end < l.log.start:
 		f.log.truncateFully(l.log.start)
@@ -525,6 +532,7 @@ func (p *Partition) maybeExpandISR(f *Replica) {
 	l := p.LeaderReplica()
 	if f.remote.leo >= l.hw && f.remote.leo >= p.epochStart {
 		p.isr = p.inAssignmentOrder(append(p.isr, f.Broker))
+		p.note(Change{Kind: ISRExpanded, Broker: f.Broker, Reason: ReasonCaughtUp})
 	}
 }
 
@@ -532,30 +540,30 @@ func (p *Partition) maybeExpandISR(f *Replica) {
 func (p *Partition) truncateFollower(f, l *Replica) {
 	f.truncating = false
 	if p.cfg.Truncation == TruncateToHW {
-		f.truncateTo(f.hw)
+		p.truncate(f, f.hw, ReasonHighWatermark)
 		return
 	}
 	// Each round is one OffsetsForLeaderEpoch request (KIP-279).
 	for {
 		leaderEpoch, leaderEnd := l.log.EndOffsetForEpoch(f.log.LatestEpoch())
 		if leaderEnd < 0 {
-			f.truncateTo(min(f.hw, f.log.end))
+			p.truncate(f, min(f.hw, f.log.end), ReasonLeaderEpoch)
 			return
 		}
 		followerEpoch, followerEnd := f.log.EndOffsetForEpoch(leaderEpoch)
 		if followerEnd < 0 {
-			f.truncateTo(min(leaderEnd, f.log.end))
+			p.truncate(f, min(leaderEnd, f.log.end), ReasonLeaderEpoch)
 			return
 		}
 		if followerEpoch != leaderEpoch {
 			before := f.log.LatestEpoch()
-			f.truncateTo(min(followerEnd, f.log.end))
+			p.truncate(f, min(followerEnd, f.log.end), ReasonLeaderEpoch)
 			if f.log.LatestEpoch() == before {
 				return // nothing left to learn
 			}
 			continue
 		}
-		f.truncateTo(min(followerEnd, leaderEnd, f.log.end))
+		p.truncate(f, min(followerEnd, leaderEnd, f.log.end), ReasonLeaderEpoch)
 		return
 	}
 }
@@ -577,6 +585,9 @@ func (p *Partition) MaybeShrinkISR(now time.Time) []int32 {
 	}
 	if len(out) > 0 {
 		p.isr = slices.DeleteFunc(p.isr, func(id int32) bool { return slices.Contains(out, id) })
+		for _, id := range out {
+			p.note(Change{Kind: ISRShrunk, Broker: id, Reason: ReasonLag})
+		}
 		p.maybeIncrementHW(now)
 	}
 	return out
@@ -591,12 +602,14 @@ func (p *Partition) SetISR(isr []int32, now time.Time) {
 			next = append(next, r.Broker)
 		}
 	}
+	prev := p.isr
 	for _, id := range p.isr {
 		if !slices.Contains(next, id) {
 			p.markOutOfSync(id)
 		}
 	}
 	p.isr = next
+	p.noteISRDiff(prev, ReasonManual)
 	p.maybeIncrementHW(now)
 }
 
@@ -666,10 +679,12 @@ func (p *Partition) Elect(id int32, unclean bool, now time.Time) int16 {
 	case id == p.leader:
 		return kerr.ElectionNotNeeded.Code
 	}
+	old, prev, mark := p.leader, p.isr, len(p.changes)
 	if !p.InISR(id) {
 		p.isr = []int32{id}
 	}
 	p.becomeLeader(id, now)
+	p.noteElection(mark, old, prev, unclean)
 	return 0
 }
 
@@ -720,8 +735,10 @@ func (p *Partition) MakeLeaderless() {
 	if p.leader < 0 {
 		return
 	}
+	old := p.leader
 	p.leader = -1
 	p.epoch++
+	p.note(Change{Kind: LeaderChanged, Broker: -1, OldLeader: old})
 }
 
 // Crash takes broker id's replica down the way a process crash does: it
@@ -735,8 +752,10 @@ func (p *Partition) Crash(id int32, powerLoss bool) {
 	}
 	r.online = false
 	if powerLoss && r.recoveryPoint < r.log.end {
+		from := r.log.end
 		r.log.truncateTo(r.recoveryPoint)
 		r.prod.rebuild(&r.log)
+		p.noteTruncation(r, from, ReasonPowerLoss)
 	}
 }
 
@@ -773,7 +792,7 @@ func (p *Partition) Restart(id int32) {
 // fetch); by epoch it needs the leader's answer, so it runs on r's next fetch.
 func (p *Partition) becomeFollower(r *Replica) {
 	if p.cfg.Truncation == TruncateToHW {
-		r.truncateTo(r.hw)
+		p.truncate(r, r.hw, ReasonHighWatermark)
 		r.truncating = false
 		return
 	}
@@ -811,6 +830,7 @@ func (p *Partition) RemoveFromISR(id int32, now time.Time) {
 		return
 	}
 	p.isr = slices.DeleteFunc(p.isr, func(x int32) bool { return x == id })
+	p.note(Change{Kind: ISRShrunk, Broker: id, Reason: ReasonFenced})
 	p.markOutOfSync(id)
 	p.maybeIncrementHW(now)
 }

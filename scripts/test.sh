@@ -1,20 +1,27 @@
 #!/usr/bin/env bash
 # Runs every test of fakekafka: the core module, the compat module (real
-# clients other than franz-go) and the testcontainers module's container
-# tests (scripts/containers.sh: starts a Docker engine if none answers,
-# installing docker.io if needed, when we are root). Installs kcat from
-# Debian's packages when it is missing and we are root; otherwise says how.
-# FAKEKAFKA_SKIP_CONTAINERS=1 leaves the container tests out.
+# clients other than franz-go, and the dashboard in headless Chromium) and the
+# testcontainers module's container tests (scripts/containers.sh: starts a
+# Docker engine if none answers, installing docker.io if needed, when we are
+# root). Installs kcat and chromium from Debian's packages when they are
+# missing and we are root; otherwise says how. FAKEKAFKA_SKIP_CONTAINERS=1
+# leaves the container tests out; FAKEKAFKA_SKIP_BROWSER=1 skips the browser
+# test instead of needing chromium.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! command -v kcat >/dev/null 2>&1; then
+missing=()
+command -v kcat >/dev/null 2>&1 || missing+=(kcat)
+if [ "${FAKEKAFKA_SKIP_BROWSER:-}" != 1 ] && ! command -v chromium >/dev/null 2>&1; then
+	missing+=(chromium)
+fi
+if [ ${#missing[@]} -gt 0 ]; then
 	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-		echo "installing kcat (apt-get install kcat)"
+		echo "installing ${missing[*]} (apt-get install ${missing[*]})"
 		DEBIAN_FRONTEND=noninteractive apt-get update -qq
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq kcat >/dev/null
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 	else
-		echo "kcat is needed by compat tests: sudo apt-get install kcat" >&2
+		echo "compat tests need ${missing[*]}: sudo apt-get install ${missing[*]}" >&2
 		exit 1
 	fi
 fi

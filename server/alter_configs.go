@@ -108,6 +108,7 @@ func (c *Cluster) setTopicConfigs(t *topic, configs map[string]string) error {
 		return err
 	}
 	c.applyTopicSettings(t, configs)
+	c.emit(EventTopicConfigChanged, func(e *Event) { e.Topic, e.Configs = t.name, maps.Clone(configs) })
 	c.applyReplicationConfig(t)
 	c.log.Info("topic configs changed", "topic", t.name, "configs", configs)
 	return nil
@@ -123,6 +124,7 @@ func (c *Cluster) applyReplicationConfig(t *topic) {
 		if p.st.Leader() < 0 && rc.UncleanLeaderElection {
 			// Enabling unclean election elects leaderless partitions
 			// right away, as the KRaft controller does (KIP-704).
+			p.ev.cause = "unclean.leader.election.enable"
 			c.elect(p)
 		}
 		p.changed(before)

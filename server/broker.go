@@ -25,7 +25,7 @@ type broker struct {
 	mu       sync.Mutex
 	conns    map[*conn]struct{}
 	fence    *time.Timer // pending controller fencing after a crash or isolation
-	isolated bool        // guarded by the cluster's ctlMu
+	isolated atomic.Bool // changed under the cluster's ctlMu; State reads it without
 
 	fencePending atomic.Bool // crashed, not yet fenced by the controller
 

@@ -39,6 +39,8 @@ type Cluster struct {
 	coord coordinators    // the group coordinators' shards (coordinator.go)
 	txn   txnCoordinators // the transaction coordinators (txn_coordinator.go)
 
+	events *eventLog // the event ring (events.go)
+
 	// isrRetune and flushRetune wake the periodic loops when a topic's
 	// lag time or flush interval changes, so a new shorter one applies now.
 	isrRetune, flushRetune chan struct{}
@@ -71,6 +73,7 @@ func NewCluster(cfg Config) (*Cluster, error) {
 	}
 	c := &Cluster{cfg: cfg, log: cfg.Logger, closing: make(chan struct{}), isrRetune: make(chan struct{}, 1), flushRetune: make(chan struct{}, 1)}
 	c.txn.wake = make(chan struct{}, 1)
+	c.events = newEventLog(cfg.EventBuffer)
 	c.topics.Store(&topics{byName: map[string]*topic{}, byID: map[[16]byte]*topic{}})
 	c.nextProducerID.Store(1000)
 	c.brokerCfg.Store(c.resolveBrokerSettings(nil))
@@ -99,10 +102,11 @@ func NewCluster(cfg Config) (*Cluster, error) {
 		c.wg.Add(1)
 		go f.run()
 	}
-	c.wg.Add(3)
+	c.wg.Add(4)
 	go c.runISRChecks()
 	go c.runCheckpoints()
 	go c.txnLoop()
+	go c.runHWEvents()
 	c.log.Info("cluster started", "brokers", c.Bootstrap())
 	return c, nil
 }

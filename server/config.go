@@ -136,6 +136,9 @@ type Config struct {
 	LogRequests bool
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
+	// EventBuffer is how many events the ring keeps (Cluster.Events, GET
+	// /v1/events). Default DefaultEventBuffer.
+	EventBuffer int
 }
 
 const defaultMessageMaxBytes = 1048588
@@ -266,6 +269,12 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Now == nil {
 		c.Now = time.Now
+	}
+	if c.EventBuffer == 0 {
+		c.EventBuffer = DefaultEventBuffer
+	}
+	if c.EventBuffer < 1 {
+		return c, fmt.Errorf("event buffer must be at least 1, got %d", c.EventBuffer)
 	}
 	return c, nil
 }

@@ -114,6 +114,7 @@ func (c *Cluster) consumerHeartbeat(cn *conn, req *kmsg.ConsumerGroupHeartbeatRe
 			return fail(kerr.UnknownMemberID, "group %s has no member %s", req.Group, req.MemberID)
 		}
 		c.removeConsumerMember(g, m)
+		c.emitGroup(EventGroupMemberLeft, g, m.id, "left (member epoch -1)", "")
 		resp.MemberID, resp.MemberEpoch = &m.id, req.MemberEpoch
 		return m
 	}
@@ -136,6 +137,7 @@ func (c *Cluster) consumerHeartbeat(cn *conn, req *kmsg.ConsumerGroupHeartbeatRe
 			}
 			m = &consumerMember{id: id, assigned: assignment{}, owned: assignment{}}
 			cg.members[id] = m
+			c.emitGroup(EventGroupMemberJoined, g, id, "", "consumer")
 			cg.nextEpoch()
 		}
 		m.epoch = 0
@@ -184,8 +186,13 @@ func (c *Cluster) consumerHeartbeat(cn *conn, req *kmsg.ConsumerGroupHeartbeatRe
 	}
 	if cg.assignmentEpoch < cg.epoch {
 		c.computeTarget(cg)
+		c.emitConsumerGroup(EventGroupRebalanceStarted, g, cg, "new target assignment")
 	}
+	settled := consumerGroupSettled(cg)
 	cg.reconcile(m)
+	if !settled && consumerGroupSettled(cg) {
+		c.emitConsumerGroup(EventGroupRebalanceCompleted, g, cg, "every member has its target assignment")
+	}
 
 	resp.MemberID, resp.MemberEpoch = &m.id, m.epoch
 	if m.sent == nil || !m.assigned.equal(m.sent) {
@@ -220,6 +227,7 @@ func (c *Cluster) touchConsumerMember(g *group, m *consumerMember) {
 			return
 		}
 		c.log.Info("consumer group member session expired", "group", g.id, "member", m.id)
+		c.emitGroup(EventGroupMemberExpired, g, m.id, "session timeout", "")
 		c.removeConsumerMember(g, m)
 		g.goLocked(func() {
 			g.writeMu.Lock()
@@ -240,6 +248,7 @@ func (c *Cluster) removeConsumerMember(g *group, m *consumerMember) {
 	cg.nextEpoch()
 	if len(cg.members) > 0 {
 		c.computeTarget(cg)
+		c.emitConsumerGroup(EventGroupRebalanceStarted, g, cg, "member "+m.id+" left")
 	}
 }
 

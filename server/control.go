@@ -22,6 +22,8 @@ const maxControlBody = 1 << 20
 //	POST /v1/partitions/{topic}/{partition}/isr {"isr":[1,2]}     SetISR
 //	GET  /v1/groups, /v1/groups/{group}                           Groups, Group
 //	GET  /healthz, /readyz, /v1/listeners; PUT /v1/listeners/{name}  (control_listeners.go)
+//	GET  /v1/events, /v1/events/stream                            Events (events_http.go)
+//	GET  /                                                        the dashboard (dashboard.go)
 //
 // A partition change answers 200 with the partition's new PartitionState.
 // Every error is a JSON object {"error":"..."}: 400 for a malformed body or
@@ -40,6 +42,8 @@ func (c *Cluster) ControlHandler() http.Handler {
 	c.registerGroupRoutes(mux)
 	c.registerTransactionRoutes(mux)
 	c.registerListenerRoutes(mux)
+	c.registerEventRoutes(mux)
+	c.registerDashboardRoutes(mux)
 	return jsonErrors{mux}
 }
 

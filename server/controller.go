@@ -48,12 +48,14 @@ func (c *Cluster) StopBroker(id int32, mode StopMode) error {
 	if !b.up.Load() {
 		return fmt.Errorf("%w: broker %d is already stopped", ErrBrokerState, id)
 	}
-	if b.isolated {
+	if b.isolated.Load() {
 		return fmt.Errorf("%w: broker %d is isolated; heal it first", ErrBrokerState, id)
 	}
 	c.log.Info("broker stopping", "broker", id, "mode", mode)
+	c.emit(EventBrokerStopped, func(e *Event) { e.Broker, e.Mode = id, mode })
 	if mode == StopClean {
 		c.eachReplica(id, func(p *partition) {
+			p.ev.cause = "controlled shutdown"
 			p.st.Shutdown(id)
 			c.fenceReplica(p, id)
 		})
@@ -96,7 +98,9 @@ func (c *Cluster) StartBroker(id int32) error {
 		return err
 	}
 	b.up.Store(true)
+	c.emit(EventBrokerStarted, func(e *Event) { e.Broker = id })
 	c.eachReplica(id, func(p *partition) {
+		p.ev.cause = "broker started"
 		p.st.Restart(id)
 		if p.st.Leader() < 0 {
 			c.elect(p)
@@ -131,7 +135,11 @@ func (c *Cluster) eachReplica(id int32, f func(*partition)) {
 // fenceBroker is the controller noticing a dead broker: it leaves every
 // ISR (unless it is the last member) and its leaderships move.
 func (c *Cluster) fenceBroker(id int32) {
-	c.eachReplica(id, func(p *partition) { c.fenceReplica(p, id) })
+	c.emit(EventBrokerFenced, func(e *Event) { e.Broker = id })
+	c.eachReplica(id, func(p *partition) {
+		p.ev.cause = "broker fenced"
+		c.fenceReplica(p, id)
+	})
 }
 
 // fenceReplica removes broker id from p's ISR and, if it led p, elects
@@ -185,6 +193,7 @@ func (c *Cluster) ElectLeader(topicName string, index int32, leader int32, uncle
 	}
 	before := p.mark()
 	defer p.changed(before)
+	p.ev.cause = "requested"
 	if leader < 0 {
 		cur := p.st.Leader()
 		id, needsUnclean := p.st.ChooseLeader(cur)
@@ -228,6 +237,7 @@ func (c *Cluster) ElectPreferredLeader(topicName string, index int32) error {
 	}
 	before := p.mark()
 	defer p.changed(before)
+	p.ev.cause = "preferred"
 	if code := p.st.Elect(preferred, false, c.now()); code != 0 {
 		return fmt.Errorf("%w: preferred leader %d of %s/%d", kerr.ErrorForCode(code), preferred, topicName, index)
 	}
@@ -308,10 +318,11 @@ func (c *Cluster) IsolateBroker(id int32) error {
 	}
 	c.ctlMu.Lock()
 	defer c.ctlMu.Unlock()
-	if !b.up.Load() || b.isolated {
+	if !b.up.Load() || b.isolated.Load() {
 		return fmt.Errorf("%w: broker %d is stopped or already isolated", ErrBrokerState, id)
 	}
-	b.isolated = true
+	b.isolated.Store(true)
+	c.emit(EventBrokerIsolated, func(e *Event) { e.Broker = id })
 	c.eachReplica(id, func(p *partition) { p.st.Isolate(id) })
 	c.scheduleFence(b)
 	c.log.Info("broker isolated", "broker", id)
@@ -328,16 +339,18 @@ func (c *Cluster) HealBroker(id int32) error {
 	}
 	c.ctlMu.Lock()
 	defer c.ctlMu.Unlock()
-	if !b.isolated {
+	if !b.isolated.Load() {
 		return fmt.Errorf("%w: broker %d is not isolated", ErrBrokerState, id)
 	}
-	b.isolated = false
+	b.isolated.Store(false)
 	if b.fence != nil {
 		b.fence.Stop()
 		b.fence = nil
 		b.fencePending.Store(false)
 	}
+	c.emit(EventBrokerHealed, func(e *Event) { e.Broker = id })
 	c.eachReplica(id, func(p *partition) {
+		p.ev.cause = "broker healed"
 		p.st.Heal(id)
 		if p.st.Leader() < 0 {
 			c.elect(p)

@@ -197,6 +197,7 @@ func (c *Cluster) InjectFault(f Fault) (*FaultRule, error) {
 		}
 	}
 	c.log.Info("fault injected", "fault", r.id, "api", r.f.API, "broker", f.Broker, "topic", f.Topic, "error", r.f.Error, "count", f.Count)
+	c.emit(EventFaultAdded, func(e *Event) { e.Fault, e.Topic, e.Detail = r.id, f.Topic, r.describe() })
 	return r, nil
 }
 
@@ -226,6 +227,7 @@ func (c *Cluster) RemoveFault(id string) bool {
 	if found == nil {
 		return false
 	}
+	c.emit(EventFaultRemoved, func(e *Event) { e.Fault, e.Topic, e.Detail = found.id, found.f.Topic, found.describe() })
 	found.mu.Lock()
 	found.removed = true
 	close(found.changed)
@@ -364,6 +366,7 @@ func (cn *conn) fire(rules []*FaultRule, req kmsg.Request) *FaultRule {
 		c.log.Info("fault fired", "fault", r.id, "api", kmsg.NameForKey(req.Key()), "broker", cn.b.id,
 			"client", cn.hdr.ClientID, "error", r.f.Error, "delay", r.f.Delay, "drop_connection", r.f.DropConnection,
 			"after_work", r.f.AfterWork, "hits", hits)
+		c.emitFaultHit(r, cn.b.id, req.Key(), hits)
 		return r
 	}
 	return nil

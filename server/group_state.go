@@ -415,6 +415,7 @@ func (g *group) addMember(m *member, protocolType string) {
 	m.seq = g.nextSeq
 	g.nextSeq++
 	g.members[m.id] = m
+	g.s.c.emitGroup(EventGroupMemberJoined, g, m.id, "", protocolType)
 	if m.instanceID != nil {
 		g.statics[*m.instanceID] = m.id
 	}
@@ -495,6 +496,7 @@ func (g *group) touch(m *member) {
 			return
 		}
 		g.s.c.log.Info("group member session expired", "group", g.id, "member", m.id, "session_timeout", m.sessionTimeout)
+		g.s.c.emitGroup(EventGroupMemberExpired, g, m.id, "session timeout", "")
 		g.removeAndRebalance(m, "session timeout of member "+m.id)
 	})
 }
@@ -525,6 +527,7 @@ func (g *group) prepareRebalance(reason string) {
 	g.joinSeq++
 	seq := g.joinSeq
 	c.log.Info("group rebalancing", "group", g.id, "from", g.state, "generation", g.generation, "reason", reason)
+	c.emitGroup(EventGroupRebalanceStarted, g, "", reason, fmt.Sprintf("from %v", g.state))
 	if g.state == groupEmpty {
 		g.state = groupPreparing
 		delay := c.cfg.GroupInitialRebalanceDelay
@@ -589,6 +592,7 @@ func (g *group) completeJoin() {
 	for _, m := range g.sortedMembers() {
 		if m.join == nil {
 			c.log.Info("group member removed: it did not rejoin in time", "group", g.id, "member", m.id)
+			c.emitGroup(EventGroupMemberExpired, g, m.id, "did not rejoin in time", "")
 			g.removeMember(m, kerr.UnknownMemberID.Code)
 		}
 	}
@@ -596,6 +600,7 @@ func (g *group) completeJoin() {
 	if len(g.members) == 0 {
 		g.protocol, g.leader, g.state = "", "", groupEmpty
 		c.log.Info("group empty", "group", g.id, "generation", g.generation)
+		c.emitGroup(EventGroupRebalanceCompleted, g, "", "", "empty")
 		g.persistAsync()
 		return
 	}
@@ -630,6 +635,7 @@ func (g *group) completeJoin() {
 		for id := range g.awaitingSync {
 			if m := g.members[id]; m != nil {
 				c.log.Info("group member removed: it did not sync in time", "group", g.id, "member", id)
+				c.emitGroup(EventGroupMemberExpired, g, id, "did not sync in time", "")
 				g.removeMember(m, kerr.UnknownMemberID.Code)
 			}
 		}

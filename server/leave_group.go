@@ -93,6 +93,7 @@ func (g *group) leave(lm kmsg.LeaveGroupRequestMember) int16 {
 		}
 	}
 	g.s.c.log.Info("group member leaving", "group", g.id, "member", id, "reason", reason)
+	g.s.c.emitGroup(EventGroupMemberLeft, g, id, reason, "")
 	g.removeAndRebalance(g.members[id], reason+" ("+id+")")
 	return 0
 }

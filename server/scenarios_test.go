@@ -13,6 +13,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -275,6 +276,7 @@ func TestScenario01AcksOneLostOnLeaderCrash(t *testing.T) {
 
 	// The followers are paused but still in the ISR (30s lag time), so
 	// the controller's election is clean: follower 2, first in line.
+	since := evLastSeq(c)
 	scMust(t, c.StopBroker(1, StopCrash))
 	ps = scPartition(t, c, topic, 0)
 	if ps.Leader != 2 || ps.LeaderEpoch != 1 || !slices.Equal(ps.ISR, []int32{2, 3}) {
@@ -290,6 +292,20 @@ func TestScenario01AcksOneLostOnLeaderCrash(t *testing.T) {
 
 	scMust(t, c.StartBroker(1))
 	scWaitSettled(t, c, topic, 0, 3)
+	if _, err := c.WaitFor(ctx, ISRExpanded(topic, 0)); err != nil {
+		t.Fatal(err)
+	}
+	// The acks=1 record was above the HW, so its loss is a truncation,
+	// not a records_lost: nothing committed went away.
+	evCheckStory(t, c, since, topic,
+		"broker_stopped 1 crash",
+		"broker_fenced 1",
+		"isr_shrunk s1/0 broker 1 isr [2 3] (broker fenced)",
+		"leader_elected s1/0 leader 2 (was 1) epoch 1 isr [2 3] (broker fenced)",
+		"broker_started 1",
+		"log_truncated s1/0 broker 1 3->2 (leader epoch)",
+		"isr_expanded s1/0 broker 1 isr [1 2 3] (caught up)",
+	)
 	scLogsAre(t, c, topic, "a", "b", "new")
 	scRecordsAre(t, "consumer", scConsume(t, c, topic, 3), "a", "b", "new")
 	for _, id := range []int32{1, 2, 3} {
@@ -623,6 +639,7 @@ func TestScenario04ISRShrinksAfterAppend(t *testing.T) {
 			waitFor(t, 5*time.Second, "the leader to append", func() bool {
 				return scPartition(t, c, topic, 0).Replicas[0].LogEndOffset == 1
 			})
+			since := evLastSeq(c)
 			scMust(t, c.SetISR(topic, 0, []int32{1}))
 			if ps := scPartition(t, c, topic, 0); ps.HighWatermark != tc.hwAfterShrink {
 				t.Errorf("HW %d after the shrink, want %d", ps.HighWatermark, tc.hwAfterShrink)
@@ -641,6 +658,18 @@ func TestScenario04ISRShrinksAfterAppend(t *testing.T) {
 			}
 			scWaitSettled(t, c, topic, 0, 1)
 			scRecordsAre(t, "consumer", scConsume(t, c, topic, 1), "parked")
+			// Both followers leave by hand and rejoin once caught up, in
+			// whichever order their fetchers run.
+			for _, id := range []int32{2, 3} {
+				if _, err := c.WaitFor(ctx, func(e Event) bool { return e.Type == EventISRExpanded && e.Topic == topic && e.Broker == id }); err != nil {
+					t.Fatal(err)
+				}
+			}
+			story := evStory(c, since, topic)
+			if len(story) != 4 || story[0] != "isr_shrunk s4/0 broker 2 isr [1] (manual)" || story[1] != "isr_shrunk s4/0 broker 3 isr [1] (manual)" ||
+				!strings.HasPrefix(story[2], "isr_expanded s4/0") || !strings.HasPrefix(story[3], "isr_expanded s4/0") {
+				t.Errorf("events: %q", story)
+			}
 		})
 	}
 }
@@ -835,6 +864,23 @@ func kip101Scenario1(t *testing.T, legacy bool) {
 	if _, err := c.ElectLeader(topic, 0, a, false); err != nil {
 		t.Fatal(err)
 	}
+	// The events say what happened to the committed m1 and m2.
+	var lost []string
+	for _, e := range c.Events(0) {
+		if e.Topic == topic && (e.Type == EventRecordsLost || e.Type == EventLogTruncated) {
+			lost = append(lost, evLine(e))
+		}
+	}
+	var wantLost []string
+	if legacy {
+		wantLost = []string{
+			"log_truncated kip101-1/0 broker 2 2->0 (high watermark)",
+			"records_lost kip101-1/0 broker 2 0->2 (new leader lacks acknowledged records)",
+		}
+	}
+	if !slices.Equal(lost, wantLost) {
+		t.Errorf("truncations and losses: %q, want %q", lost, wantLost)
+	}
 	// The controller would fence B after the session timeout; do it now
 	// so that acks=all does not wait for it.
 	scMust(t, c.SetISR(topic, 0, []int32{a}))
@@ -890,6 +936,11 @@ func kip101Scenario2(t *testing.T, legacy bool) {
 	scMust(t, c.StartBroker(b)) // the last ISR member: it leads again
 	if ps := scPartition(t, c, topic, 0); ps.Leader != b {
 		t.Fatalf("leader %d after B's restart, want B", ps.Leader)
+	}
+	// m2 was committed (HW 2) but B lost it with the power: whatever A
+	// does later, offset 1 no longer holds it on the leader.
+	if e, err := c.WaitFor(ctx, RecordsLost(topic, 0)); err != nil || e.From != 1 || e.To != 2 || e.Broker != b {
+		t.Errorf("records_lost %s, %v; want 1->2 on B", evLine(e), err)
 	}
 	r, err := prod.ProduceSync(ctx, kgo.StringRecord("m3")).First()
 	if err != nil || r.Offset != 1 {
@@ -1006,6 +1057,7 @@ func TestScenario08PowerLossOfAllReplicas(t *testing.T) {
 
 	// The leader goes first and leadership moves on; the last ISR member
 	// (3) goes last and stays in the ISR, so it is the one that can lead.
+	since := evLastSeq(c)
 	for _, id := range []int32{1, 2, 3} {
 		scMust(t, c.StopBroker(id, StopPowerLoss))
 	}
@@ -1029,6 +1081,27 @@ func TestScenario08PowerLossOfAllReplicas(t *testing.T) {
 	if ps.Leader != 3 {
 		t.Fatalf("leader %d, want 3", ps.Leader)
 	}
+	evCheckStoryPrefix(t, c, since, topic,
+		"broker_stopped 1 powerloss",
+		"log_truncated s8/0 broker 1 5->0 (power loss)",
+		"broker_fenced 1",
+		"isr_shrunk s8/0 broker 1 isr [2 3] (broker fenced)",
+		"leader_elected s8/0 leader 2 (was 1) epoch 1 isr [2 3] (broker fenced)",
+		"broker_stopped 2 powerloss",
+		"log_truncated s8/0 broker 2 5->0 (power loss)",
+		"broker_fenced 2",
+		"isr_shrunk s8/0 broker 2 isr [3] (broker fenced)",
+		"leader_elected s8/0 leader 3 (was 2) epoch 2 isr [3] (broker fenced)",
+		"broker_stopped 3 powerloss",
+		"log_truncated s8/0 broker 3 5->0 (power loss)",
+		"broker_fenced 3",
+		"partition_leaderless s8/0 leader -1 (was 3) epoch 3 isr [3] (broker fenced)",
+		"broker_started 1",
+		"broker_started 2",
+		"broker_started 3",
+		"leader_elected s8/0 leader 3 (was -1) epoch 4 isr [3] (broker started)",
+		"records_lost s8/0 broker 3 0->5 (new leader lacks acknowledged records)",
+	)
 	for _, v := range []string{"new0", "new1"} {
 		scMust(t, prod.ProduceSync(ctx, kgo.StringRecord(v)).FirstErr())
 	}
@@ -1090,9 +1163,17 @@ func TestScenario09UncleanElection(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			ps := scPartition(t, c, topic, 0)
-			if ps.Leader != 3 || !slices.Equal(ps.ISR, []int32{3}) {
-				t.Fatalf("after the unclean election: leader %d ISR %v; want 3 and [3]", ps.Leader, ps.ISR)
+			// The election's event holds the ISR it set: a live follower
+			// (1 in the ElectLeader case) may rejoin right after.
+			if e, err := c.WaitFor(ctx, LeaderElectedOn(topic, 0, 3)); err != nil || !e.Unclean || !slices.Equal(e.ISR, []int32{3}) {
+				t.Fatalf("leader_elected of 3: %+v, %v; want unclean with ISR [3]", e, err)
+			}
+			// c, d and e were committed by 1 and 2; 3 never had them.
+			if e, err := c.WaitFor(ctx, RecordsLost(topic, 0)); err != nil || e.From != 2 || e.To != 5 || e.Broker != 3 || e.Reason != "unclean election" {
+				t.Errorf("records_lost %+v, %v; want 2->5 on broker 3 (unclean election)", e, err)
+			}
+			if ps := scPartition(t, c, topic, 0); ps.Leader != 3 {
+				t.Fatalf("after the unclean election: leader %d, want 3", ps.Leader)
 			}
 			scMust(t, c.ResumeReplica(topic, 0, 3))
 			r, err := prod.ProduceSync(ctx, kgo.StringRecord("x")).First()

@@ -18,11 +18,15 @@ type ClusterState struct {
 	Topics     []TopicState  `json:"topics"`
 }
 
-// BrokerState is one broker.
+// BrokerState is one broker. Isolated: cut off from the other brokers
+// (IsolateBroker). Fenced: stopped, and the controller has noticed (a
+// crashed broker is not fenced until Config.BrokerSessionTimeout passes).
 type BrokerState struct {
-	ID      int32  `json:"id"`
-	Address string `json:"address"`
-	Up      bool   `json:"up"`
+	ID       int32  `json:"id"`
+	Address  string `json:"address"`
+	Up       bool   `json:"up"`
+	Isolated bool   `json:"isolated"`
+	Fenced   bool   `json:"fenced"`
 }
 
 // TopicState is one topic and its partitions in index order.
@@ -93,7 +97,7 @@ func unixMillis(t time.Time) int64 {
 func (c *Cluster) State() ClusterState {
 	s := ClusterState{ClusterID: c.cfg.ClusterID, Controller: c.controller(), Brokers: []BrokerState{}, Topics: []TopicState{}}
 	for _, b := range c.brokers {
-		s.Brokers = append(s.Brokers, BrokerState{ID: b.id, Address: b.addr(), Up: b.up.Load()})
+		s.Brokers = append(s.Brokers, BrokerState{ID: b.id, Address: b.addr(), Up: b.up.Load(), Isolated: b.isolated.Load(), Fenced: !b.registered()})
 	}
 	ts := slices.Collect(maps.Values(c.topics.Load().byName))
 	slices.SortFunc(ts, func(a, b *topic) int { return strings.Compare(a.name, b.name) })

@@ -19,6 +19,7 @@ package server
 // NOT_COORDINATOR.
 
 import (
+	"fmt"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -128,6 +129,7 @@ func (g *group) completeSync(generation int32, assignments map[string][]byte, co
 	}
 	g.state = groupStable
 	g.s.c.log.Info("group stable", "group", g.id, "generation", g.generation, "members", len(g.members))
+	g.s.c.emitGroup(EventGroupRebalanceCompleted, g, "", "", fmt.Sprintf("stable, %d members", len(g.members)))
 	for _, m := range g.members {
 		m.deliverSync(syncResult{assignment: m.assignment})
 	}

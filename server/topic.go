@@ -49,6 +49,7 @@ type partition struct {
 	st      *replication.Partition
 	waiters []chan struct{}
 	paused  []int32 // followers that do not fetch
+	ev      partitionEvents
 }
 
 // watch registers w to be signalled whenever the partition changes.
@@ -83,6 +84,7 @@ func (p *partition) mark() state {
 // Callers hold p.mu.
 func (p *partition) changed(before state) {
 	after := p.mark()
+	p.t.c.partitionEvents(p, before, after)
 	if after == before {
 		return
 	}
@@ -364,6 +366,7 @@ func (c *Cluster) createTopic(s topicSpec, validateOnly bool) (*topic, *kerr.Err
 				c.fenceReplica(p, id)
 			}
 		}
+		p.st.TakeChanges() // part of the creation, which is its own event
 		t.partitions = append(t.partitions, p)
 	}
 	next := &topics{byName: maps.Clone(cur.byName), byID: maps.Clone(cur.byID)}
@@ -372,6 +375,9 @@ func (c *Cluster) createTopic(s topicSpec, validateOnly bool) (*topic, *kerr.Err
 	c.topics.Store(next)
 	c.retune()
 	c.log.Info("topic created", "topic", t.name, "partitions", len(assignment), "replication_factor", len(assignment[0]))
+	c.emit(EventTopicCreated, func(e *Event) {
+		e.Topic, e.Configs, e.Detail = t.name, maps.Clone(s.configs), fmt.Sprintf("%d partitions, replication factor %d", len(assignment), len(assignment[0]))
+	})
 	return t, nil, ""
 }
 
@@ -448,6 +454,7 @@ func (c *Cluster) deleteTopic(t *topic) bool {
 		p.mu.Unlock()
 	}
 	c.log.Info("topic deleted", "topic", t.name)
+	c.emit(EventTopicDeleted, func(e *Event) { e.Topic = t.name })
 	return true
 }
 

@@ -206,6 +206,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return runHealthcheck(ctx, args[1:], getenv, stdout, stderr)
 		case "probe":
 			return runProbe(ctx, args[1:], getenv, stdout, stderr)
+		case "ctl":
+			return runCtl(ctx, args[1:], getenv, stdout, stderr)
 		}
 	}
 	o, err := parseFlags(args, getenv, stderr)
@@ -257,6 +259,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 
 	<-ctx.Done()
 	fmt.Fprintln(stderr, "fakekafka: shutting down")
+	c.Close() // ends open event streams, which Shutdown would wait for
 	if srv != nil {
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()

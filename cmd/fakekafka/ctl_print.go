@@ -1,0 +1,196 @@
+package main
+
+// The tables fakekafka ctl prints.
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/fakekafka/fakekafka/server"
+)
+
+func (c *ctl) table(headers ...string) *tabwriter.Writer {
+	tw := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(headers, "\t"))
+	return tw
+}
+
+func ids(v []int32) string {
+	s := make([]string, len(v))
+	for i, id := range v {
+		s[i] = strconv.Itoa(int(id))
+	}
+	return strings.Join(s, ",")
+}
+
+func brokerStatus(b server.BrokerState) string {
+	switch {
+	case b.Isolated:
+		return "isolated"
+	case b.Up:
+		return "up"
+	case b.Fenced:
+		return "down, fenced"
+	}
+	return "down"
+}
+
+func (c *ctl) printState(st server.ClusterState) {
+	tw := c.table("BROKER", "ADDRESS", "STATUS", "")
+	for _, b := range st.Brokers {
+		ctrl := ""
+		if b.ID == st.Controller {
+			ctrl = "controller"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", b.ID, b.Address, brokerStatus(b), ctrl)
+	}
+	tw.Flush()
+	for _, t := range st.Topics {
+		fmt.Fprintln(c.out)
+		c.printPartitions(t.Name, t.Partitions)
+	}
+}
+
+func (c *ctl) printPartitions(topic string, ps []server.PartitionState) {
+	tw := c.table("TOPIC", "PARTITION", "LEADER", "EPOCH", "ISR", "HW", "REPLICAS (broker:state start/LEO/HW)")
+	for _, p := range ps {
+		var reps []string
+		for _, r := range p.Replicas {
+			s := fmt.Sprintf("%d:%s %d/%d/%d", r.Broker, r.State, r.LogStartOffset, r.LogEndOffset, r.HighWatermark)
+			if r.Paused {
+				s += " paused"
+			}
+			if !r.InSync {
+				s += " out-of-sync"
+			}
+			reps = append(reps, s)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%d\t%s\n", topic, p.Partition, p.Leader, p.LeaderEpoch, ids(p.ISR), p.HighWatermark, strings.Join(reps, "  "))
+	}
+	tw.Flush()
+}
+
+func (c *ctl) printFaults(fs []server.FaultState) {
+	tw := c.table("ID", "API", "ERROR", "BROKER", "TOPIC", "PARTITION", "COUNT", "DELAY", "HITS", "REMAINING")
+	for _, f := range fs {
+		part := "*"
+		if f.Partition != nil {
+			part = strconv.Itoa(int(*f.Partition))
+		}
+		remaining := strconv.Itoa(f.Remaining)
+		if f.Remaining < 0 {
+			remaining = "unlimited"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%d\t%dms\t%d\t%s\n", f.ID, or(f.API, "*"), or(f.Error, "-"), f.Broker, or(f.Topic, "*"), part, f.Count, f.DelayMillis, f.Hits, remaining)
+	}
+	tw.Flush()
+}
+
+func (c *ctl) printGroups(gs []server.GroupState) {
+	tw := c.table("GROUP", "TYPE", "STATE", "GENERATION", "COORDINATOR", "MEMBERS")
+	for _, g := range gs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\n", g.Group, g.Type, g.State, g.Generation, g.Coordinator, len(g.Members))
+	}
+	tw.Flush()
+	for _, g := range gs {
+		if len(g.Members) > 0 {
+			fmt.Fprintln(c.out)
+			tw := c.table("GROUP", "MEMBER", "CLIENT", "HOST", "ASSIGNMENT")
+			for _, m := range g.Members {
+				var as []string
+				for t, ps := range m.Assignment {
+					as = append(as, t+":"+ids(ps))
+				}
+				sort.Strings(as)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", g.Group, m.MemberID, m.ClientID, m.ClientHost, strings.Join(as, " "))
+			}
+			tw.Flush()
+		}
+		if len(g.Offsets) > 0 {
+			fmt.Fprintln(c.out)
+			tw := c.table("GROUP", "TOPIC", "PARTITION", "COMMITTED", "HW", "LAG")
+			for _, o := range g.Offsets {
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\n", g.Group, o.Topic, o.Partition, o.Offset, o.HighWatermark, o.Lag)
+			}
+			tw.Flush()
+		}
+	}
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// printEvent writes one event as a table row: seq, time, type and a
+// summary of its fields.
+func printEvent(tw *tabwriter.Writer, e server.Event) {
+	fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", e.Seq, e.Time.Format("15:04:05.000"), e.Type, eventSummary(e))
+}
+
+func eventSummary(e server.Event) string {
+	var parts []string
+	add := func(format string, args ...any) { parts = append(parts, fmt.Sprintf(format, args...)) }
+	if e.Topic != "" {
+		if e.Partition >= 0 {
+			add("%s/%d", e.Topic, e.Partition)
+		} else {
+			add("topic %s", e.Topic)
+		}
+	}
+	if e.Group != "" {
+		add("group %s", e.Group)
+	}
+	if e.Member != "" {
+		add("member %s", e.Member)
+	}
+	switch e.Type {
+	case server.EventLeaderElected:
+		add("leader %d (was %d) epoch %d", e.Leader, e.OldLeader, e.Epoch)
+		if e.Unclean {
+			add("UNCLEAN")
+		}
+	case server.EventHWAdvanced:
+		add("HW %d -> %d", e.From, e.To)
+	case server.EventLogTruncated:
+		add("replica %d LEO %d -> %d", e.Broker, e.From, e.To)
+	case server.EventRecordsLost:
+		add("offsets %d-%d LOST (leader %d)", e.From, e.To-1, e.Broker)
+	default:
+		if e.Broker >= 0 {
+			add("broker %d", e.Broker)
+		}
+	}
+	if e.ISR != nil {
+		add("isr [%s]", ids(e.ISR))
+	}
+	if e.Mode != "" {
+		add("mode %s", e.Mode)
+	}
+	if e.Fault != "" {
+		add("fault %s", e.Fault)
+	}
+	if e.Generation >= 0 && e.Group != "" {
+		add("generation %d", e.Generation)
+	}
+	if e.Reason != "" {
+		add("(%s)", e.Reason)
+	}
+	if e.Detail != "" {
+		add("%s", e.Detail)
+	}
+	if len(e.Configs) > 0 {
+		keys := make([]string, 0, len(e.Configs))
+		for k := range e.Configs {
+			keys = append(keys, k+"="+e.Configs[k])
+		}
+		sort.Strings(keys)
+		add("%s", strings.Join(keys, " "))
+	}
+	return strings.Join(parts, " ")
+}

@@ -1,0 +1,327 @@
+// Package dashboard tests fakekafka's dashboard in headless Chromium (from
+// Debian's chromium package), driven with chromedp. It lives in the compat
+// module so the core module does not depend on chromedp.
+//
+//	go test ./compat/dashboard                       # needs /usr/bin/chromium
+//	go test ./compat/dashboard -update-screenshots   # rewrites docs/dashboard/*.png
+//
+// Without Chromium the test fails, telling how to install it, unless
+// FAKEKAFKA_SKIP_BROWSER=1 says to skip it.
+package dashboard
+
+import (
+	"context"
+	"flag"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/fakekafka/fakekafka/server"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+var updateScreenshots = flag.Bool("update-screenshots", false, "write the README's dashboard screenshots to docs/dashboard")
+
+// chromium finds the browser or decides the test's fate without one.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{os.Getenv("FAKEKAFKA_CHROMIUM"), "/usr/bin/chromium", "chromium"} {
+		if name == "" {
+			continue
+		}
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("FAKEKAFKA_SKIP_BROWSER") == "1" {
+		t.Skip("no Chromium and FAKEKAFKA_SKIP_BROWSER=1")
+	}
+	t.Fatal("the dashboard test needs Chromium: apt-get install chromium (scripts/test.sh does it as root), or set FAKEKAFKA_SKIP_BROWSER=1 to skip it")
+	return ""
+}
+
+// browser starts headless Chromium with a 1280x900 window and returns a
+// tab context, both closed at the end of the test.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(chromium(t)),
+		chromedp.Flag("headless", true),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.WindowSize(1280, 900),
+		chromedp.UserDataDir(t.TempDir()),
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelTab := chromedp.NewContext(actx)
+	t.Cleanup(func() {
+		cancelTab()
+		cancelAlloc()
+	})
+	// The first action starts the browser, which lives as long as the
+	// context of that call: no timeout on it, one on the rest.
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("starting Chromium: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 90*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// css is a CSS selector for chromedp's queries.
+type css = chromedp.CSS
+
+func run(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	start := time.Now()
+	defer func() { t.Logf("%s: %v", what, time.Since(start).Round(time.Millisecond)) }()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// waitState waits on the cluster, not on the page, with a deadline.
+func waitState(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond) // polling interval, not synchronisation
+	}
+}
+
+func screenshot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	if !*updateScreenshots {
+		return
+	}
+	// The header is sticky: from the top, it is drawn where it belongs.
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.scrollTo(0, 0); true`)); err != nil {
+		t.Fatal(err)
+	}
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatalf("screenshot %s: %v", name, err)
+	}
+	dir := filepath.Join("..", "..", "docs", "dashboard")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestDashboard(t *testing.T) {
+	ctx := browser(t)
+	// A long lag time keeps a paused follower in the ISR however slow
+	// the machine.
+	c := server.NewTestCluster(t, server.Config{ClusterID: "dashboard-test", ReplicaLagTimeMax: 10 * time.Minute})
+	srv := httptest.NewServer(c.ControlHandler())
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { c.Close() }) // first: it ends the page's event stream, which srv.Close waits for
+	if err := c.CreateTopic("orders", 2, 3, map[string]string{"min.insync.replicas": "2"}); err != nil {
+		t.Fatal(err)
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.Bootstrap()...), kgo.DefaultProduceTopic("orders"),
+		kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.RequiredAcks(kgo.LeaderAck()), kgo.DisableIdempotentWrite())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	pctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	produce := func(partition int32, n int) {
+		t.Helper()
+		for i := range n {
+			r := kgo.StringRecord("order-" + strconv.Itoa(i))
+			r.Partition = partition
+			if err := cl.ProduceSync(pctx, r).FirstErr(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	produce(0, 6)
+	produce(1, 3)
+
+	// The page renders the three brokers and both partitions' replicas.
+	run(t, ctx, "load the dashboard",
+		chromedp.Navigate(srv.URL+"/"),
+		chromedp.WaitVisible(css(`.broker[data-broker="3"][data-status="up"]`)),
+		chromedp.WaitVisible(css(`.partition[data-topic="orders"][data-partition="1"] .replica[data-broker="3"]`)),
+		chromedp.WaitVisible(css(`#live.on`)),
+	)
+	// A mark on the window proves at the end that the page never reloaded.
+	brokers, err := chromedp.Run(ctx, chromedp.Evaluate[int](`window.notReloaded = true; document.querySelectorAll("#brokers .broker").length`))
+	if err != nil || brokers != 3 {
+		t.Fatalf("%d brokers on the page (%v), want 3", brokers, err)
+	}
+
+	// A lagging follower: 3 stops fetching partition 0 but stays in the
+	// ISR, so the leader's LEO runs ahead of the HW. The picture must
+	// draw the leader's log past the HW line and follower 3 short of it.
+	if err := c.PauseReplica("orders", 0, 3); err != nil {
+		t.Fatal(err)
+	}
+	produce(0, 4)
+	waitState(t, "leader LEO 10", func() bool {
+		ps, _ := c.Partition("orders", 0)
+		return ps.Replicas[0].LogEndOffset == 10 && ps.Replicas[1].LogEndOffset == 10
+	})
+	part := `.partition[data-topic="orders"][data-partition="0"]`
+	run(t, ctx, "the page shows the leader at LEO 10",
+		chromedp.WaitVisible(css(part+` .replica[data-broker="1"][data-leo="10"]`)))
+	type geometry struct {
+		LeaderLogEnd, HWLine, FollowerLogEnd, TrackStart, TrackWidth float64
+		HW                                                           string
+	}
+	geo, err := chromedp.Run(ctx, chromedp.Evaluate[geometry](`(() => {
+		const p = document.querySelector('`+part+`');
+		const row = (b) => p.querySelector('.replica[data-broker="' + b + '"]');
+		const right = (el) => { const r = el.getBoundingClientRect(); return r.left + r.width; };
+		const track = row(1).querySelector('.track').getBoundingClientRect();
+		return {
+			LeaderLogEnd: right(row(1).querySelector('.bar-log')),
+			HWLine: row(1).querySelector('.hw-line').getBoundingClientRect().left,
+			FollowerLogEnd: right(row(3).querySelector('.bar-log')),
+			TrackStart: track.left, TrackWidth: track.width,
+			HW: p.dataset.hw,
+		};
+	})()`))
+	if err != nil {
+		t.Fatalf("measure the picture: %v", err)
+	}
+	ps, _ := c.Partition("orders", 0)
+	t.Logf("partition 0: %+v", ps)
+	if geo.HW != strconv.FormatInt(ps.HighWatermark, 10) || ps.HighWatermark >= 10 {
+		t.Fatalf("page HW %s, cluster HW %d; want the HW behind the leader's LEO 10", geo.HW, ps.HighWatermark)
+	}
+	if geo.LeaderLogEnd <= geo.HWLine+1 {
+		t.Errorf("the leader's log ends at x=%.1f, not past the HW line at x=%.1f", geo.LeaderLogEnd, geo.HWLine)
+	}
+	if geo.FollowerLogEnd >= geo.LeaderLogEnd-1 {
+		t.Errorf("follower 3's log ends at x=%.1f, not short of the leader's at x=%.1f", geo.FollowerLogEnd, geo.LeaderLogEnd)
+	}
+	// To scale: the leader's log spans the whole track (LEO 10 is the
+	// largest), the HW line sits at HW/10 of it.
+	if want := geo.TrackStart + geo.TrackWidth*float64(ps.HighWatermark)/10; geo.HWLine < want-3 || geo.HWLine > want+3 {
+		t.Errorf("HW line at x=%.1f, want about %.1f for HW %d of 10", geo.HWLine, want, ps.HighWatermark)
+	}
+	if _, err := c.InjectFault(server.Fault{API: "Produce", Error: "NOT_ENOUGH_REPLICAS", Topic: "orders", Count: 3}); err != nil {
+		t.Fatal(err)
+	}
+	run(t, ctx, "the fault rule shows", chromedp.WaitVisible(css(`#faults tr[data-fault]`)))
+
+	// A consumer group that read what it could and committed: its member,
+	// assignment, committed offsets and lag show.
+	group, err := kgo.NewClient(kgo.SeedBrokers(c.Bootstrap()...), kgo.ConsumerGroup("billing"), kgo.ConsumeTopics("orders"),
+		kgo.DisableAutoCommit(), kgo.FetchMaxWait(100*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for read := 0; read < 9; { // 6 below partition 0's HW, 3 in partition 1
+		fs := group.PollFetches(pctx)
+		if err := fs.Err0(); err != nil {
+			t.Fatal(err)
+		}
+		read += fs.NumRecords()
+	}
+	if err := group.CommitUncommittedOffsets(pctx); err != nil {
+		t.Fatal(err)
+	}
+	run(t, ctx, "the group shows", chromedp.WaitVisible(css(`.group[data-group="billing"] td.num`)))
+	screenshot(t, ctx, "lagging-follower.png")
+	group.Close()
+	if err := c.ResumeReplica("orders", 0, 3); err != nil {
+		t.Fatal(err)
+	}
+
+	// A crash made through the API shows up without a reload.
+	if err := c.StopBroker(2, server.StopCrash); err != nil {
+		t.Fatal(err)
+	}
+	run(t, ctx, "broker 2 shows as crashed",
+		chromedp.WaitVisible(css(`.broker[data-broker="2"][data-status="fenced"]`)),
+		chromedp.WaitVisible(css(`#events li[data-type="broker_stopped"]`)),
+		chromedp.WaitVisible(css(part+` .replica[data-broker="2"][data-state="offline"]`)),
+	)
+
+	// A button press crashes broker 3, after the confirmation dialog.
+	run(t, ctx, "press Crash on broker 3",
+		chromedp.Click(css(`.broker[data-broker="3"] button[data-action="crash"]`)),
+		chromedp.WaitVisible(css(`#confirm[open]`)),
+	)
+	screenshot(t, ctx, "confirm-crash.png")
+	run(t, ctx, "confirm the crash", chromedp.Click(css(`#confirm-ok`)))
+	waitState(t, "broker 3 down after the button press", func() bool { return !c.State().Brokers[2].Up })
+	run(t, ctx, "broker 3 shows as down", chromedp.WaitVisible(css(`.broker[data-broker="3"][data-status="fenced"]`)))
+
+	// Cancelling the dialog does nothing: broker 1 stays up.
+	run(t, ctx, "press Power loss on broker 1 and cancel",
+		chromedp.Click(css(`.broker[data-broker="1"] button[data-action="powerloss"]`)),
+		chromedp.WaitVisible(css(`#confirm[open]`)),
+		chromedp.Click(css(`#confirm-cancel`)),
+		chromedp.WaitNotPresent(css(`#confirm[open]`)),
+	)
+	if !c.State().Brokers[0].Up {
+		t.Fatal("cancelling the power-loss dialog stopped broker 1")
+	}
+
+	// Keyboard: Restart on broker 2 is a focusable button that Enter
+	// presses.
+	run(t, ctx, "restart broker 2 from the keyboard",
+		chromedp.Focus(css(`.broker[data-broker="2"] button[data-action="start"]`)),
+		chromedp.KeyEvent("\r"),
+	)
+	waitState(t, "broker 2 up after Enter", func() bool { return c.State().Brokers[1].Up })
+	run(t, ctx, "broker 2 shows as up", chromedp.WaitVisible(css(`.broker[data-broker="2"][data-status="up"]`)))
+	if err := c.StartBroker(3); err != nil {
+		t.Fatal(err)
+	}
+	run(t, ctx, "everything up", chromedp.WaitVisible(css(`.broker[data-broker="3"][data-status="up"]`)))
+	waitState(t, "full ISR", func() bool {
+		ps, _ := c.Partition("orders", 0)
+		return len(ps.ISR) == 3
+	})
+	run(t, ctx, "the page shows the full ISR", chromedp.WaitVisible(css(part+` .replica[data-broker="3"][data-hw="10"]`)))
+
+	// The forms: pause a follower, add a fault rule, remove it.
+	part1 := `.partition[data-topic="orders"][data-partition="1"]`
+	run(t, ctx, "press Pause on partition 1's follower 3",
+		chromedp.Click(css(part1+` .replica[data-broker="3"] button[data-action="pause"]`)),
+		chromedp.WaitVisible(css(part1+` .replica[data-broker="3"] button[data-action="resume"]`)),
+	)
+	if ps, _ := c.Partition("orders", 1); !ps.Replicas[1].Paused {
+		t.Fatalf("the Pause button did not pause follower 3: %+v", ps.Replicas[1])
+	}
+	before := len(c.Faults())
+	run(t, ctx, "add a fault rule with the form",
+		chromedp.SendKeys(css(`#fault-form input[name="api"]`), "Fetch"),
+		chromedp.SendKeys(css(`#fault-form input[name="delay_ms"]`), "250"),
+		chromedp.SendKeys(css(`#fault-form input[name="count"]`), "2"),
+		chromedp.Click(css(`#fault-form button[type="submit"]`)),
+	)
+	waitState(t, "the form's fault rule", func() bool { return len(c.Faults()) == before+1 })
+	f := c.Faults()[before]
+	if f.API != "Fetch" || f.DelayMillis != 250 || f.Count != 2 || f.Error != "" {
+		t.Fatalf("the form added %+v", f)
+	}
+	run(t, ctx, "remove it", chromedp.Click(css(`#faults tr[data-fault="`+f.ID+`"] button`)))
+	waitState(t, "the rule removed", func() bool { return len(c.Faults()) == before })
+	screenshot(t, ctx, "overview.png")
+	if same, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.notReloaded === true`)); err != nil || !same {
+		t.Fatalf("the page reloaded (%v)", err)
+	}
+}

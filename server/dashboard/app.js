@@ -1,0 +1,404 @@
+// fakekafka dashboard: a client of the HTTP control API. It loads the
+// cluster, groups and fault rules, then follows GET /v1/events/stream and
+// reloads them whenever the cluster reports a change (and once a second).
+// No build step, no external assets.
+"use strict";
+
+const EVENT_TYPES = [
+  "broker_started", "broker_stopped", "broker_fenced", "broker_isolated", "broker_healed",
+  "leader_elected", "partition_leaderless", "isr_shrunk", "isr_expanded", "hw_advanced",
+  "log_truncated", "records_lost",
+  "fault_added", "fault_hit", "fault_expired", "fault_removed",
+  "topic_created", "topic_deleted", "topic_config_changed",
+  "group_rebalance_started", "group_rebalance_completed", "group_member_joined", "group_member_left", "group_member_expired",
+];
+const MAX_EVENTS = 300;
+
+const $ = (sel) => document.querySelector(sel);
+
+// h builds an element: h("button", {class: "x", onclick: f}, "text", child...).
+function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+    else if (k === "style") el.setAttribute("style", v);
+    else if (v === true) el.setAttribute(k, "");
+    else el.setAttribute(k, String(v));
+  }
+  for (const c of children.flat()) {
+    if (c === null || c === undefined || c === false) continue;
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return el;
+}
+
+async function api(method, path, body) {
+  const opts = { method, headers: {} };
+  if (body !== undefined) {
+    opts.body = JSON.stringify(body);
+    opts.headers["Content-Type"] = "application/json";
+  }
+  const resp = await fetch(path, opts);
+  let data = null;
+  try { data = await resp.json(); } catch (e) { /* not JSON */ }
+  if (!resp.ok) throw new Error((data && data.error) || `${method} ${path}: HTTP ${resp.status}`);
+  return data;
+}
+
+function setStatus(text, isError) {
+  const s = $("#status");
+  s.textContent = text;
+  s.classList.toggle("error", !!isError);
+}
+
+// act runs a control action, after confirmation when it can lose data.
+async function act(what, method, path, body, warning) {
+  if (warning && !(await confirmAction(warning))) {
+    setStatus(`${what}: cancelled`);
+    return false;
+  }
+  let ok = false;
+  try {
+    await api(method, path, body);
+    setStatus(`${what}: done`);
+    ok = true;
+  } catch (e) {
+    setStatus(`${what}: ${e.message}`, true);
+  }
+  refresh();
+  return ok;
+}
+
+function confirmAction(text) {
+  const d = $("#confirm");
+  $("#confirm-text").textContent = text;
+  d.returnValue = "";
+  return new Promise((resolve) => {
+    d.addEventListener("close", () => resolve(d.returnValue === "ok"), { once: true });
+    d.showModal();
+  });
+}
+
+// ---- state and rendering ----
+
+const state = { cluster: null, groups: [], faults: [], showInternal: false };
+// Elements are rebuilt only when what they show changed, so a refresh
+// never swaps a button away under the pointer or the keyboard.
+const partitionCache = new Map(); // "topic/partition" -> {json, el}
+const brokerCache = new Map(); // broker id -> {json, el}
+
+function cachedBroker(b) {
+  const json = JSON.stringify(b) + (b.id === state.cluster.controller);
+  const c = brokerCache.get(b.id);
+  if (c && c.json === json) return c.el;
+  const el = renderBroker(b);
+  brokerCache.set(b.id, { json, el });
+  return el;
+}
+
+let refreshing = null, again = false;
+async function refresh() {
+  if (refreshing) { again = true; return refreshing; }
+  refreshing = (async () => {
+    try {
+      const [cluster, groups, faults] = await Promise.all([
+        api("GET", "/v1/cluster"), api("GET", "/v1/groups"), api("GET", "/v1/faults")]);
+      state.cluster = cluster;
+      state.groups = groups.groups || [];
+      state.faults = faults.faults || [];
+      render();
+    } catch (e) {
+      setStatus(`cannot load the cluster: ${e.message}`, true);
+    }
+  })();
+  await refreshing;
+  refreshing = null;
+  if (again) { again = false; refresh(); }
+}
+
+let refreshTimer = null;
+function scheduleRefresh() {
+  if (refreshTimer) return;
+  refreshTimer = setTimeout(() => { refreshTimer = null; refresh(); }, 80);
+}
+
+// render redraws everything, keeping keyboard focus on the control that
+// had it (matched by data-key).
+function render() {
+  const focused = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.key : null;
+  $("#cluster-id").textContent = state.cluster.cluster_id;
+  sync($("#brokers"), state.cluster.brokers.map(cachedBroker));
+  renderTopics();
+  const groupsJSON = JSON.stringify(state.groups), faultsJSON = JSON.stringify(state.faults);
+  if (groupsJSON !== render.groups) { render.groups = groupsJSON; renderGroups(); }
+  if (faultsJSON !== render.faults) { render.faults = faultsJSON; renderFaults(); }
+  if (focused && (!document.activeElement || !document.activeElement.isConnected || document.activeElement === document.body)) {
+    const el = document.querySelector(`[data-key="${CSS.escape(focused)}"]`);
+    if (el) el.focus();
+  }
+}
+
+function brokerStatus(b) {
+  if (b.isolated) return "isolated";
+  if (b.up) return "up";
+  return b.fenced ? "fenced" : "down";
+}
+
+function renderBroker(b) {
+  const st = brokerStatus(b);
+  const id = b.id, base = `/v1/brokers/${id}`;
+  const btn = (label, key, enabled, onclick, danger) =>
+    h("button", { "data-action": key, "data-key": `b${id}-${key}`, class: danger ? "danger" : null, disabled: !enabled, onclick }, label);
+  return h("div", { class: "broker", "data-broker": id, "data-status": st },
+    h("h3", {}, `Broker ${id}`,
+      h("span", { class: `badge status-${st}` }, st === "fenced" ? "down, fenced" : st),
+      id === state.cluster.controller ? h("span", { class: "badge controller" }, "controller") : null),
+    h("div", { class: "addr" }, b.address),
+    h("div", { class: "actions" },
+      btn("Crash", "crash", b.up && !b.isolated, () => act(`crash broker ${id}`, "POST", `${base}/stop`, { mode: "crash" },
+        `Crash broker ${id}? Its listener and connections drop at once. Records acknowledged with acks=1 that no follower has fetched yet will be lost.`), true),
+      btn("Clean stop", "clean", b.up && !b.isolated, () => act(`clean stop of broker ${id}`, "POST", `${base}/stop`, { mode: "clean" })),
+      btn("Power loss", "powerloss", b.up && !b.isolated, () => act(`power loss of broker ${id}`, "POST", `${base}/stop`, { mode: "powerloss" },
+        `Cut the power of broker ${id}? Every replica there loses what was not flushed to disk (with Kafka's default flush policy, everything since its last clean shutdown). If no other replica has those records, acknowledged records are lost.`), true),
+      btn("Restart", "start", !b.up, () => act(`restart of broker ${id}`, "POST", `${base}/start`)),
+      btn("Isolate", "isolate", b.up && !b.isolated, () => act(`isolation of broker ${id}`, "POST", `${base}/isolate`, undefined,
+        `Isolate broker ${id} from the other brokers? A leader there becomes a zombie: it still takes acks=1 writes, which are lost when it heals.`), true),
+      btn("Heal", "heal", b.isolated, () => act(`heal of broker ${id}`, "POST", `${base}/heal`))));
+}
+
+// sync makes els the children of box, touching the DOM only if they differ.
+function sync(box, els) {
+  if (els.length !== box.children.length || els.some((el, i) => box.children[i] !== el)) box.replaceChildren(...els);
+}
+
+const topicCache = new Map(); // name -> {head, el}
+let internalToggle = null;
+
+function renderTopics() {
+  const topics = state.cluster.topics.filter((t) => state.showInternal || !t.name.startsWith("__"));
+  const box = $("#topics");
+  internalToggle = internalToggle || h("label", { class: "legend" },
+    h("input", { type: "checkbox", id: "show-internal", "data-key": "show-internal",
+      onchange: (e) => { state.showInternal = e.target.checked; render(); refilter(); } }), " show internal topics");
+  if (topics.length === 0) {
+    sync(box, [internalToggle, h("p", { class: "empty" }, "No topics yet.")]);
+    return;
+  }
+  const seen = new Set(), seenTopics = new Set();
+  const cards = topics.map((t) => {
+    seenTopics.add(t.name);
+    const configs = Object.entries(t.configs || {}).map(([k, v]) => `${k}=${v}`).join(" ");
+    const head = `${t.partitions.length} partition${t.partitions.length === 1 ? "" : "s"} ${configs}`;
+    let card = topicCache.get(t.name);
+    if (!card || card.head !== head) {
+      card = { head, el: h("article", { class: "topic", "data-topic": t.name },
+        h("h3", {}, t.name, " ", h("small", {}, head)), h("div", { class: "parts" })) };
+      topicCache.set(t.name, card);
+    }
+    sync(card.el.querySelector(".parts"), t.partitions.map((p) => {
+      const key = `${t.name}/${p.partition}`;
+      seen.add(key);
+      const json = JSON.stringify(p);
+      const cached = partitionCache.get(key);
+      if (cached && cached.json === json) return cached.el;
+      const el = renderPartition(t.name, p);
+      partitionCache.set(key, { json, el });
+      return el;
+    }));
+    return card.el;
+  });
+  for (const k of partitionCache.keys()) if (!seen.has(k)) partitionCache.delete(k);
+  for (const k of topicCache.keys()) if (!seenTopics.has(k)) topicCache.delete(k);
+  sync(box, [internalToggle, ...cards]);
+}
+
+function renderPartition(topic, p) {
+  const base = `/v1/partitions/${encodeURIComponent(topic)}/${p.partition}`;
+  const label = `${topic}/${p.partition}`;
+  const scale = Math.max(1, ...p.replicas.map((r) => r.log_end_offset));
+  const pct = (o) => `${(100 * Math.max(0, o) / scale).toFixed(3)}%`;
+  const rows = p.replicas.map((r) => {
+    const paused = !!r.paused;
+    const who = [`broker ${r.broker}`, r.state];
+    const k = `${label}-r${r.broker}`;
+    return h("div", { class: "replica", "data-broker": r.broker, "data-state": r.state, "data-leo": r.log_end_offset,
+      "data-hw": r.high_watermark, "data-start": r.log_start_offset },
+      h("span", { class: "who" }, who.join(" · "), paused ? " · paused" : "", r.in_sync ? "" : h("span", { class: "out" }, " out of ISR")),
+      h("div", { class: "track", role: "img",
+        "aria-label": `broker ${r.broker}: log ${r.log_start_offset} to ${r.log_end_offset}, HW ${r.high_watermark}` },
+        h("div", { class: "bar-log", style: `left:${pct(r.log_start_offset)};width:${pct(r.log_end_offset - r.log_start_offset)}` }),
+        h("div", { class: "bar-hw", style: `left:${pct(r.log_start_offset)};width:${pct(r.high_watermark - r.log_start_offset)}` }),
+        p.high_watermark >= 0 ? h("div", { class: "hw-line", style: `left:${pct(p.high_watermark)}` }) : null),
+      h("span", { class: "nums" }, `start ${r.log_start_offset} · LEO ${r.log_end_offset} · HW ${r.high_watermark}`),
+      h("span", { class: "actions" },
+        r.state === "leader" ? null : h("button", { "data-action": paused ? "resume" : "pause", "data-key": `${k}-pause`,
+          onclick: () => act(`${paused ? "resume" : "pause"} ${label} replica ${r.broker}`, "POST", `${base}/replicas/${r.broker}/${paused ? "resume" : "pause"}`) },
+          paused ? "Resume" : "Pause"),
+        r.state === "follower" ? h("button", { "data-action": "step", "data-key": `${k}-step`, title: "one fetch by this follower",
+          onclick: () => act(`one fetch by ${label} replica ${r.broker}`, "POST", `${base}/replicas/${r.broker}/fetch`) }, "Step") : null));
+  });
+
+  const leaderSel = h("select", { name: "leader", "data-key": `${label}-leader`, "aria-label": `new leader of ${label}` },
+    h("option", { value: "" }, "Kafka's choice"), p.replicas.map((r) => h("option", { value: r.broker }, `broker ${r.broker}`)));
+  const unclean = h("input", { type: "checkbox", name: "unclean", "data-key": `${label}-unclean` });
+  const electForm = h("form", { class: "elect", onsubmit: (e) => {
+    e.preventDefault();
+    const body = { unclean: unclean.checked };
+    if (leaderSel.value !== "") body.leader = Number(leaderSel.value);
+    act(`election on ${label}`, "POST", `${base}/elect`, body, unclean.checked
+      ? `Run an unclean election on ${label}? A replica outside the ISR may lead: acknowledged records it lacks are lost and their offsets reused.` : null);
+  } }, leaderSel, h("label", {}, unclean, " unclean"), h("button", { type: "submit", "data-key": `${label}-elect` }, "Elect"),
+  h("button", { type: "button", "data-key": `${label}-preferred`, onclick: () => act(`preferred election on ${label}`, "POST", `${base}/elect`, { preferred: true }) }, "Preferred"));
+
+  const boxes = p.replicas.map((r) => h("input", { type: "checkbox", value: r.broker, checked: p.isr.includes(r.broker),
+    "data-key": `${label}-isr-${r.broker}`, "aria-label": `broker ${r.broker} in the ISR` }));
+  const isrForm = h("form", { class: "isr", onsubmit: (e) => {
+    e.preventDefault();
+    const isr = boxes.filter((b) => b.checked).map((b) => Number(b.value));
+    act(`ISR of ${label}`, "POST", `${base}/isr`, { isr });
+  } }, "ISR", p.replicas.map((r, i) => h("label", {}, boxes[i], ` ${r.broker}`)),
+  h("button", { type: "submit", "data-key": `${label}-setisr` }, "Set ISR"));
+
+  return h("div", { class: "partition", "data-topic": topic, "data-partition": p.partition, "data-hw": p.high_watermark },
+    h("div", { class: "pmeta" },
+      h("strong", {}, `partition ${p.partition}`),
+      p.leader < 0 ? h("span", { class: "warn" }, "no leader") : h("span", {}, `leader ${p.leader}`),
+      h("span", {}, `epoch ${p.leader_epoch}`),
+      h("span", {}, `ISR [${p.isr.join(", ")}]`),
+      h("span", {}, `HW ${p.high_watermark}`)),
+    h("div", { class: "replicas" }, rows),
+    h("div", { class: "pforms" }, electForm, isrForm));
+}
+
+function renderGroups() {
+  const box = $("#groups");
+  if (state.groups.length === 0) {
+    box.replaceChildren(h("p", { class: "empty" }, "No consumer groups."));
+    return;
+  }
+  box.replaceChildren(...state.groups.map((g) => h("div", { class: "group", "data-group": g.group },
+    h("h3", { class: "group-title" }, `${g.group} · ${g.type} · ${g.state} · generation ${g.generation} · coordinator ${g.coordinator}`),
+    (g.members || []).length === 0 ? h("p", { class: "empty" }, "No members.") : h("table", {},
+      h("tr", {}, h("th", {}, "member"), h("th", {}, "client"), h("th", {}, "host"), h("th", {}, "assignment")),
+      g.members.map((m) => h("tr", {}, h("td", {}, m.member_id), h("td", {}, m.client_id), h("td", {}, m.client_host),
+        h("td", {}, Object.entries(m.assignment || {}).map(([t, ps]) => `${t}: ${ps.join(",")}`).join("; "))))),
+    (g.offsets || []).length === 0 ? null : h("table", {},
+      h("tr", {}, h("th", {}, "topic"), h("th", {}, "partition"), h("th", {}, "committed"), h("th", {}, "HW"), h("th", {}, "lag")),
+      g.offsets.map((o) => h("tr", {}, h("td", {}, o.topic), h("td", { class: "num" }, o.partition), h("td", { class: "num" }, o.offset),
+        h("td", { class: "num" }, o.high_watermark), h("td", { class: "num" }, o.lag)))))));
+}
+
+function renderFaults() {
+  const box = $("#faults");
+  if (state.faults.length === 0) {
+    box.replaceChildren(h("p", { class: "empty" }, "No fault rules."));
+    return;
+  }
+  box.replaceChildren(h("table", {},
+    h("tr", {}, ["id", "API", "error", "broker", "topic", "partition", "delay", "hits", "remaining", ""].map((c) => h("th", {}, c))),
+    state.faults.map((f) => h("tr", { "data-fault": f.id },
+      h("td", {}, f.id), h("td", {}, f.api || "any"),
+      h("td", {}, f.error || (f.drop_connection ? "drop connection" : "-")),
+      h("td", { class: "num" }, f.broker || "any"), h("td", {}, f.topic || "any"),
+      h("td", { class: "num" }, f.partition === null || f.partition === undefined ? "any" : f.partition),
+      h("td", { class: "num" }, `${f.delay_ms} ms`), h("td", { class: "num hits" }, f.hits),
+      h("td", { class: "num" }, f.remaining < 0 ? "∞" : f.remaining),
+      h("td", {}, h("button", { "data-key": `fault-${f.id}-rm`, onclick: () => act(`remove fault ${f.id}`, "DELETE", `/v1/faults/${f.id}`) }, "Remove"))))));
+}
+
+$("#fault-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  const f = new FormData(e.target);
+  const body = { api: f.get("api"), error: f.get("error"), topic: f.get("topic"),
+    broker: Number(f.get("broker") || 0), count: Number(f.get("count") || 0), delay_ms: Number(f.get("delay_ms") || 0),
+    drop_connection: f.get("drop_connection") === "on", after_work: f.get("after_work") === "on" };
+  if (f.get("partition") !== "") body.partition = Number(f.get("partition"));
+  act("add fault rule", "POST", "/v1/faults", body).then((ok) => { if (ok) e.target.reset(); });
+});
+
+// ---- events ----
+
+let lastSeq = 0;
+
+function eventKind(t) {
+  if (t === "records_lost" || t === "log_truncated" || t === "partition_leaderless") return "bad";
+  if (t.startsWith("broker_")) return "broker";
+  if (t.startsWith("isr_")) return "isr";
+  if (t.startsWith("leader_")) return "leader";
+  if (t.startsWith("fault_")) return "fault";
+  if (t.startsWith("group_")) return "group";
+  return "other";
+}
+
+function eventSummary(e) {
+  const parts = [];
+  if (e.topic) parts.push(e.partition !== undefined ? `${e.topic}/${e.partition}` : e.topic);
+  if (e.group) parts.push(`group ${e.group}`);
+  if (e.member) parts.push(`member ${e.member}`);
+  switch (e.type) {
+    case "leader_elected": parts.push(`leader ${e.leader}${e.old_leader !== undefined ? ` (was ${e.old_leader})` : ""} epoch ${e.epoch}${e.unclean ? " UNCLEAN" : ""}`); break;
+    case "hw_advanced": parts.push(`HW ${e.from} → ${e.to}`); break;
+    case "log_truncated": parts.push(`replica ${e.broker}: LEO ${e.from} → ${e.to}`); break;
+    case "records_lost": parts.push(`offsets ${e.from}–${e.to - 1} LOST (leader ${e.broker})`); break;
+    default: if (e.broker !== undefined) parts.push(`broker ${e.broker}`);
+  }
+  if (e.isr) parts.push(`ISR [${e.isr.join(",")}]`);
+  if (e.mode) parts.push(e.mode);
+  if (e.fault) parts.push(`fault ${e.fault}`);
+  if (e.reason) parts.push(`(${e.reason})`);
+  if (e.detail) parts.push(e.detail);
+  return parts.join(" ");
+}
+
+function eventVisible(li) {
+  const f = $("#event-filter").value.trim().toLowerCase();
+  if (li.dataset.type === "hw_advanced" && !$("#show-hw").checked) return false;
+  if ((li.dataset.topic || "").startsWith("__") && !state.showInternal) return false;
+  return f === "" || li.textContent.toLowerCase().includes(f);
+}
+
+function addEvent(e) {
+  if (e.seq <= lastSeq) return;
+  lastSeq = e.seq;
+  const time = new Date(e.time).toLocaleTimeString([], { hour12: false }) + "." + String(new Date(e.time).getMilliseconds()).padStart(3, "0");
+  const li = h("li", { class: `k-${eventKind(e.type)}`, "data-type": e.type, "data-seq": e.seq, "data-topic": e.topic },
+    h("span", { class: "t" }, time), h("span", { class: "ty" }, e.type), eventSummary(e));
+  li.hidden = !eventVisible(li);
+  const list = $("#events");
+  list.prepend(li);
+  while (list.children.length > MAX_EVENTS) list.lastChild.remove();
+}
+
+function refilter() {
+  for (const li of $("#events").children) li.hidden = !eventVisible(li);
+}
+$("#event-filter").addEventListener("input", refilter);
+$("#show-hw").addEventListener("change", refilter);
+
+async function follow() {
+  try {
+    const past = await api("GET", "/v1/events");
+    for (const e of past.events.slice(-MAX_EVENTS)) addEvent(e);
+    lastSeq = Math.max(lastSeq, past.last_seq);
+  } catch (e) {
+    setStatus(`cannot load events: ${e.message}`, true);
+  }
+  const es = new EventSource(`/v1/events/stream?since=${lastSeq}`);
+  const live = $("#live");
+  es.onopen = () => { live.textContent = "live"; live.classList.add("on"); };
+  es.onerror = () => { live.textContent = "reconnecting…"; live.classList.remove("on"); };
+  for (const t of EVENT_TYPES) {
+    es.addEventListener(t, (m) => {
+      addEvent(JSON.parse(m.data));
+      scheduleRefresh();
+    });
+  }
+}
+
+// Events carry every state change, but not appends that leave the HW
+// where it is (a follower lagging in the ISR): a slow poll shows those.
+const POLL_MS = 1000;
+setInterval(() => { if (!document.hidden) scheduleRefresh(); }, POLL_MS);
+
+refresh().then(follow);
