@@ -81,7 +81,7 @@ func TestCallbacksScheduleWithinOneAdvance(t *testing.T) {
 	})
 	clk.AfterFunc(1500*time.Millisecond, func() {
 		tr.fn("spawn")()
-		clk.AfterFunc(time.Second, tr.fn("child"))      // due at 2.5 s
+		clk.AfterFunc(time.Second, tr.fn("child"))       // due at 2.5 s
 		clk.AfterFunc(10*time.Second, tr.fn("grandkid")) // due at 11.5 s
 	})
 	clk.Advance(3 * time.Second)
