@@ -231,6 +231,13 @@ func (t *Timer) Reset(d time.Duration) bool {
 	return pending
 }
 
+// When is the deadline the timer was last set for.
+func (t *Timer) When() time.Time {
+	t.c.mu.Lock()
+	defer t.c.mu.Unlock()
+	return t.when
+}
+
 func (t *Timer) drain() {
 	if t.ch != nil {
 		select {

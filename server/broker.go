@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/fakekafka/fakekafka/clock"
 	"github.com/fakekafka/fakekafka/protocol"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -27,8 +28,8 @@ type broker struct {
 	mu       sync.Mutex
 	ln       net.Listener // replaced on every restart
 	conns    map[*conn]struct{}
-	fence    *time.Timer // pending controller fencing after a crash or isolation
-	isolated bool        // guarded by the cluster's ctlMu
+	fence    *clock.Timer // pending controller fencing after a crash or isolation
+	isolated bool         // guarded by the cluster's ctlMu
 
 	fencePending atomic.Bool // crashed, not yet fenced by the controller
 

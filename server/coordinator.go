@@ -326,7 +326,7 @@ func (g *group) write(broker int32, recs []coordinatorRecord) int16 {
 		return coordinatorError(code)
 	}
 	defer s.p.unwatch(wake)
-	timer := time.NewTimer(offsetsCommitTimeout)
+	timer := s.c.cfg.Clock.NewTimer(offsetsCommitTimeout)
 	defer timer.Stop()
 	for {
 		s.p.mu.Lock()

@@ -49,7 +49,7 @@ func (cn *conn) handleFetch(req *kmsg.FetchRequest) (kmsg.Response, error) {
 			p.unwatch(wake)
 		}
 	}()
-	timer := time.NewTimer(time.Duration(req.MaxWaitMillis) * time.Millisecond)
+	timer := c.cfg.Clock.NewTimer(time.Duration(req.MaxWaitMillis) * time.Millisecond)
 	defer timer.Stop()
 	for {
 		// Re-read after registering so no change between the first read and
