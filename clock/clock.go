@@ -105,10 +105,12 @@ func (c *Clock) Pending() (n int, next time.Time) {
 
 // Advance moves the clock forward by d and, before it returns, fires every
 // timer due by the new time in deadline order (timers with the same
-// deadline in the order they were set). On a manual clock each AfterFunc
-// callback runs with Now at its deadline, and Now is the target once
-// Advance returns. Advance(0) fires whatever is due already. It panics if d
-// is negative: time does not go back.
+// deadline in the order they were set). Time passes through each deadline
+// on the way: on a manual clock each callback runs with Now at its
+// deadline; on a real clock Now is moved up to the deadline (it never goes
+// back, so a callback of a timer that was already overdue sees a later
+// time). Now is the target once Advance returns. Advance(0) fires whatever
+// is due already. It panics if d is negative: time does not go back.
 func (c *Clock) Advance(d time.Duration) {
 	if d < 0 {
 		panic("clock: negative advance")
@@ -116,12 +118,11 @@ func (c *Clock) Advance(d time.Duration) {
 	c.fireMu.Lock()
 	defer c.fireMu.Unlock()
 	c.mu.Lock()
-	c.offset += d
-	target := c.now.Add(d) // manual only
+	target, targetOffset := c.now.Add(d), c.offset+d // now: manual only
 	for len(c.timers) > 0 {
 		limit := target
 		if !c.manual {
-			limit = c.nowLocked()
+			limit = time.Now().Add(targetOffset)
 		}
 		t := c.timers[0]
 		if t.when.After(limit) {
@@ -131,6 +132,9 @@ func (c *Clock) Advance(d time.Duration) {
 		if c.manual && t.when.After(c.now) {
 			c.now = t.when
 		}
+		if off := t.when.Sub(time.Now()); !c.manual && off > c.offset {
+			c.offset = min(off, targetOffset)
+		}
 		now := c.nowLocked()
 		c.mu.Unlock()
 		t.fire(now)
@@ -139,6 +143,7 @@ func (c *Clock) Advance(d time.Duration) {
 	if c.manual {
 		c.now = target
 	}
+	c.offset = targetOffset
 	c.armLocked()
 	c.mu.Unlock()
 }

@@ -201,13 +201,21 @@ func TestRealClock(t *testing.T) {
 	if got := clk.Now().Sub(before); got < time.Hour || got > time.Hour+time.Minute {
 		t.Fatalf("after Advance(1h) the clock is %v ahead of the wall clock", got)
 	}
-	// Advancing fires a far timer now, in order with a near one.
+	// Advancing fires far timers now, in order, each seeing the clock at
+	// (about) its deadline: time passes through them.
 	var got []string
-	clk.AfterFunc(2*time.Hour, func() { got = append(got, "far") })
-	clk.AfterFunc(time.Hour, func() { got = append(got, "near") })
+	start := clk.Now()
+	note := func(name string) func() {
+		return func() { got = append(got, fmt.Sprintf("%s@%v", name, clk.Since(start).Round(time.Hour))) }
+	}
+	clk.AfterFunc(2*time.Hour, note("far"))
+	clk.AfterFunc(time.Hour, note("near"))
 	clk.Advance(3 * time.Hour)
-	if !slices.Equal(got, []string{"near", "far"}) {
+	if !slices.Equal(got, []string{"near@1h0m0s", "far@2h0m0s"}) {
 		t.Fatalf("fired %v", got)
+	}
+	if ahead := clk.Since(start); ahead < 3*time.Hour || ahead > 3*time.Hour+time.Minute {
+		t.Fatalf("after Advance(3h) the clock moved %v", ahead)
 	}
 	// A short timer fires by itself as the wall clock passes.
 	tm := clk.NewTimer(time.Millisecond)

@@ -14,6 +14,7 @@ package server
 
 import (
 	"errors"
+	"net/http"
 	"sync"
 	"time"
 
@@ -103,4 +104,62 @@ func (j *job) stop() {
 	j.t.Stop()
 	j.mu.Unlock()
 	j.running.Wait()
+}
+
+// ClockState is the clock as GET /v1/clock shows it.
+type ClockState struct {
+	// Mode is "real" or "manual".
+	Mode string `json:"mode"`
+	// Now is the cluster's current time, also in Unix milliseconds.
+	Now       time.Time `json:"now"`
+	NowMillis int64     `json:"now_ms"`
+	// AdvancedMillis is how far the clock has been advanced in total; on a
+	// real clock, how far it runs ahead of the wall clock.
+	AdvancedMillis int64 `json:"advanced_ms"`
+	// Timers is the number of timers waiting on the clock.
+	Timers int `json:"timers"`
+}
+
+// ClockState reads the cluster's clock.
+func (c *Cluster) ClockState() ClockState {
+	clk := c.cfg.Clock
+	mode := "real"
+	if clk.Manual() {
+		mode = "manual"
+	}
+	now := clk.Now()
+	n, _ := clk.Pending()
+	return ClockState{Mode: mode, Now: now.Round(0), NowMillis: now.UnixMilli(), AdvancedMillis: clk.Offset().Milliseconds(), Timers: n}
+}
+
+// maxAdvance caps one HTTP advance (a year): far past any Kafka timeout,
+// and advancing runs every periodic round in between.
+const maxAdvance = 365 * 24 * time.Hour
+
+func (c *Cluster) registerClockRoutes(mux *http.ServeMux) {
+	mux.HandleFunc("GET /v1/clock", func(w http.ResponseWriter, r *http.Request) {
+		httpJSON(w, http.StatusOK, c.ClockState())
+	})
+	mux.HandleFunc("POST /v1/clock/advance", func(w http.ResponseWriter, r *http.Request) {
+		var body struct {
+			Ms *int64 `json:"ms"`
+		}
+		if err := decodeBody(w, r, &body); err != nil {
+			httpFail(w, err)
+			return
+		}
+		switch {
+		case body.Ms == nil:
+			httpFail(w, httpErrorf(http.StatusBadRequest, `want {"ms": N}: milliseconds to advance the clock by`))
+			return
+		case *body.Ms < 0:
+			httpFail(w, httpErrorf(http.StatusBadRequest, "ms must not be negative (got %d): the clock cannot go back", *body.Ms))
+			return
+		case *body.Ms > maxAdvance.Milliseconds():
+			httpFail(w, httpErrorf(http.StatusBadRequest, "ms must be at most %d (a year) per advance, got %d", maxAdvance.Milliseconds(), *body.Ms))
+			return
+		}
+		c.AdvanceClock(time.Duration(*body.Ms) * time.Millisecond)
+		httpJSON(w, http.StatusOK, c.ClockState())
+	})
 }

@@ -21,6 +21,8 @@ const maxControlBody = 1 << 20
 //	POST /v1/partitions/{topic}/{partition}/replicas/{id}/resume  ResumeReplica
 //	POST /v1/partitions/{topic}/{partition}/isr {"isr":[1,2]}     SetISR
 //	GET  /v1/groups, /v1/groups/{group}                           Groups, Group
+//	GET  /v1/clock                                                ClockState
+//	POST /v1/clock/advance {"ms":N}                               AdvanceClock
 //
 // A partition change answers 200 with the partition's new PartitionState.
 // Every error is a JSON object {"error":"..."}: 400 for a malformed body or
@@ -37,6 +39,7 @@ func (c *Cluster) ControlHandler() http.Handler {
 	c.registerControllerRoutes(mux)
 	c.registerFaultRoutes(mux)
 	c.registerGroupRoutes(mux)
+	c.registerClockRoutes(mux)
 	return jsonErrors{mux}
 }
 
