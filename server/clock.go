@@ -5,7 +5,9 @@ package server
 // jobs below, broker fencing, group and KIP-848 session and rebalance
 // timers, the coordinator's write timeout, fault-rule delays, Fetch's
 // max_wait, Produce's timeout, LogAppendTime and commit timestamps. Only
-// request-latency logging reads the wall clock.
+// request-latency logging and a second bound on Fetch's max_wait (an empty
+// answer changes nothing, and idle consumers must not hang on a manual
+// clock) read the wall clock.
 //
 // The periodic jobs are clock timers that re-arm themselves, not goroutines
 // with tickers, so an AdvanceClock runs every round that falls due inline
