@@ -463,3 +463,45 @@ func TestClockControlAPI(t *testing.T) {
 		}
 	}
 }
+
+// TestAdvanceExpiresKIP848Member: a KIP-848 member that stops heartbeating
+// is removed when the clock passes group.consumer.session.timeout.ms (45 s
+// by default), not before; it learns on its next heartbeat.
+func TestAdvanceExpiresKIP848Member(t *testing.T) {
+	c := manualCluster(t, Config{})
+	if err := c.CreateTopic("work", 2, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	cl := newClient(t, c)
+	ctx := testContext(t)
+	heartbeat := func(epoch int32) *kmsg.ConsumerGroupHeartbeatResponse {
+		t.Helper()
+		req := kmsg.NewPtrConsumerGroupHeartbeatRequest()
+		req.Version = 1
+		req.Group, req.MemberID, req.MemberEpoch = "g848", "member-one", epoch
+		if epoch == 0 {
+			req.RebalanceTimeoutMillis, req.SubscribedTopicNames = 60_000, []string{"work"}
+		}
+		resp, err := req.RequestWith(ctx, cl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	joined := heartbeat(0)
+	if joined.ErrorCode != 0 || joined.MemberEpoch < 1 {
+		t.Fatalf("join: %v epoch %d", errorName(joined.ErrorCode), joined.MemberEpoch)
+	}
+	const session = 45 * time.Second
+	c.AdvanceClock(session - time.Millisecond)
+	if gs, _ := c.Group("g848"); len(gs.Members) != 1 {
+		t.Fatalf("members %+v before the session timeout, want the one", gs.Members)
+	}
+	c.AdvanceClock(time.Millisecond)
+	if gs, _ := c.Group("g848"); len(gs.Members) != 0 {
+		t.Fatalf("members %+v after the session timeout, want none", gs.Members)
+	}
+	if code := heartbeat(joined.MemberEpoch).ErrorCode; code != kerr.UnknownMemberID.Code {
+		t.Fatalf("heartbeat of the expired member: %v, want UNKNOWN_MEMBER_ID", errorName(code))
+	}
+}
