@@ -505,3 +505,44 @@ func TestAdvanceExpiresKIP848Member(t *testing.T) {
 		t.Fatalf("heartbeat of the expired member: %v, want UNKNOWN_MEMBER_ID", errorName(code))
 	}
 }
+
+// TestAdvanceReleasesFaultDelay: a fault rule's delay holds the answer
+// until the clock passes it, so on a manual clock the test decides exactly
+// when a slow response arrives.
+func TestAdvanceReleasesFaultDelay(t *testing.T) {
+	c := manualCluster(t, Config{})
+	rule := mustInject(t, c, Fault{API: "ListGroups", Delay: 30 * time.Second, Count: 1})
+	got := parkRequest(t, c, newClient(t, c), 1, kmsg.NewPtrListGroupsRequest())
+	c.AdvanceClock(30*time.Second - time.Millisecond)
+	notYet(t, got, "the delayed ListGroups")
+	c.AdvanceClock(time.Millisecond)
+	if resp := answer(t, got).(*kmsg.ListGroupsResponse); resp.ErrorCode != 0 {
+		t.Fatalf("ListGroups: %v", errorName(resp.ErrorCode))
+	}
+	if err := rule.WaitHits(testContext(t), 1); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestLogAppendTimeReadsTheClock: with message.timestamp.type=LogAppendTime
+// the broker stamps records with the cluster's clock.
+func TestLogAppendTimeReadsTheClock(t *testing.T) {
+	c := manualCluster(t, Config{})
+	if err := c.CreateTopic("stamped", 1, 3, map[string]string{"message.timestamp.type": "LogAppendTime"}); err != nil {
+		t.Fatal(err)
+	}
+	c.AdvanceClock(time.Hour + 1234*time.Millisecond)
+	ctx := testContext(t)
+	prod := newClient(t, c, kgo.DefaultProduceTopic("stamped"))
+	if err := prod.ProduceSync(ctx, &kgo.Record{Value: []byte("v"), Timestamp: time.Unix(1, 0)}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	cons := newClient(t, c, kgo.ConsumeTopics("stamped"), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	fs := cons.PollFetches(ctx)
+	if err := fs.Err0(); err != nil || fs.NumRecords() != 1 {
+		t.Fatalf("consumed %d records, error %v", fs.NumRecords(), err)
+	}
+	if got, want := fs.Records()[0].Timestamp, clockStart.Add(time.Hour+1234*time.Millisecond); !got.Equal(want) {
+		t.Fatalf("record stamped %v, want the clock's %v", got.UTC(), want)
+	}
+}
