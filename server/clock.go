@@ -134,9 +134,10 @@ func (c *Cluster) ClockState() ClockState {
 	return ClockState{Mode: mode, Now: now.Round(0), NowMillis: now.UnixMilli(), AdvancedMillis: clk.Offset().Milliseconds(), Timers: n}
 }
 
-// maxAdvance caps one HTTP advance (a year): far past any Kafka timeout,
-// and advancing runs every periodic round in between.
-const maxAdvance = 365 * 24 * time.Hour
+// maxAdvance caps one HTTP advance at 30 days, past any Kafka default (7
+// days of retention): advancing runs every periodic round in between (a
+// day is seconds of work), and the request holds until it is done.
+const maxAdvance = 30 * 24 * time.Hour
 
 func (c *Cluster) registerClockRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /v1/clock", func(w http.ResponseWriter, r *http.Request) {
@@ -158,7 +159,7 @@ func (c *Cluster) registerClockRoutes(mux *http.ServeMux) {
 			httpFail(w, httpErrorf(http.StatusBadRequest, "ms must not be negative (got %d): the clock cannot go back", *body.Ms))
 			return
 		case *body.Ms > maxAdvance.Milliseconds():
-			httpFail(w, httpErrorf(http.StatusBadRequest, "ms must be at most %d (a year) per advance, got %d", maxAdvance.Milliseconds(), *body.Ms))
+			httpFail(w, httpErrorf(http.StatusBadRequest, "ms must be at most %d (30 days) per advance, got %d", maxAdvance.Milliseconds(), *body.Ms))
 			return
 		}
 		c.AdvanceClock(time.Duration(*body.Ms) * time.Millisecond)
