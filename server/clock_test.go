@@ -546,3 +546,50 @@ func TestLogAppendTimeReadsTheClock(t *testing.T) {
 		t.Fatalf("record stamped %v, want the clock's %v", got.UTC(), want)
 	}
 }
+
+// TestAdvanceCheckpointsHW: replicas checkpoint their HW every
+// replica.high.watermark.checkpoint.interval.ms (5 s) of the clock; a
+// crashed follower restarts with the HW of the last checkpoint before the
+// crash, which a paused follower keeps for the test to see.
+func TestAdvanceCheckpointsHW(t *testing.T) {
+	for _, tc := range []struct {
+		advance time.Duration
+		wantHW  int64
+	}{{5*time.Second - time.Millisecond, 1}, {5 * time.Second, 2}} {
+		c := manualCluster(t, Config{})
+		if err := c.CreateTopic("hw", 1, 3, nil); err != nil {
+			t.Fatal(err)
+		}
+		leader, _, follower := followers(t, c, "hw")
+		prod := newClient(t, c, kgo.DefaultProduceTopic("hw"))
+		ctx := testContext(t)
+		hwEverywhere := func(hw int64) {
+			waitFor(t, 10*time.Second, "every replica to learn the HW", func() bool {
+				ps, _ := c.Partition("hw", 0)
+				for _, r := range ps.Replicas {
+					if r.HighWatermark != hw {
+						return false
+					}
+				}
+				return true
+			})
+		}
+		if err := prod.ProduceSync(ctx, kgo.StringRecord("one")).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+		hwEverywhere(1)
+		c.AdvanceClock(5 * time.Second) // checkpoint: HW 1
+		if err := prod.ProduceSync(ctx, kgo.StringRecord("two")).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+		hwEverywhere(2)
+		c.AdvanceClock(tc.advance) // the next checkpoint is due at 10 s
+		scMust(t, c.StopBroker(follower, StopCrash))
+		scMust(t, c.PauseReplica("hw", 0, follower))
+		scMust(t, c.StartBroker(follower))
+		ps, _ := c.Partition("hw", 0)
+		if got := replicaOf(ps, follower).HighWatermark; got != tc.wantHW || ps.Leader != leader {
+			t.Fatalf("advanced %v before the crash: follower restarted with HW %d, want %d from the last checkpoint", 5*time.Second+tc.advance, got, tc.wantHW)
+		}
+	}
+}
