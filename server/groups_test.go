@@ -481,8 +481,11 @@ func TestSilentMemberExpires(t *testing.T) {
 		t.Fatalf("before the session timeout: %s with %d members, want Stable with 3", gs.State, len(gs.Members))
 	}
 	c.AdvanceClock(time.Millisecond)
-	if gs, _ := c.Group("g"); len(gs.Members) != 2 || gs.State != "PreparingRebalance" {
-		t.Fatalf("once the session timeout passed: %s with %d members, want PreparingRebalance with 2", gs.State, len(gs.Members))
+	// Gone when the advance returns (the franz-go members may already be
+	// rejoining, so the state is not pinned).
+	gs, _ = c.Group("g")
+	if len(gs.Members) != 2 || slices.ContainsFunc(gs.Members, func(m GroupMemberState) bool { return m.MemberID == silent.id }) {
+		t.Fatalf("once the session timeout passed: %s with members %+v, want the silent one gone", gs.State, gs.Members)
 	}
 	waitGroup(t, c, "g", "the silent member gone", balanced(2, 12))
 	waitConsumed(t, l, 300)

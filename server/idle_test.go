@@ -40,7 +40,9 @@ func TestIdleClusterKeepsISR(t *testing.T) {
 	}
 
 	// Idle for four lag windows, a window at a time: no ISR shrinks, and
-	// every follower was caught up within the last fetch wait (500 ms).
+	// every follower was caught up within the last fetch wait (500 ms). (A
+	// group write left over from the consumer's leave may land on
+	// __consumer_offsets meanwhile; its followers then copy it at once.)
 	for i := 1; i <= 4; i++ {
 		c.AdvanceClock(lag)
 		now := c.Now().UnixMilli()
@@ -49,16 +51,20 @@ func TestIdleClusterKeepsISR(t *testing.T) {
 				if len(ps.ISR) != 3 {
 					t.Fatalf("%s/%d: ISR %v after %d windows idle", ts.Name, ps.Partition, ps.ISR, i)
 				}
-				for _, r := range ps.Replicas {
-					if r.Broker == ps.Leader {
-						continue
-					}
-					if v := r.LeaderView; v == nil || v.LogEndOffset != leo(ps) || now-v.LastCaughtUpTimeMs > 500 {
-						t.Fatalf("%s/%d: leader's view of follower %d is %+v at %d after %d windows idle", ts.Name, ps.Partition, r.Broker, v, now, i)
+			}
+		}
+		waitFor(t, 10*time.Second, "every follower caught up within the last fetch wait", func() bool {
+			for _, ts := range c.State().Topics {
+				for _, ps := range ts.Partitions {
+					for _, r := range ps.Replicas {
+						if v := r.LeaderView; r.Broker != ps.Leader && (v == nil || v.LogEndOffset != leo(ps) || now-v.LastCaughtUpTimeMs > 500) {
+							return false
+						}
 					}
 				}
 			}
-		}
+			return true
+		})
 	}
 	if c.topic(offsetsTopic) == nil {
 		t.Fatal("__consumer_offsets was never created")
