@@ -14,7 +14,6 @@ package server
 // are acknowledged without a write.
 
 import (
-	"time"
 
 	"github.com/fakekafka/fakekafka/transaction"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -126,7 +125,7 @@ func (cn *conn) addPartitionsToTxn(id string, pid int64, epoch int16, verifyOnly
 // gets through would break its sequence. Other errors come back as they
 // are.
 func (c *Cluster) addTxnPartitionsImplicitly(id string, pid int64, epoch int16, parts []transaction.Partition) int16 {
-	deadline := time.NewTimer(txnWriteTimeout)
+	deadline := c.cfg.Clock.NewTimer(txnWriteTimeout)
 	defer deadline.Stop()
 	for {
 		e, code := c.coordinatorTxnEntry(id)

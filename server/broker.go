@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/fakekafka/fakekafka/clock"
 	"github.com/fakekafka/fakekafka/protocol"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -24,8 +25,8 @@ type broker struct {
 
 	mu       sync.Mutex
 	conns    map[*conn]struct{}
-	fence    *time.Timer // pending controller fencing after a crash or isolation
-	isolated atomic.Bool // changed under the cluster's ctlMu; State reads it without
+	fence    *clock.Timer // pending controller fencing after a crash or isolation
+	isolated atomic.Bool  // changed under the cluster's ctlMu; State reads it without
 
 	fencePending atomic.Bool // crashed, not yet fenced by the controller
 

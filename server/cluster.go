@@ -41,9 +41,10 @@ type Cluster struct {
 
 	events *eventLog // the event ring (events.go)
 
-	// isrRetune and flushRetune wake the periodic loops when a topic's
-	// lag time or flush interval changes, so a new shorter one applies now.
-	isrRetune, flushRetune chan struct{}
+	// isrChecks and checkpoints are the periodic jobs on the cluster's
+	// clock (clock.go); lastCheckpoint is used only by checkpoints.
+	isrChecks, checkpoints *job
+	lastCheckpoint         time.Time
 
 	// configMu serialises config changes (alter_configs.go); brokerCfg holds
 	// the broker configs in force, replaced whole on every change.
@@ -71,7 +72,7 @@ func NewCluster(cfg Config) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{cfg: cfg, log: cfg.Logger, closing: make(chan struct{}), isrRetune: make(chan struct{}, 1), flushRetune: make(chan struct{}, 1)}
+	c := &Cluster{cfg: cfg, log: cfg.Logger, closing: make(chan struct{})}
 	c.txn.wake = make(chan struct{}, 1)
 	c.events = newEventLog(cfg.EventBuffer)
 	c.topics.Store(&topics{byName: map[string]*topic{}, byID: map[[16]byte]*topic{}})
@@ -92,19 +93,21 @@ func NewCluster(cfg Config) (*Cluster, error) {
 		b.up.Store(true)
 		c.fetchers = append(c.fetchers, newFetcher(c, b.id))
 	}
+	for _, f := range c.fetchers {
+		c.wg.Add(1)
+		go f.run()
+		f.polls = c.every(c.idleFetchInterval, f.pollAll)
+	}
+	c.isrChecks = c.every(c.isrCheckInterval, c.checkISRs)
+	c.lastCheckpoint = c.now()
+	c.checkpoints = c.every(c.checkpointInterval, c.checkpoint)
 	for _, b := range c.brokers {
 		for _, bl := range b.listeners {
 			c.wg.Add(1)
 			go b.serve(bl, bl.ln)
 		}
 	}
-	for _, f := range c.fetchers {
-		c.wg.Add(1)
-		go f.run()
-	}
-	c.wg.Add(4)
-	go c.runISRChecks()
-	go c.runCheckpoints()
+	c.wg.Add(2)
 	go c.txnLoop()
 	go c.runHWEvents()
 	c.log.Info("cluster started", "brokers", c.Bootstrap())
@@ -146,6 +149,11 @@ func (c *Cluster) Close() error {
 			}
 		}
 		c.ctlMu.Unlock()
+		for _, f := range c.fetchers {
+			f.polls.stop()
+		}
+		c.isrChecks.stop()
+		c.checkpoints.stop()
 		c.wg.Wait()
 	})
 	return nil
@@ -158,8 +166,6 @@ func (c *Cluster) closeListeners() {
 		}
 	}
 }
-
-func (c *Cluster) now() time.Time { return c.cfg.Now() }
 
 func (c *Cluster) broker(id int32) *broker {
 	if id < 1 || int(id) > len(c.brokers) {
@@ -199,34 +205,20 @@ func newTopicID() [16]byte {
 	return id
 }
 
-// runISRChecks is the leaders' periodic ISR shrink check, run every half
+// checkISRs is the leaders' periodic ISR shrink check, run every half
 // replica.lag.time.max.ms as Kafka does.
-func (c *Cluster) runISRChecks() {
-	defer c.wg.Done()
-	tick := time.NewTicker(c.isrCheckInterval())
-	defer tick.Stop()
-	for {
-		select {
-		case <-c.closing:
-			return
-		case <-c.isrRetune:
-			tick.Reset(c.isrCheckInterval())
-			continue
-		case <-tick.C:
-		}
-		now := c.now()
-		for _, t := range c.topics.Load().byName {
-			for _, p := range t.partitions {
-				p.mu.Lock()
-				before := p.mark()
-				if out := p.st.MaybeShrinkISR(now); len(out) > 0 {
-					c.log.Info("ISR shrink", "topic", t.name, "partition", p.index, "removed", out, "isr", p.st.ISR())
-				}
-				p.changed(before)
-				p.mu.Unlock()
+func (c *Cluster) checkISRs() {
+	now := c.now()
+	for _, t := range c.topics.Load().byName {
+		for _, p := range t.partitions {
+			p.mu.Lock()
+			before := p.mark()
+			if out := p.st.MaybeShrinkISR(now); len(out) > 0 {
+				c.log.Info("ISR shrink", "topic", t.name, "partition", p.index, "removed", out, "isr", p.st.ISR())
 			}
+			p.changed(before)
+			p.mu.Unlock()
 		}
-		tick.Reset(c.isrCheckInterval())
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/fakekafka/fakekafka/clock"
 	"github.com/fakekafka/fakekafka/protocol"
 	"github.com/fakekafka/fakekafka/replication"
 )
@@ -134,8 +135,11 @@ type Config struct {
 	Logger *slog.Logger
 	// LogRequests logs one line per request at Info.
 	LogRequests bool
-	// Now is the clock. Default time.Now.
-	Now func() time.Time
+	// Clock is the cluster's clock: every timer, deadline and timestamp
+	// decision reads it. Default clock.New(), the wall clock. With
+	// clock.NewManual time moves only in Cluster.AdvanceClock (or the
+	// clock's own Advance). Clusters may share one.
+	Clock *clock.Clock
 	// EventBuffer is how many events the ring keeps (Cluster.Events, GET
 	// /v1/events). Default DefaultEventBuffer.
 	EventBuffer int
@@ -267,8 +271,8 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
-	if c.Now == nil {
-		c.Now = time.Now
+	if c.Clock == nil {
+		c.Clock = clock.New()
 	}
 	if c.EventBuffer == 0 {
 		c.EventBuffer = DefaultEventBuffer

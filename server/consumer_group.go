@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"maps"
 
+	"github.com/fakekafka/fakekafka/clock"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"regexp"
 	"slices"
@@ -94,7 +95,7 @@ type consumerMember struct {
 	assigned assignment // what the member was told to own
 	owned    assignment // what it last said it owns (revocations acked)
 	sent     assignment // the last assignment sent, to send only changes
-	session  *time.Timer
+	session  *clock.Timer
 }
 
 func newConsumerGroup() *consumerGroup {

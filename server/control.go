@@ -24,6 +24,8 @@ const maxControlBody = 1 << 20
 //	GET  /healthz, /readyz, /v1/listeners; PUT /v1/listeners/{name}  (control_listeners.go)
 //	GET  /v1/events, /v1/events/stream                            Events (events_http.go)
 //	GET  /                                                        the dashboard (dashboard.go)
+//	GET  /v1/clock                                                ClockState
+//	POST /v1/clock/advance {"ms":N}                               AdvanceClock
 //
 // A partition change answers 200 with the partition's new PartitionState.
 // Every error is a JSON object {"error":"..."}: 400 for a malformed body or
@@ -44,6 +46,7 @@ func (c *Cluster) ControlHandler() http.Handler {
 	c.registerListenerRoutes(mux)
 	c.registerEventRoutes(mux)
 	c.registerDashboardRoutes(mux)
+	c.registerClockRoutes(mux)
 	return jsonErrors{mux}
 }
 

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/fakekafka/fakekafka/clock"
 	"github.com/twmb/franz-go/pkg/kerr"
 )
 
@@ -259,48 +260,34 @@ func (c *Cluster) checkpointInterval() time.Duration {
 	return max(interval, time.Millisecond)
 }
 
-// runCheckpoints writes every replica's HW checkpoint each
+// checkpoint writes every replica's HW checkpoint each
 // HWCheckpointInterval and flushes logs whose flush interval passed.
-func (c *Cluster) runCheckpoints() {
-	defer c.wg.Done()
-	tick := time.NewTicker(c.checkpointInterval())
-	defer tick.Stop()
-	lastCheckpoint := c.now()
-	for {
-		select {
-		case <-c.closing:
-			return
-		case <-c.flushRetune:
-			tick.Reset(c.checkpointInterval())
+func (c *Cluster) checkpoint() {
+	now := c.now()
+	checkpoint := now.Sub(c.lastCheckpoint) >= c.cfg.HWCheckpointInterval
+	if checkpoint {
+		c.lastCheckpoint = now
+	}
+	for _, t := range c.topics.Load().byName {
+		fi := t.cfg().flushInterval
+		flush := fi > 0 && now.Sub(t.lastFlush) >= fi
+		if flush {
+			t.lastFlush = now
+		}
+		if !checkpoint && !flush {
 			continue
-		case <-tick.C:
 		}
-		now := c.now()
-		checkpoint := now.Sub(lastCheckpoint) >= c.cfg.HWCheckpointInterval
-		if checkpoint {
-			lastCheckpoint = now
-		}
-		for _, t := range c.topics.Load().byName {
-			fi := t.cfg().flushInterval
-			flush := fi > 0 && now.Sub(t.lastFlush) >= fi
+		for _, p := range t.partitions {
+			p.mu.Lock()
+			if checkpoint {
+				p.st.CheckpointHW()
+			}
 			if flush {
-				t.lastFlush = now
-			}
-			if !checkpoint && !flush {
-				continue
-			}
-			for _, p := range t.partitions {
-				p.mu.Lock()
-				if checkpoint {
-					p.st.CheckpointHW()
+				for _, r := range p.st.Replicas() {
+					p.st.Flush(r.Broker)
 				}
-				if flush {
-					for _, r := range p.st.Replicas() {
-						p.st.Flush(r.Broker)
-					}
-				}
-				p.mu.Unlock()
 			}
+			p.mu.Unlock()
 		}
 	}
 }
@@ -373,13 +360,15 @@ func (c *Cluster) scheduleFence(b *broker) {
 		return
 	}
 	b.fencePending.Store(!b.up.Load())
-	b.fence = time.AfterFunc(c.cfg.BrokerSessionTimeout, func() {
+	var fence *clock.Timer
+	fence = c.cfg.Clock.AfterFunc(c.cfg.BrokerSessionTimeout, func() {
 		c.ctlMu.Lock()
 		defer c.ctlMu.Unlock()
-		if b.fence != nil {
+		if b.fence == fence { // not one a restart stopped and a new crash replaced
 			b.fence = nil
 			b.fencePending.Store(false)
 			c.fenceBroker(b.id)
 		}
 	})
+	b.fence = fence
 }

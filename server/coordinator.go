@@ -369,7 +369,7 @@ func (c *Cluster) appendInternal(p *partition, broker int32, b *replication.Batc
 		return epoch, code
 	}
 	defer p.unwatch(wake)
-	timer := time.NewTimer(timeout)
+	timer := c.cfg.Clock.NewTimer(timeout)
 	defer timer.Stop()
 	for {
 		p.mu.Lock()

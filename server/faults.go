@@ -424,7 +424,7 @@ func (cn *conn) faultDelay(d time.Duration) error {
 	if d <= 0 {
 		return nil
 	}
-	t := time.NewTimer(d)
+	t := cn.b.c.cfg.Clock.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-t.C:

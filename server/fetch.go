@@ -18,7 +18,9 @@ package server
 // found is always returned whole so a consumer never stalls (KIP-74). With
 // too little data the request long-polls: it waits for any change of its
 // partitions (so it wakes when a HW moves, not on a bare append) until
-// min_bytes is reached, an error appears or max_wait passes.
+// min_bytes is reached, an error appears or max_wait passes: on the
+// cluster's clock, or on the wall clock if that comes first (so that a
+// manual clock does not hold idle consumers).
 //
 // Fetch sessions are not kept: every response carries session id 0, which
 // makes clients send full fetches (allowed by KIP-227). A replica id >= 0
@@ -52,8 +54,14 @@ func (cn *conn) handleFetch(req *kmsg.FetchRequest) (kmsg.Response, error) {
 			p.unwatch(wake)
 		}
 	}()
-	timer := time.NewTimer(time.Duration(req.MaxWaitMillis) * time.Millisecond)
+	maxWait := time.Duration(req.MaxWaitMillis) * time.Millisecond
+	timer := c.cfg.Clock.NewTimer(maxWait)
 	defer timer.Stop()
+	// The same wait on the wall clock also ends it: an empty answer changes
+	// nothing in the cluster, and a manual clock must not hold an idle
+	// consumer's fetch (and the rebalance or close waiting on it) forever.
+	wall := time.NewTimer(maxWait)
+	defer wall.Stop()
 	for {
 		// Re-read after registering so no change between the first read and
 		// the registration is missed.
@@ -64,6 +72,9 @@ func (cn *conn) handleFetch(req *kmsg.FetchRequest) (kmsg.Response, error) {
 		select {
 		case <-wake:
 		case <-timer.C:
+			resp, _, _ = cn.readFetch(req)
+			return resp, nil
+		case <-wall.C:
 			resp, _, _ = cn.readFetch(req)
 			return resp, nil
 		case <-cn.closed:

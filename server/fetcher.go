@@ -17,23 +17,24 @@ const replicaFetchMaxBytes = 1 << 20
 // and the follower fetches again, which keeps the leader's view of it (its
 // LEO, its last caught-up time) current and so keeps it in the ISR. Those
 // empty fetches are made in one pass over every partition the broker
-// follows, once per wait. One goroutine per broker, not per partition or
-// per timer, so a cluster with ten thousand partitions costs three
-// goroutines.
+// follows, once per wait, by a job on the cluster's clock (so advancing the
+// clock runs them at their own times). One goroutine and one timer per
+// broker, not per partition, so a cluster with ten thousand partitions
+// costs three goroutines.
 type fetcher struct {
 	c      *Cluster
 	broker int32
 
-	mu     sync.Mutex
-	dirty  map[*partition]struct{}
-	spare  map[*partition]struct{}
-	wake   chan struct{}
-	retune chan struct{}
+	mu    sync.Mutex
+	dirty map[*partition]struct{}
+	spare map[*partition]struct{}
+	wake  chan struct{}
+	polls *job // the rounds of empty fetches
 }
 
 func newFetcher(c *Cluster, broker int32) *fetcher {
 	return &fetcher{c: c, broker: broker, dirty: map[*partition]struct{}{}, spare: map[*partition]struct{}{},
-		wake: make(chan struct{}, 1), retune: make(chan struct{}, 1)}
+		wake: make(chan struct{}, 1)}
 }
 
 // mark asks the fetcher to fetch p soon.
@@ -49,20 +50,10 @@ func (f *fetcher) mark(p *partition) {
 
 func (f *fetcher) run() {
 	defer f.c.wg.Done()
-	poll := time.NewTimer(f.c.idleFetchInterval())
-	defer poll.Stop()
 	for {
 		select {
 		case <-f.c.closing:
 			return
-		case <-f.retune:
-			poll.Reset(f.c.idleFetchInterval())
-			continue
-		case <-poll.C:
-			// Not reset by wake-ups: a busy partition must not starve the
-			// empty fetches of the idle ones.
-			f.pollAll()
-			poll.Reset(f.c.idleFetchInterval())
 		case <-f.wake:
 		}
 		for {
@@ -98,7 +89,9 @@ func (f *fetcher) run() {
 
 // pollAll is the round of empty fetches: every partition the broker
 // follows is fetched once, as its expiring long poll would be, and any that
-// turns out to have something to move is queued for the normal loop.
+// turns out to have something to move is queued for the normal loop. It
+// runs on its own timer, so wake-ups of busy partitions never starve the
+// idle ones.
 func (f *fetcher) pollAll() {
 	for _, t := range f.c.topics.Load().byName {
 		for _, p := range t.partitions {

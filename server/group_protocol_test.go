@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fakekafka/fakekafka/clock"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -316,26 +317,54 @@ func TestGroupRequestErrors(t *testing.T) {
 	wantCode(t, "the second member's join", <-joined, nil)
 }
 
+// rawJoinAsync joins with req on its own connection and goroutine (which
+// must not fail the test) and hands back the answer, nil on an error.
+func rawJoinAsync(t *testing.T, c *Cluster, ctx context.Context, req *kmsg.JoinGroupRequest) <-chan *kmsg.JoinGroupResponse {
+	cl := newClient(t, c) // one connection per member, as clients have
+	out := make(chan *kmsg.JoinGroupResponse, 1)
+	go func() {
+		resp, err := req.RequestWith(ctx, cl)
+		if err == nil && resp.ErrorCode == kerr.MemberIDRequired.Code {
+			req.MemberID = resp.MemberID
+			resp, err = req.RequestWith(ctx, cl)
+		}
+		if err != nil {
+			resp = nil
+		}
+		out <- resp
+	}()
+	return out
+}
+
 // TestRebalanceTimeoutRemovesMembers: a member that keeps heartbeating but
-// does not rejoin is removed when the rebalance timeout passes, and the
-// others complete their join without it.
+// does not rejoin is removed when the rebalance timeout passes on the
+// clock, not before, and the others complete their join without it.
 func TestRebalanceTimeoutRemovesMembers(t *testing.T) {
-	c, cl, ctx := groupCluster(t, Config{})
-	a := rawJoinRequest("g", "", 10*time.Second, "range", "work")
-	a.RebalanceTimeoutMillis = 300
+	const rebalance = time.Minute
+	c, cl, ctx := groupCluster(t, Config{Clock: clock.NewManual(clockStart)})
+	a := rawJoinRequest("g", "", 10*time.Minute, "range", "work")
+	a.RebalanceTimeoutMillis = int32(rebalance.Milliseconds())
 	ra := mustJoin(t, ctx, cl, a)
 	ma := &rawMember{cl: cl, group: "g", id: ra.MemberID, generation: ra.Generation}
 	code, _ := ma.sync(t, ctx, map[string][]byte{ma.id: consumerAssignment("work", 0, 1, 2, 3)})
 	wantCode(t, "sync", code, nil)
 
-	b := rawJoinRequest("g", "", 10*time.Second, "range", "work")
-	b.RebalanceTimeoutMillis = 300
-	start := time.Now()
-	rb := mustJoin(t, ctx, cl, b) // waits for a, which never rejoins
-	if took := time.Since(start); took < 250*time.Millisecond {
-		t.Errorf("join completed after %v, before the rebalance timeout", took)
+	b := rawJoinRequest("g", "", 10*time.Minute, "range", "work")
+	b.RebalanceTimeoutMillis = int32(rebalance.Milliseconds())
+	joined := rawJoinAsync(t, c, ctx, b) // waits for a, which never rejoins
+	waitGroup(t, c, "g", "b waiting in the rebalance", func(gs GroupState) bool {
+		return gs.State == "PreparingRebalance" && len(gs.Members) == 2
+	})
+	c.AdvanceClock(rebalance - time.Millisecond)
+	wantCode(t, "heartbeat during the rebalance", ma.heartbeat(t, ctx), kerr.RebalanceInProgress)
+	select {
+	case rb := <-joined:
+		t.Fatalf("join completed before the rebalance timeout: %+v", rb)
+	default:
 	}
-	if rb.Generation != 2 || rb.LeaderID != rb.MemberID || len(rb.Members) != 1 {
+	c.AdvanceClock(time.Millisecond)
+	rb := <-joined
+	if rb == nil || rb.Generation != 2 || rb.LeaderID != rb.MemberID || len(rb.Members) != 1 {
 		t.Fatalf("join without the member that did not rejoin: %+v", rb)
 	}
 	ma.generation = 2
@@ -346,28 +375,33 @@ func TestRebalanceTimeoutRemovesMembers(t *testing.T) {
 }
 
 // TestInitialRebalanceDelay: the first rebalance of an empty group waits
-// group.initial.rebalance.delay.ms, so members starting together form the
-// first generation together.
+// group.initial.rebalance.delay.ms (Kafka's 3 s, on a manual clock), so
+// members starting together form the first generation together. A member
+// that joined during the delay extends it by another delay, capped by the
+// rebalance timeout (5 s here): the join completes at exactly 5 s.
 func TestInitialRebalanceDelay(t *testing.T) {
-	c, _, ctx := groupCluster(t, Config{GroupInitialRebalanceDelay: 300 * time.Millisecond})
-	results := make(chan *kmsg.JoinGroupResponse, 2)
+	const delay = 3 * time.Second
+	c, _, ctx := groupCluster(t, Config{GroupInitialRebalanceDelay: delay, Clock: clock.NewManual(clockStart)})
+	var results []<-chan *kmsg.JoinGroupResponse
 	for range 2 {
-		cl := newClient(t, c) // one connection per member, as clients have
-		go func() {
-			req := rawJoinRequest("g", "", time.Second, "range", "work")
-			resp, err := req.RequestWith(ctx, cl)
-			if err == nil && resp.ErrorCode == kerr.MemberIDRequired.Code {
-				req.MemberID = resp.MemberID
-				resp, err = req.RequestWith(ctx, cl)
-			}
-			if err != nil {
-				resp = nil
-			}
-			results <- resp
-		}()
+		results = append(results, rawJoinAsync(t, c, ctx, rawJoinRequest("g", "", time.Minute, "range", "work")))
 	}
-	for range 2 {
-		resp := <-results
+	waitGroup(t, c, "g", "both members waiting", func(gs GroupState) bool {
+		return gs.State == "PreparingRebalance" && len(gs.Members) == 2
+	})
+	for _, step := range []time.Duration{delay, 2*time.Second - time.Millisecond} {
+		c.AdvanceClock(step)
+		for _, r := range results {
+			select {
+			case resp := <-r:
+				t.Fatalf("join answered at %v, before the delay and its extension passed: %+v", c.Now().Sub(clockStart), resp)
+			default:
+			}
+		}
+	}
+	c.AdvanceClock(time.Millisecond)
+	for _, r := range results {
+		resp := <-r
 		if resp == nil || resp.ErrorCode != 0 || resp.Generation != 1 {
 			t.Fatalf("join: %+v", resp)
 		}

@@ -24,8 +24,8 @@ package server
 // time the group is touched, with fresh session timers, so members that
 // keep heartbeating do not notice the move.
 //
-// Timers (sessions, the rebalance, the pending sync) are time.AfterFunc
-// callbacks that take g.mu. A watcher goroutine per group stops them when
+// Timers (sessions, the rebalance, the pending sync) are AfterFunc
+// callbacks on the cluster's clock that take g.mu. A watcher goroutine per group stops them when
 // the cluster closes, and a callback that finds its group replaced (the
 // shard was reloaded under a new leader) shuts the stale copy down.
 
@@ -39,6 +39,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fakekafka/fakekafka/clock"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -69,16 +70,16 @@ type groupState struct {
 	protocol     string
 	generation   int32
 	leader       string
-	members      map[string]*member     // nil until ready
-	statics      map[string]string      // group.instance.id → member id
-	pending      map[string]*time.Timer // ids given out with MEMBER_ID_REQUIRED, not yet back
+	members      map[string]*member      // nil until ready
+	statics      map[string]string       // group.instance.id → member id
+	pending      map[string]*clock.Timer // ids given out with MEMBER_ID_REQUIRED, not yet back
 	nextSeq      uint64
 
-	joinTimer      *time.Timer
+	joinTimer      *clock.Timer
 	joinSeq        uint64 // invalidates a fired join timer
 	initialDelay   bool   // the first rebalance of an empty group is waiting
 	newMemberAdded bool   // ... and a member joined during the current delay
-	syncTimer      *time.Timer
+	syncTimer      *clock.Timer
 	syncSeq        uint64
 	awaitingSync   map[string]bool // members of this generation that have not synced
 
@@ -114,7 +115,7 @@ type member struct {
 	join chan joinResult
 	sync chan syncResult
 
-	session  *time.Timer
+	session  *clock.Timer
 	timerSeq uint64
 }
 
@@ -174,7 +175,7 @@ func (g *group) ready() {
 	}
 	c := g.s.c
 	g.restored = true
-	g.members, g.statics, g.pending = map[string]*member{}, map[string]string{}, map[string]*time.Timer{}
+	g.members, g.statics, g.pending = map[string]*member{}, map[string]string{}, map[string]*clock.Timer{}
 	g.state = groupEmpty
 	g.s.mu.Lock()
 	g.coordinator, g.epoch = g.s.loadedLeader, g.s.loadedEpoch
@@ -281,7 +282,7 @@ func (g *group) shutdown(code int16) {
 	close(g.done)
 }
 
-func stopTimer(t *time.Timer) {
+func stopTimer(t *clock.Timer) {
 	if t != nil {
 		t.Stop()
 	}
@@ -289,11 +290,11 @@ func stopTimer(t *time.Timer) {
 
 // after runs f under g.mu after d, unless the group shut down or is no
 // longer the coordinator's copy by then. Callers hold g.mu.
-func (g *group) after(d time.Duration, f func()) *time.Timer {
+func (g *group) after(d time.Duration, f func()) *clock.Timer {
 	if g.shut {
 		return nil
 	}
-	return time.AfterFunc(d, func() {
+	return g.s.c.cfg.Clock.AfterFunc(d, func() {
 		g.mu.Lock()
 		defer g.mu.Unlock()
 		if g.shut {
@@ -469,7 +470,7 @@ func (g *group) removePending(id string) {
 // addPending remembers a member id given out with MEMBER_ID_REQUIRED for
 // one session timeout. Callers hold g.mu.
 func (g *group) addPending(id string, session time.Duration) {
-	var t *time.Timer
+	var t *clock.Timer
 	t = g.after(session, func() {
 		if g.pending[id] == t {
 			g.s.c.log.Info("pending group member expired", "group", g.id, "member", id)
@@ -491,7 +492,7 @@ func (g *group) touch(m *member) {
 		}
 		// A member waiting in a join or sync is alive as far as Kafka
 		// knows, unless a new member waited too long.
-		if m.sync != nil || m.join != nil && (!m.isNew || time.Since(m.joinedAt) < newMemberJoinTimeout) {
+		if m.sync != nil || m.join != nil && (!m.isNew || g.s.c.cfg.Clock.Since(m.joinedAt) < newMemberJoinTimeout) {
 			g.touch(m)
 			return
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fakekafka/fakekafka/clock"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -441,10 +442,16 @@ func TestGroupSurvivesCoordinatorCrash(t *testing.T) {
 }
 
 // TestSilentMemberExpires has a member join and sync by hand, then fall
-// silent: after its session timeout it is removed, the franz-go members
-// rebalance and take over its partitions, and its heartbeat is refused.
+// silent: when the clock passes its session timeout (not before) it is
+// removed, the franz-go members rebalance and take over its partitions,
+// and its next heartbeat is refused. The clock is manual: the franz-go
+// members heartbeat in wall time, which does not move it, so they are given
+// a session longer than the advance.
 func TestSilentMemberExpires(t *testing.T) {
-	c := NewTestCluster(t, groupConfig)
+	const session = 10 * time.Second
+	cfg := groupConfig
+	cfg.Clock = clock.NewManual(clockStart)
+	c := NewTestCluster(t, cfg)
 	if err := c.CreateTopic("work", 12, 3, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -452,12 +459,12 @@ func TestSilentMemberExpires(t *testing.T) {
 	p := newProducer(t, c, "work")
 	l := newLedger()
 	for _, name := range []string{"a", "b"} {
-		startGroupConsumer(t, c, "g", "work", name, l, kgo.Balancers(kgo.RangeBalancer()))
+		startGroupConsumer(t, c, "g", "work", name, l, kgo.Balancers(kgo.RangeBalancer()), kgo.SessionTimeout(45*time.Second))
 	}
 	waitGroup(t, c, "g", "two members", balanced(2, 12))
 
 	raw := newClient(t, c)
-	silent := joinAndSync(t, ctx, raw, "g", 500*time.Millisecond, "range", "work")
+	silent := joinAndSync(t, ctx, raw, "g", session, "range", "work")
 	gs := waitGroup(t, c, "g", "three members", balanced(3, 12))
 	var silentPartitions []int32
 	for _, m := range gs.Members {
@@ -469,6 +476,17 @@ func TestSilentMemberExpires(t *testing.T) {
 		t.Fatalf("silent member has %v, want 4 partitions", silentPartitions)
 	}
 	p.produce(ctx, 300) // some land on the silent member's partitions
+	c.AdvanceClock(session - time.Millisecond)
+	if gs, _ := c.Group("g"); len(gs.Members) != 3 || gs.State != "Stable" {
+		t.Fatalf("before the session timeout: %s with %d members, want Stable with 3", gs.State, len(gs.Members))
+	}
+	c.AdvanceClock(time.Millisecond)
+	// Gone when the advance returns (the franz-go members may already be
+	// rejoining, so the state is not pinned).
+	gs, _ = c.Group("g")
+	if len(gs.Members) != 2 || slices.ContainsFunc(gs.Members, func(m GroupMemberState) bool { return m.MemberID == silent.id }) {
+		t.Fatalf("once the session timeout passed: %s with members %+v, want the silent one gone", gs.State, gs.Members)
+	}
 	waitGroup(t, c, "g", "the silent member gone", balanced(2, 12))
 	waitConsumed(t, l, 300)
 	l.exactlyOnce(t, 300)

@@ -195,7 +195,7 @@ func (g *group) joinNew(r joinRequest) (joinResult, chan joinResult, *staticRejo
 // addAndJoin adds a new member waiting in its join and rebalances.
 // Callers hold g.mu.
 func (g *group) addAndJoin(id string, r joinRequest) (joinResult, chan joinResult, *staticRejoin) {
-	m := &member{id: id, instanceID: r.instanceID, isNew: true, joinedAt: time.Now()}
+	m := &member{id: id, instanceID: r.instanceID, isNew: true, joinedAt: g.s.c.now()}
 	ch := g.updateMember(m, r)
 	g.addMember(m, r.protocolType)
 	g.touch(m)

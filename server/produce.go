@@ -238,7 +238,7 @@ func (cn *conn) awaitReplication(parked []parkedProduce, timeoutMillis int32, le
 			parked[i].p.unwatch(wake)
 		}
 	}()
-	timer := time.NewTimer(time.Duration(max(timeoutMillis, 0)) * time.Millisecond)
+	timer := cn.b.c.cfg.Clock.NewTimer(time.Duration(max(timeoutMillis, 0)) * time.Millisecond)
 	defer timer.Stop()
 	for {
 		pending := 0

@@ -8,25 +8,29 @@ import (
 )
 
 // TestShortLagTimeAppliesAtOnce creates a topic whose replica.lag.time.max.ms
-// is far below the cluster's 30 s: the ISR check loop retunes at once, so a
-// paused follower leaves the ISR after about 200 ms, not after 15 s.
+// is far below the cluster's 30 s: the ISR check loop retunes at once (to
+// every 100 ms), so a paused follower leaves the ISR 300 ms later on the
+// clock, not at the cluster's next check 15 s away.
 func TestShortLagTimeAppliesAtOnce(t *testing.T) {
-	c := NewTestCluster(t, Config{})
+	c := manualCluster(t, Config{})
 	if err := c.CreateTopic("quick", 1, 3, map[string]string{"replica.lag.time.max.ms": "200"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.PauseReplica("quick", 0, 3); err != nil {
 		t.Fatal(err)
 	}
-	// acks=all: the write completes only once the shrink lets the HW move.
-	prod := newClient(t, c)
+	prod := newClient(t, c, kgo.RequiredAcks(kgo.LeaderAck()), kgo.DisableIdempotentWrite())
 	if err := prod.ProduceSync(testContext(t), &kgo.Record{Topic: "quick", Value: []byte("x")}).FirstErr(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 5*time.Second, "follower 3 to leave the ISR", func() bool {
-		ps, _ := c.Partition("quick", 0)
-		return len(ps.ISR) == 2
-	})
+	c.AdvanceClock(200 * time.Millisecond)
+	if ps, _ := c.Partition("quick", 0); len(ps.ISR) != 3 {
+		t.Fatalf("ISR %v after 200 ms, want all three until the lag time has passed", ps.ISR)
+	}
+	c.AdvanceClock(100 * time.Millisecond)
+	if ps, _ := c.Partition("quick", 0); len(ps.ISR) != 2 {
+		t.Fatalf("ISR %v after 300 ms, want follower 3 out", ps.ISR)
+	}
 }
 
 // TestEnablingUncleanElectionElectsLeaderlessPartitions: with the only ISR

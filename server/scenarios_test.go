@@ -532,20 +532,25 @@ func TestScenario03NotEnoughReplicas(t *testing.T) {
 	t.Run("lag time", func(t *testing.T) { notEnoughReplicas(t, true) })
 }
 
-// notEnoughReplicas pauses both followers, then takes them out of the ISR
-// with SetISR or lets the leader drop them once replica.lag.time.max.ms
-// (200ms here) passes.
+// notEnoughReplicas pauses both followers before they first fetch, then
+// takes them out of the ISR with SetISR or lets the leader drop them once
+// replica.lag.time.max.ms (Kafka's 30 s, on a manual clock) passes.
 func notEnoughReplicas(t *testing.T, byLag bool) {
-	c := NewTestCluster(t, Config{ReplicaLagTimeMax: 200 * time.Millisecond})
+	c := manualCluster(t, Config{})
 	const topic = "s3"
 	scMust(t, c.CreateTopic(topic, 1, 3, map[string]string{"min.insync.replicas": "2"}))
 	for _, id := range []int32{2, 3} {
 		scMust(t, c.PauseReplica(topic, 0, id))
 	}
 	if byLag {
-		waitFor(t, 5*time.Second, "the leader to drop the paused followers", func() bool {
-			return len(scPartition(t, c, topic, 0).ISR) == 1
-		})
+		c.AdvanceClock(30 * time.Second)
+		if isr := scPartition(t, c, topic, 0).ISR; len(isr) != 3 {
+			t.Fatalf("ISR %v before the lag time passed, want all three", isr)
+		}
+		c.AdvanceClock(15 * time.Second) // the next ISR check
+		if isr := scPartition(t, c, topic, 0).ISR; len(isr) != 1 {
+			t.Fatalf("ISR %v once the lag time passed, want the leader alone", isr)
+		}
 	} else {
 		scMust(t, c.SetISR(topic, 0, []int32{1}))
 	}
@@ -610,15 +615,15 @@ func TestScenario04ISRShrinksAfterAppend(t *testing.T) {
 	for _, tc := range []struct {
 		name          string
 		legacy        bool
-		timeoutMillis int32
 		want          *kerr.Error
 		hwAfterShrink int64
 	}{
-		{"3.7+ HW frozen", false, 300, kerr.RequestTimedOut, 0},
-		{"legacy min ISR", true, 5000, kerr.NotEnoughReplicasAfterAppend, 1},
+		{"3.7+ HW frozen", false, kerr.RequestTimedOut, 0},
+		{"legacy min ISR", true, kerr.NotEnoughReplicasAfterAppend, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := NewTestCluster(t, Config{LegacyMinISR: tc.legacy})
+			const timeout = 30 * time.Second // request.timeout.ms, on a manual clock
+			c := manualCluster(t, Config{LegacyMinISR: tc.legacy})
 			const topic = "s4"
 			scMust(t, c.CreateTopic(topic, 1, 3, map[string]string{"min.insync.replicas": "2"}))
 			for _, id := range []int32{2, 3} {
@@ -632,17 +637,29 @@ func TestScenario04ISRShrinksAfterAppend(t *testing.T) {
 			}
 			done := make(chan result, 1)
 			batch := scBatch(t, -1, -1, -1, "parked")
+			timers, _ := c.Clock().Pending()
 			go func() {
-				r, err := scProduce(ctx, cl, 1, topic, -1, tc.timeoutMillis, batch)
+				r, err := scProduce(ctx, cl, 1, topic, -1, int32(timeout.Milliseconds()), batch)
 				done <- result{r, err}
 			}()
-			waitFor(t, 5*time.Second, "the leader to append", func() bool {
-				return scPartition(t, c, topic, 0).Replicas[0].LogEndOffset == 1
+			waitFor(t, 5*time.Second, "the leader to append and park the request", func() bool {
+				n, _ := c.Clock().Pending()
+				return scPartition(t, c, topic, 0).Replicas[0].LogEndOffset == 1 && n > timers
 			})
 			since := evLastSeq(c)
 			scMust(t, c.SetISR(topic, 0, []int32{1}))
 			if ps := scPartition(t, c, topic, 0); ps.HighWatermark != tc.hwAfterShrink {
 				t.Errorf("HW %d after the shrink, want %d", ps.HighWatermark, tc.hwAfterShrink)
+			}
+			if !tc.legacy {
+				// The frozen HW holds the request until its timeout passes.
+				c.AdvanceClock(timeout - time.Millisecond)
+				select {
+				case res := <-done:
+					t.Fatalf("answered before the timeout: %+v", res)
+				default:
+				}
+				c.AdvanceClock(time.Millisecond)
 			}
 			res := <-done
 			if res.err != nil || res.r.ErrorCode != tc.want.Code {

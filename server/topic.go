@@ -403,18 +403,17 @@ func (c *Cluster) applyTopicSettings(t *topic, configs map[string]string) {
 	c.retune()
 }
 
-// retune wakes the periodic ISR and flush loops to recompute their
-// intervals after a topic's settings changed or a topic appeared.
+// retune lets the periodic ISR, flush and idle-fetch jobs take a shorter
+// interval at once after a topic's settings changed or a topic appeared.
 func (c *Cluster) retune() {
-	chans := []chan struct{}{c.isrRetune, c.flushRetune}
-	for _, f := range c.fetchers {
-		chans = append(chans, f.retune)
+	if c.isrChecks == nil {
+		return // not started yet
 	}
-	for _, ch := range chans {
-		select {
-		case ch <- struct{}{}:
-		default:
-		}
+	now := c.now()
+	c.isrChecks.retune(now)
+	c.checkpoints.retune(now)
+	for _, f := range c.fetchers {
+		f.polls.retune(now)
 	}
 }
 

@@ -340,13 +340,16 @@ func (c *Cluster) afterPrepare(broker int32, e *txnEntry, md transaction.Metadat
 // __transaction_state leader changes.
 func (c *Cluster) txnLoop() {
 	defer c.wg.Done()
-	t := time.NewTicker(c.cfg.TransactionAbortTimedOutInterval)
+	// On the cluster's clock, so that advancing it past a transaction's
+	// timeout lets the next check abort it.
+	t := c.cfg.Clock.NewTimer(c.cfg.TransactionAbortTimedOutInterval)
 	defer t.Stop()
 	for {
 		select {
 		case <-c.closing:
 			return
 		case <-t.C:
+			t.Reset(c.cfg.TransactionAbortTimedOutInterval)
 		case <-c.txn.wake:
 		}
 		if c.topic(txnStateTopic) == nil {

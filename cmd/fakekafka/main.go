@@ -30,6 +30,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/fakekafka/fakekafka/clock"
 	"github.com/fakekafka/fakekafka/server"
 )
 
@@ -72,6 +73,7 @@ type options struct {
 
 	listeners, advertisedListeners, protocolMap string
 	topics                                      string
+	clock                                       string
 }
 
 func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*options, error) {
@@ -112,6 +114,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*o
 	fs.StringVar(&o.cfg.ClusterID, "cluster-id", "fakekafka", "cluster id reported in Metadata")
 	fs.BoolVar(&o.cfg.LogRequests, "log-requests", false, "log one line per request")
 	fs.StringVar(&o.logLevel, "log-level", "warn", "debug, info, warn or error")
+	fs.StringVar(&o.clock, "clock", "real", "real (the wall clock, which POST /v1/clock/advance can jump ahead) or manual (time moves only when advanced)")
 
 	// Environment first, so the command line overrides it.
 	var envErr error
@@ -161,6 +164,13 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*o
 	}
 	if o.cfg.FlushMessages < 0 {
 		return nil, fmt.Errorf("--log-flush-interval-messages must not be negative")
+	}
+	switch o.clock {
+	case "real":
+	case "manual":
+		o.cfg.Clock = clock.NewManual(time.Time{})
+	default:
+		return nil, fmt.Errorf("--clock must be real or manual, got %q", o.clock)
 	}
 	if o.cfg.DefaultReplicationFactor < 0 {
 		return nil, fmt.Errorf("--default-replication-factor must be at least 1")

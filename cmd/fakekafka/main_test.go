@@ -24,12 +24,19 @@ func TestFlagsAndEnvironment(t *testing.T) {
 		"FAKEKAFKA_MIN_INSYNC_REPLICAS":  "2",
 		"FAKEKAFKA_REPLICA_LAG_TIME_MAX": "1500",
 		"FAKEKAFKA_AUTO_CREATE_TOPICS":   "false",
+		"FAKEKAFKA_CLOCK":                "manual",
 	}), io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if o.cfg.Brokers != 5 || o.cfg.MinInsyncReplicas != 3 || o.cfg.ReplicaLagTimeMax != 1500*time.Millisecond || *o.cfg.AutoCreateTopics {
 		t.Fatalf("parsed %+v", o.cfg)
+	}
+	if o.cfg.Clock == nil || !o.cfg.Clock.Manual() {
+		t.Fatalf("FAKEKAFKA_CLOCK=manual gave clock %v", o.cfg.Clock)
+	}
+	if o, err := parseFlags(nil, env(nil), io.Discard); err != nil || o.cfg.Clock != nil {
+		t.Fatalf("default clock %v, %v; want nil (the cluster's real clock)", o.cfg.Clock, err)
 	}
 }
 
@@ -47,6 +54,8 @@ func TestNonsenseFlagsAreRejected(t *testing.T) {
 		{[]string{"extra"}, nil, "unexpected arguments"},
 		{nil, map[string]string{"FAKEKAFKA_NUM_PARTITIONS": "x"}, "FAKEKAFKA_NUM_PARTITIONS"},
 		{[]string{"--log-level", "loud"}, nil, "--log-level"},
+		{[]string{"--clock", "sundial"}, nil, "--clock must be real or manual"},
+		{nil, map[string]string{"FAKEKAFKA_CLOCK": "fast"}, "--clock must be real or manual"},
 		{[]string{"--listen", "nonsense", "--control", ""}, nil, "listen address"},
 		{[]string{"--brokers", "2", "--default-replication-factor", "3", "--listen", "127.0.0.1:0", "--control", ""}, nil, "replication factor"},
 	} {

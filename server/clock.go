@@ -1,0 +1,168 @@
+package server
+
+// The cluster's clock. Every timer, deadline and timestamp decision reads
+// c.cfg.Clock (package clock): the periodic ISR, checkpoint and idle-fetch
+// jobs below, broker fencing, group and KIP-848 session and rebalance
+// timers, the coordinator's write timeout, fault-rule delays, Fetch's
+// max_wait, Produce's timeout, LogAppendTime and commit timestamps. Only
+// request-latency logging and a second bound on Fetch's max_wait (an empty
+// answer changes nothing, and idle consumers must not hang on a manual
+// clock) read the wall clock.
+//
+// The periodic jobs are clock timers that re-arm themselves, not goroutines
+// with tickers, so an AdvanceClock runs every round that falls due inline
+// and at its own time: after "advance 45 s" the ISR checks and the idle
+// followers' empty fetches of those 45 s have all happened.
+
+import (
+	"errors"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/fakekafka/fakekafka/clock"
+)
+
+// Clock is the cluster's clock (Config.Clock).
+func (c *Cluster) Clock() *clock.Clock { return c.cfg.Clock }
+
+// Now is the cluster's current time.
+func (c *Cluster) Now() time.Time { return c.cfg.Clock.Now() }
+
+func (c *Cluster) now() time.Time { return c.cfg.Clock.Now() }
+
+// ErrNegativeAdvance is returned by AdvanceClock for a negative duration.
+var ErrNegativeAdvance = errors.New("the clock cannot go back")
+
+// AdvanceClock moves the cluster's clock forward by d and runs everything
+// that fell due, in time order, before it returns: ISR checks, idle
+// followers' fetches, fencing, group session and rebalance timeouts. On a
+// real clock it jumps ahead of the wall clock for good. Requests parked on
+// a deadline (a Fetch's max_wait, an acks=all Produce's timeout) are
+// released by then and answer on their own connections right after. It
+// must not be called from inside a clock callback.
+func (c *Cluster) AdvanceClock(d time.Duration) error {
+	if d < 0 {
+		return ErrNegativeAdvance
+	}
+	c.cfg.Clock.Advance(d)
+	return nil
+}
+
+// job is a periodic task on the cluster's clock: f runs every interval(),
+// as one clock timer that re-arms itself after each round.
+type job struct {
+	interval func() time.Duration
+	f        func()
+
+	mu      sync.Mutex
+	t       *clock.Timer
+	stopped bool
+	running sync.WaitGroup // a round in progress, for stop
+}
+
+// every starts a job whose first round is interval() from now.
+func (c *Cluster) every(interval func() time.Duration, f func()) *job {
+	j := &job{interval: interval, f: f}
+	j.mu.Lock()
+	j.t = c.cfg.Clock.AfterFunc(interval(), j.round)
+	j.mu.Unlock()
+	return j
+}
+
+func (j *job) round() {
+	j.mu.Lock()
+	if j.stopped {
+		j.mu.Unlock()
+		return
+	}
+	j.running.Add(1)
+	j.mu.Unlock()
+	defer j.running.Done()
+	j.f()
+	j.mu.Lock()
+	if !j.stopped {
+		j.t.Reset(j.interval())
+	}
+	j.mu.Unlock()
+}
+
+// retune brings the next round forward if the job's current interval,
+// counted from now, ends before it: a shorter interval applies at once. A
+// longer one applies from the next round, so frequent retunes (topics
+// being created) never starve the job.
+func (j *job) retune(now time.Time) {
+	j.mu.Lock()
+	if d := j.interval(); !j.stopped && now.Add(d).Before(j.t.When()) {
+		j.t.Reset(d)
+	}
+	j.mu.Unlock()
+}
+
+// stop ends the job and waits for a round in progress.
+func (j *job) stop() {
+	j.mu.Lock()
+	j.stopped = true
+	j.t.Stop()
+	j.mu.Unlock()
+	j.running.Wait()
+}
+
+// ClockState is the clock as GET /v1/clock shows it.
+type ClockState struct {
+	// Mode is "real" or "manual".
+	Mode string `json:"mode"`
+	// Now is the cluster's current time, also in Unix milliseconds.
+	Now       time.Time `json:"now"`
+	NowMillis int64     `json:"now_ms"`
+	// AdvancedMillis is how far the clock has been advanced in total; on a
+	// real clock, how far it runs ahead of the wall clock.
+	AdvancedMillis int64 `json:"advanced_ms"`
+	// Timers is the number of timers waiting on the clock.
+	Timers int `json:"timers"`
+}
+
+// ClockState reads the cluster's clock.
+func (c *Cluster) ClockState() ClockState {
+	clk := c.cfg.Clock
+	mode := "real"
+	if clk.Manual() {
+		mode = "manual"
+	}
+	now := clk.Now()
+	n, _ := clk.Pending()
+	return ClockState{Mode: mode, Now: now.Round(0), NowMillis: now.UnixMilli(), AdvancedMillis: clk.Offset().Milliseconds(), Timers: n}
+}
+
+// maxAdvance caps one HTTP advance at 30 days, past any Kafka default (7
+// days of retention): advancing runs every periodic round in between (a
+// day is seconds of work), and the request holds until it is done.
+const maxAdvance = 30 * 24 * time.Hour
+
+func (c *Cluster) registerClockRoutes(mux *http.ServeMux) {
+	mux.HandleFunc("GET /v1/clock", func(w http.ResponseWriter, r *http.Request) {
+		httpJSON(w, http.StatusOK, c.ClockState())
+	})
+	mux.HandleFunc("POST /v1/clock/advance", func(w http.ResponseWriter, r *http.Request) {
+		var body struct {
+			Ms *int64 `json:"ms"`
+		}
+		if err := decodeBody(w, r, &body); err != nil {
+			httpFail(w, err)
+			return
+		}
+		switch {
+		case body.Ms == nil:
+			httpFail(w, httpErrorf(http.StatusBadRequest, `want {"ms": N}: milliseconds to advance the clock by`))
+			return
+		case *body.Ms < 0:
+			httpFail(w, httpErrorf(http.StatusBadRequest, "ms must not be negative (got %d): the clock cannot go back", *body.Ms))
+			return
+		case *body.Ms > maxAdvance.Milliseconds():
+			httpFail(w, httpErrorf(http.StatusBadRequest, "ms must be at most %d (30 days) per advance, got %d", maxAdvance.Milliseconds(), *body.Ms))
+			return
+		}
+		c.AdvanceClock(time.Duration(*body.Ms) * time.Millisecond)
+		httpJSON(w, http.StatusOK, c.ClockState())
+	})
+}
