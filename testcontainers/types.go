@@ -15,9 +15,11 @@ type ClusterState struct {
 // BrokerState is one broker; Address is its advertised address on the
 // first listener (EXTERNAL).
 type BrokerState struct {
-	ID      int32  `json:"id"`
-	Address string `json:"address"`
-	Up      bool   `json:"up"`
+	ID       int32  `json:"id"`
+	Address  string `json:"address"`
+	Up       bool   `json:"up"`
+	Isolated bool   `json:"isolated"`
+	Fenced   bool   `json:"fenced"`
 }
 
 // TopicState is one topic and its partitions in index order.
@@ -31,24 +33,28 @@ type TopicState struct {
 // PartitionState is one partition: leader (-1 when leaderless), epoch,
 // ISR, the leader's HW and every replica in assignment order.
 type PartitionState struct {
-	Partition     int32          `json:"partition"`
-	Leader        int32          `json:"leader"`
-	LeaderEpoch   int32          `json:"leader_epoch"`
-	ISR           []int32        `json:"isr"`
-	HighWatermark int64          `json:"high_watermark"`
-	Replicas      []ReplicaState `json:"replicas"`
+	Partition     int32   `json:"partition"`
+	Leader        int32   `json:"leader"`
+	LeaderEpoch   int32   `json:"leader_epoch"`
+	ISR           []int32 `json:"isr"`
+	HighWatermark int64   `json:"high_watermark"`
+	// LastStableOffset is the leader's LSO (open transactions hold it back).
+	LastStableOffset int64          `json:"last_stable_offset"`
+	Replicas         []ReplicaState `json:"replicas"`
 }
 
 // ReplicaState is one broker's copy of a partition; State is "leader",
 // "follower" or "offline".
 type ReplicaState struct {
-	Broker         int32  `json:"broker"`
-	LogStartOffset int64  `json:"log_start_offset"`
-	LogEndOffset   int64  `json:"log_end_offset"`
-	HighWatermark  int64  `json:"high_watermark"`
-	State          string `json:"state"`
-	InSync         bool   `json:"in_sync"`
-	Paused         bool   `json:"paused,omitempty"`
+	Broker         int32 `json:"broker"`
+	LogStartOffset int64 `json:"log_start_offset"`
+	LogEndOffset   int64 `json:"log_end_offset"`
+	HighWatermark  int64 `json:"high_watermark"`
+	// LastStableOffset is the replica's own LSO.
+	LastStableOffset int64  `json:"last_stable_offset"`
+	State            string `json:"state"`
+	InSync           bool   `json:"in_sync"`
+	Paused           bool   `json:"paused,omitempty"`
 	// LeaderView is what the leader knows of this replica when it is a
 	// follower (nil on the leader and when leaderless).
 	LeaderView *FollowerView `json:"leader_view,omitempty"`
