@@ -225,11 +225,13 @@ func (cn *conn) readPartition(p *partition, replicaID int32, version int16, rp *
 		return nil, 0
 	}
 	res, code := st.Read(me, rp.FetchOffset, int32(min(limit, 1<<31-1)))
-	sp.HighWatermark, sp.LastStableOffset, sp.LogStartOffset = res.HW, res.LastStableOffset, res.LogStartOffset
 	if code != 0 {
+		// Kafka answers a failed read (OFFSET_OUT_OF_RANGE) with unknown
+		// offsets, -1 each, as set above.
 		sp.ErrorCode = code
 		return nil, 0
 	}
+	sp.HighWatermark, sp.LastStableOffset, sp.LogStartOffset = res.HW, res.LastStableOffset, res.LogStartOffset
 	size := 0
 	for _, b := range res.Batches {
 		size += len(b.Raw)
