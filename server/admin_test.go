@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"github.com/fakekafka/fakekafka/protocol"
 	"math"
 	"slices"
 	"strings"
@@ -359,6 +360,47 @@ func TestListOffsets(t *testing.T) {
 // A new leader whose HW has not reached the start of its epoch answers
 // LATEST with OFFSET_NOT_AVAILABLE until its followers catch it up
 // (scenario 14 of kafka-semantics.md).
+// TestListOffsetsRecordGranularity: timestamp searches answer the record,
+// not the batch, as Kafka does (KAFKA-16310; seen in compat/reference).
+func TestListOffsetsRecordGranularity(t *testing.T) {
+	c := NewTestCluster(t, Config{})
+	if err := c.CreateTopic("lor", 1, 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	var recs []protocol.Record
+	for _, d := range []int64{0, 2000, 2000, 1000} { // 1000, 3000, 3000, 2000
+		recs = append(recs, protocol.Record{TimestampDelta: d, Value: []byte("v")})
+	}
+	raw, err := protocol.BuildBatch(protocol.BatchHeader{BaseTimestamp: 1000, ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1}, protocol.CodecNone, recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := kmsg.NewPtrProduceRequest()
+	req.SetVersion(9)
+	req.Acks, req.TimeoutMillis = 1, 5000
+	rt := kmsg.NewProduceRequestTopic()
+	rt.Topic = "lor"
+	rp := kmsg.NewProduceRequestTopicPartition()
+	rp.Records = raw
+	rt.Partitions = append(rt.Partitions, rp)
+	req.Topics = append(req.Topics, rt)
+	leader := c.State().Topics[0].Partitions[0].Leader
+	if p := callHandler[*kmsg.ProduceResponse](t, c, leader, req).Topics[0].Partitions[0]; p.ErrorCode != 0 {
+		t.Fatalf("produce: %d", p.ErrorCode)
+	}
+	for _, tc := range []struct{ ts, off, gotTS int64 }{
+		{-3, 1, 3000},   // MAX_TIMESTAMP: the first record with the largest timestamp
+		{1500, 1, 3000}, // the first record at or after 1500 in offset order
+		{500, 0, 1000},
+		{3500, -1, -1},
+	} {
+		sp := callHandler[*kmsg.ListOffsetsResponse](t, c, leader, listOffsetsRequest("lor", -1, -1, tc.ts)).Topics[0].Partitions[0]
+		if sp.ErrorCode != 0 || sp.Offset != tc.off || sp.Timestamp != tc.gotTS {
+			t.Errorf("timestamp %d: error %d offset %d timestamp %d, want offset %d timestamp %d", tc.ts, sp.ErrorCode, sp.Offset, sp.Timestamp, tc.off, tc.gotTS)
+		}
+	}
+}
+
 func TestListOffsetsLaggingNewLeader(t *testing.T) {
 	c := NewTestCluster(t, Config{})
 	if err := c.CreateTopic("lag", 1, 3, nil); err != nil {
