@@ -45,7 +45,8 @@ func TestCreateTopicsWithAssignment(t *testing.T) {
 	if st.ErrorCode != 0 || st.NumPartitions != 2 || st.ReplicationFactor != 2 || st.TopicID == ([16]byte{}) {
 		t.Fatalf("response: %+v", st)
 	}
-	if len(st.Configs) != 1 || st.Configs[0].Name != "min.insync.replicas" || *st.Configs[0].Value != "2" || st.Configs[0].Source != 1 {
+	i := slices.IndexFunc(st.Configs, func(c kmsg.CreateTopicsResponseTopicConfig) bool { return c.Name == "min.insync.replicas" })
+	if i < 0 || *st.Configs[i].Value != "2" || st.Configs[i].Source != 1 {
 		t.Errorf("configs: %+v, want min.insync.replicas=2 from DYNAMIC_TOPIC_CONFIG", st.Configs)
 	}
 
@@ -176,6 +177,25 @@ func TestCreateTopicsRequestChecks(t *testing.T) {
 	}
 	if c.topic("dup") != nil || c.topic("gap") != nil || c.topic("fine") == nil {
 		t.Error("wrong topics created")
+	}
+	// As Kafka (seen in compat/reference): a failed topic carries an empty
+	// config list, a created one every topic config with its source.
+	for _, st := range resp.Topics {
+		if st.ErrorCode != 0 && (st.Configs == nil || len(st.Configs) != 0) {
+			t.Errorf("%s failed with configs %v, want an empty list", st.Topic, st.Configs)
+		}
+		if st.Topic != "fine" {
+			continue
+		}
+		found := false
+		for _, cfg := range st.Configs {
+			if cfg.Name == "min.insync.replicas" {
+				found = cfg.Value != nil && *cfg.Value == "1" && cfg.Source == int8(kmsg.ConfigSourceDefaultConfig)
+			}
+		}
+		if !found || len(st.Configs) < 5 {
+			t.Errorf("created topic's configs %v: want every topic config, min.insync.replicas=1 from the default", st.Configs)
+		}
 	}
 }
 
