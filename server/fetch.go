@@ -141,6 +141,11 @@ func (cn *conn) readFetch(req *kmsg.FetchRequest) (resp *kmsg.FetchResponse, byt
 			if code == 0 && (rp.Partition < 0 || int(rp.Partition) >= len(t.partitions)) {
 				code = kerr.UnknownTopicOrPartition.Code
 			}
+			if code != 0 {
+				// Kafka answers an unknown topic or partition with an empty,
+				// not null, list of aborted transactions.
+				sp.AbortedTransactions = []kmsg.FetchResponseTopicPartitionAbortedTransaction{}
+			}
 			if code == 0 {
 				limit := min(int64(rp.PartitionMaxBytes), remaining)
 				n := cn.fetchPartition(t.partitions[rp.Partition], replicaID, req.Version, rp, sp, limit, bytes > 0, leaders)
