@@ -270,10 +270,23 @@ func (r *run) produceTo(id int32, topic string, acks int16, b []byte) produced {
 	return produced{p.ErrorCode, p.BaseOffset}
 }
 
+// produceLeader sends one batch to the partition's leader, retrying (as
+// every client does) while a new leader has yet to take over: Kafka's
+// Metadata can name a leader a moment before it acts as one.
+func (r *run) produceLeader(topic string, acks int16, b []byte) produced {
+	r.Helper()
+	var res produced
+	r.waitFor("a leader that takes the produce", func() bool {
+		res = r.produceTo(r.meta(topic).leader, topic, acks, b)
+		return res.code != kerr.NotLeaderForPartition.Code && res.code != kerr.LeaderNotAvailable.Code
+	})
+	return res
+}
+
 // produce sends values to the partition's current leader.
 func (r *run) produce(topic string, acks int16, values ...string) produced {
 	r.Helper()
-	return r.produceTo(r.meta(topic).leader, topic, acks, batch(r, -1, -1, -1, values))
+	return r.produceLeader(topic, acks, batch(r, -1, -1, -1, values))
 }
 
 // fetched is what one Fetch answered for partition 0.

@@ -25,11 +25,10 @@ const ControllerID = 100
 
 // KafkaSettings are the server.properties every reference node shares: small
 // numbers so that failures play out in seconds. fakekafka's Config in
-// NewFake mirrors them.
+// NewFake mirrors them. Settings left at Kafka's default are not written,
+// so that DescribeConfigs reports them as DEFAULT_CONFIG, as fakekafka does.
 var KafkaSettings = map[string]string{
-	"num.partitions":                                   "1",
 	"default.replication.factor":                       "3",
-	"min.insync.replicas":                              "1",
 	"offsets.topic.replication.factor":                 "3",
 	"offsets.topic.num.partitions":                     "3",
 	"transaction.state.log.replication.factor":         "3",
@@ -40,8 +39,6 @@ var KafkaSettings = map[string]string{
 	"replica.lag.time.max.ms":                          "1500",
 	"broker.session.timeout.ms":                        "4000",
 	"broker.heartbeat.interval.ms":                     "500",
-	"unclean.leader.election.enable":                   "false",
-	"auto.create.topics.enable":                        "true",
 	"num.network.threads":                              "2",
 	"num.io.threads":                                   "2",
 	"num.recovery.threads.per.data.dir":                "1",
@@ -60,9 +57,11 @@ type Kafka struct {
 	ports     map[int32]int // node id -> client (or controller) port
 	ctlPort   int
 
-	mu    sync.Mutex
-	procs map[int32]*exec.Cmd
-	done  map[int32]chan struct{}
+	mu       sync.Mutex
+	procs    map[int32]*exec.Cmd
+	done     map[int32]chan struct{}
+	stopping map[int32]bool
+	died     map[int32]error
 
 	// StartTime is how long Start took from the first JVM to a cluster
 	// whose every broker answers Metadata with all brokers.
@@ -128,6 +127,7 @@ func StartKafka(brokers int) (*Kafka, error) {
 		dir: dir, classpath: cp, brokers: brokers,
 		clusterID: base64.RawURLEncoding.EncodeToString(id),
 		ports:     map[int32]int{}, procs: map[int32]*exec.Cmd{}, done: map[int32]chan struct{}{},
+		stopping: map[int32]bool{}, died: map[int32]error{},
 	}
 	nodes := []int32{ControllerID}
 	for i := 1; i <= brokers; i++ {
@@ -203,9 +203,11 @@ func (k *Kafka) format(nodes []int32) error {
 			return err
 		}
 		go func() {
-			out, err := exec.Command("java", "-Xmx128m", "-XX:TieredStopAtLevel=1", "-cp", k.classpath,
+			cmd := exec.Command("java", "-Xmx128m", "-XX:TieredStopAtLevel=1", "-cp", k.classpath,
 				"kafka.tools.StorageTool", "format", "--cluster-id="+k.clusterID, "--config="+k.propsFile(n),
-				"--feature", "eligible.leader.replicas.version=0").CombinedOutput()
+				"--feature", "eligible.leader.replicas.version=0")
+			cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+			out, err := cmd.CombinedOutput()
 			if err != nil {
 				err = fmt.Errorf("format node %d: %v\n%s", n, err, out)
 			}
@@ -239,9 +241,20 @@ func (k *Kafka) launch(node int32) error {
 		return err
 	}
 	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); logf.Close(); close(done) }()
+	go func() {
+		err := cmd.Wait()
+		logf.Close()
+		k.mu.Lock()
+		if k.procs[node] == cmd && !k.stopping[node] {
+			// Not stopped by us: keep why, for the next control call.
+			k.died[node] = fmt.Errorf("node %d exited by itself (%v); its log ends:\n%s", node, err, k.logTail(node))
+		}
+		k.mu.Unlock()
+		close(done)
+	}()
 	k.mu.Lock()
 	k.procs[node], k.done[node] = cmd, done
+	delete(k.died, node)
 	k.mu.Unlock()
 	return nil
 }
@@ -294,19 +307,35 @@ func (k *Kafka) waitReady(timeout time.Duration) error {
 
 func (k *Kafka) signal(node int32, sig syscall.Signal) error {
 	k.mu.Lock()
-	cmd := k.procs[node]
+	cmd, died := k.procs[node], k.died[node]
 	k.mu.Unlock()
+	if died != nil {
+		return died
+	}
 	if cmd == nil {
 		return fmt.Errorf("node %d is not running", node)
 	}
 	return cmd.Process.Signal(sig)
 }
 
+// logTail is the end of node's log file.
+func (k *Kafka) logTail(node int32) string {
+	b, _ := os.ReadFile(filepath.Join(k.dir, fmt.Sprintf("node%d.log", node)))
+	if len(b) > 4000 {
+		b = b[len(b)-4000:]
+	}
+	return string(b)
+}
+
 // stop sends sig and waits for the JVM to exit.
 func (k *Kafka) stop(node int32, sig syscall.Signal, timeout time.Duration) error {
 	k.mu.Lock()
-	cmd, done := k.procs[node], k.done[node]
+	cmd, done, died := k.procs[node], k.done[node], k.died[node]
+	k.stopping[node] = true
 	k.mu.Unlock()
+	if died != nil {
+		return died
+	}
 	if cmd == nil {
 		return fmt.Errorf("node %d is not running", node)
 	}
@@ -322,6 +351,7 @@ func (k *Kafka) stop(node int32, sig syscall.Signal, timeout time.Duration) erro
 	}
 	k.mu.Lock()
 	delete(k.procs, node)
+	delete(k.stopping, node)
 	k.mu.Unlock()
 	return nil
 }

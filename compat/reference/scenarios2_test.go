@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -76,17 +77,21 @@ func init() {
 				req.SetVersion(4)
 				req.TransactionTimeoutMillis = 60000
 				req.ProducerID, req.ProducerEpoch = -1, -1
-				ip := r.do(1, req).(*kmsg.InitProducerIDResponse)
+				var ip *kmsg.InitProducerIDResponse
+				r.waitFor("a producer id", func() bool {
+					ip = r.do(1, req).(*kmsg.InitProducerIDResponse)
+					return ip.ErrorCode != kerr.CoordinatorLoadInProgress.Code
+				})
 				pid, ep := ip.ProducerID, ip.ProducerEpoch
 				first := r.produceTo(1, "idem", acksAll, batch(r, pid, ep, 0, vals("a", 0, 5)))
 				second := batch(r, pid, ep, 5, vals("a", 5, 10))
 				s := r.produceTo(1, "idem", acksAll, second)
 				r.crash(1)
 				p := r.waitLeader("idem", func(l int32) bool { return l == 2 || l == 3 })
-				retry := r.produceTo(p.leader, "idem", acksAll, second)
-				gap := r.produceTo(p.leader, "idem", acksAll, batch(r, pid, ep, 15, vals("x", 0, 5)))
-				next := r.produceTo(p.leader, "idem", acksAll, batch(r, pid, ep, 10, vals("a", 10, 15)))
-				old := r.produceTo(p.leader, "idem", acksAll, batch(r, pid, ep, 0, vals("y", 0, 1)))
+				retry := r.produceLeader("idem", acksAll, second)
+				gap := r.produceLeader("idem", acksAll, batch(r, pid, ep, 15, vals("x", 0, 5)))
+				next := r.produceLeader("idem", acksAll, batch(r, pid, ep, 10, vals("a", 10, 15)))
+				old := r.produceLeader("idem", acksAll, batch(r, pid, ep, 0, vals("y", 0, 1)))
 				return []string{fmt.Sprintf("InitProducerID %s epoch %d; seq 0 %v, seq 5 %v; leader crashed: %v; seq 5 again %v; seq 15 %v; seq 10 %v; seq 0 again %v; read %s",
 					errName(ip.ErrorCode), ep, first, s, p, retry, gap, next, old, r.readAll(p.leader, "idem"))}
 			},
