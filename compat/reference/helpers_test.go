@@ -33,15 +33,14 @@ func newRun(t *testing.T, tg Target) *run {
 // restore brings every broker back, so the next scenario starts healthy.
 func (r *run) restore() {
 	for id := int32(1); id <= 3; id++ {
-		if r.down[id] {
-			if err := r.tg.Resume(id); err != nil {
-				_ = r.tg.Start(id)
-			}
+		if !r.down[id] {
+			continue
 		}
-	}
-	for id := int32(1); id <= 3; id++ {
-		if r.down[id] {
-			_ = r.tg.Start(id)
+		// A paused broker resumes; a stopped one cannot, so it starts.
+		if err := r.tg.Resume(id); err != nil {
+			if err := r.tg.Start(id); err != nil {
+				r.Errorf("restoring broker %d: %v", id, err)
+			}
 		}
 	}
 	r.down = map[int32]bool{}

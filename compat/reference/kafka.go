@@ -36,8 +36,8 @@ var KafkaSettings = map[string]string{
 	"transaction.state.log.num.partitions":             "3",
 	"share.coordinator.state.topic.replication.factor": "3",
 	"group.initial.rebalance.delay.ms":                 "0",
-	"replica.lag.time.max.ms":                          "1500",
-	"broker.session.timeout.ms":                        "4000",
+	"replica.lag.time.max.ms":                          "3000",
+	"broker.session.timeout.ms":                        "6000",
 	"broker.heartbeat.interval.ms":                     "500",
 	"num.network.threads":                              "2",
 	"num.io.threads":                                   "2",
@@ -222,6 +222,12 @@ func (k *Kafka) format(nodes []int32) error {
 }
 
 func (k *Kafka) launch(node int32) error {
+	k.mu.Lock()
+	running := k.procs[node] != nil && k.died[node] == nil
+	k.mu.Unlock()
+	if running {
+		return fmt.Errorf("node %d is already running", node)
+	}
 	heap := "-Xmx384m"
 	if node == ControllerID {
 		heap = "-Xmx192m"

@@ -1,6 +1,7 @@
 package reference
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/fakekafka/fakekafka/server"
@@ -35,8 +36,8 @@ type Target interface {
 // Settings that both targets share (Kafka's names; KafkaSettings has them
 // as server.properties).
 const (
-	replicaLagTimeMax = 1500 * time.Millisecond
-	sessionTimeout    = 4 * time.Second
+	replicaLagTimeMax = 3 * time.Second
+	sessionTimeout    = 6 * time.Second
 )
 
 // KafkaTarget is the Target over a Kafka reference cluster.
@@ -92,7 +93,13 @@ func (f *Fake) Pause(id int32) error { return f.setPaused(id, true) }
 func (f *Fake) Resume(id int32) error { return f.setPaused(id, false) }
 
 func (f *Fake) setPaused(id int32, paused bool) error {
-	for _, t := range f.State().Topics {
+	st := f.State()
+	for _, b := range st.Brokers {
+		if b.ID == id && !b.Up {
+			return fmt.Errorf("broker %d is stopped", id) // as SIGCONT to a dead JVM
+		}
+	}
+	for _, t := range st.Topics {
 		for _, p := range t.Partitions {
 			if paused && p.Leader == id {
 				continue
