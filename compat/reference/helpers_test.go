@@ -106,17 +106,25 @@ func (r *run) live() int32 {
 // waitFor polls cond until it holds, failing after 60 s.
 func (r *run) waitFor(what string, cond func() bool) {
 	r.Helper()
-	deadline := time.Now().Add(60 * time.Second)
+	if !r.poll(60*time.Second, cond) {
+		r.Fatalf("%s: timed out waiting for %s", r.tg.Name(), what)
+	}
+}
+
+// poll checks cond every 50 ms until it holds (true) or d passes (false).
+func (r *run) poll(d time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(d)
 	for !cond() {
 		if time.Now().After(deadline) {
-			r.Fatalf("%s: timed out waiting for %s", r.tg.Name(), what)
+			return false
 		}
 		select {
 		case <-r.ctx.Done():
-			r.Fatalf("%s: %v waiting for %s", r.tg.Name(), r.ctx.Err(), what)
+			return false
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+	return true
 }
 
 // partition is partition 0 of a topic as Metadata describes it.

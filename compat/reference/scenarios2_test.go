@@ -123,6 +123,31 @@ func init() {
 			},
 		},
 		scenario{
+			name: "unclean-config",
+			rows: []string{"leaderless partition, then unclean.leader.election.enable=true on the topic (KIP-704)"},
+			run: func(r *run) []string {
+				r.create("uncfg", nil)
+				r.produce("uncfg", acksAll, vals("a", 0, 5)...)
+				r.crash(3)
+				r.produce("uncfg", acksAll, vals("b", 0, 5)...)
+				r.waitISR("uncfg", 1, 2)
+				r.crash(1)
+				r.waitLeader("uncfg", func(l int32) bool { return l == 2 })
+				r.crash(2)
+				r.start(3)
+				p := r.waitLeader("uncfg", func(l int32) bool { return l == -1 })
+				set := r.alterConfigs("uncfg", [][3]string{{"unclean.leader.election.enable", "0", "true"}})
+				// Bounded: "not within 20 s" is an answer too.
+				q := p
+				elected := r.poll(20*time.Second, func() bool { q = r.meta("uncfg"); return q.leader >= 0 })
+				if !elected {
+					return []string{fmt.Sprintf("leaderless %v; set: %s; still leaderless 20 s later", p, set)}
+				}
+				return []string{fmt.Sprintf("leaderless %v; set: %s; elected: %v; acks=1 %v; read %s",
+					p, set, q, r.produce("uncfg", acks1, "c0"), r.readAll(q.leader, "uncfg"))}
+			},
+		},
+		scenario{
 			name: "topic-configs",
 			rows: []string{"topic configs: CreateTopics with configs, DescribeConfigs, IncrementalAlterConfigs (set, delete, bad value, unknown name)"},
 			run: func(r *run) []string {
