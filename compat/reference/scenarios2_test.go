@@ -156,7 +156,13 @@ func init() {
 					"retention.bytes", "retention.ms", "segment.bytes", "unclean.leader.election.enable"}
 				created := r.describeConfigs("cfg", keys)
 				set := r.alterConfigs("cfg", [][3]string{{"retention.ms", "0", "1234"}, {"min.insync.replicas", "1", ""}})
-				altered := r.describeConfigs("cfg", keys)
+				// Kafka's brokers learn the change from the metadata log a
+				// moment after the controller answers.
+				var altered string
+				r.waitFor("the altered configs", func() bool {
+					altered = r.describeConfigs("cfg", keys)
+					return strings.Contains(altered, "retention.ms=1234(")
+				})
 				bad := r.alterConfigs("cfg", [][3]string{{"min.insync.replicas", "0", "abc"}})
 				unknown := r.alterConfigs("cfg", [][3]string{{"no.such.config", "0", "1"}})
 				return []string{fmt.Sprintf("created: %s; set retention.ms, delete min.insync.replicas: %s; now: %s; min.insync.replicas=abc: %s; no.such.config: %s",
