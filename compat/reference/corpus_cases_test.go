@@ -364,6 +364,11 @@ func edgeCases(latest func(kmsg.Key) int16) []corpusCase {
 	corrupt[len(corrupt)-1] ^= 0xff // the CRC no longer matches
 	huge := simpleBatch(strings.Repeat("x", 1100000))
 	cases := []corpusCase{
+		{name: "ApiVersions/newer-than-both", req: func(*corpusEnv) kmsg.Request {
+			req := at(kmsg.NewPtrApiVersionsRequest().MaxVersion()+1, kmsg.NewPtrApiVersionsRequest())
+			req.ClientSoftwareName, req.ClientSoftwareVersion = "reference", "1"
+			return req
+		}},
 		{name: "Metadata/unknown-topic", req: func(*corpusEnv) kmsg.Request {
 			req := at(mv, kmsg.NewPtrMetadataRequest())
 			req.Topics = []kmsg.MetadataRequestTopic{topicReq("no-such-topic")}

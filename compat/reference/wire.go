@@ -64,6 +64,11 @@ func (c *Conn) Do(ctx context.Context, req kmsg.Request) (kmsg.Response, error) 
 	body = body[4:]
 	resp := req.ResponseKind()
 	resp.SetVersion(req.GetVersion())
+	if req.Key() == kmsg.ApiVersions.Int16() && req.GetVersion() > req.MaxVersion() {
+		// A broker answers an ApiVersions newer than it knows at v0, with
+		// UNSUPPORTED_VERSION and its own list, so the client can retry.
+		resp.SetVersion(0)
+	}
 	// Flexible responses carry a tag buffer in their header, except
 	// ApiVersions, whose header stays v0 so that any client can read it.
 	if resp.IsFlexible() && req.Key() != kmsg.ApiVersions.Int16() {
