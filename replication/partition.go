@@ -573,8 +573,10 @@ func (p *Partition) truncateFollower(f, l *Replica) {
 // every lag/2) and returns the removed ids.
 func (p *Partition) MaybeShrinkISR(now time.Time) []int32 {
 	l := p.LeaderReplica()
-	if l == nil || l.isolated {
-		return nil // an isolated leader's AlterPartition never arrives
+	if l == nil || l.isolated || !l.online {
+		// An isolated leader's AlterPartition never arrives; a crashed one
+		// sends none: its ISR stands until the controller fences it.
+		return nil
 	}
 	var out []int32
 	for _, id := range p.isr {

@@ -216,6 +216,31 @@ func TestShrinkUsesLastCaughtUpTime(t *testing.T) {
 	}
 }
 
+func TestCrashedLeaderDoesNotShrinkISR(t *testing.T) {
+	// Followers stop fetching, acks=1 records reach the leader only, and
+	// the leader crashes before the lag runs out. The crashed leader sends
+	// no AlterPartition, so when the controller fences it the ISR still
+	// holds the followers and one of them is elected, losing offsets 4-5
+	// (what Apache Kafka 4.x does; see compat/reference).
+	p := newPartition(t, 1)
+	lag := 30 * time.Second
+	mustAppend(t, p, batch(4), -1)
+	for range 3 { // the data, then the HW, then the HW learnt
+		fetch(t, p, 2, t0)
+		fetch(t, p, 3, t0)
+	}
+	mustAppend(t, p, batch(2), 1)
+	p.SetOnline(1, false, t0)
+	if out := p.MaybeShrinkISR(t0.Add(2 * lag)); len(out) != 0 || !slices.Equal(p.ISR(), []int32{1, 2, 3}) {
+		t.Fatalf("crashed leader removed %v, ISR %v", out, p.ISR())
+	}
+	checkReplicas(t, p, map[int32]offsets{1: {6, 4}, 2: {4, 4}, 3: {4, 4}})
+	p.RemoveFromISR(1, t0.Add(2*lag))
+	if id, unclean := p.ChooseLeader(1); id != 2 || unclean {
+		t.Fatalf("after fencing the controller would choose %d (unclean %v), want 2 cleanly", id, unclean)
+	}
+}
+
 func TestOffsetForLeaderEpochMatchesKafka(t *testing.T) {
 	var l Log
 	for _, e := range []EpochEntry{{1, 0}, {3, 10}, {4, 20}} {

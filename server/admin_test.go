@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"github.com/fakekafka/fakekafka/protocol"
 	"math"
 	"slices"
 	"strings"
@@ -44,7 +45,8 @@ func TestCreateTopicsWithAssignment(t *testing.T) {
 	if st.ErrorCode != 0 || st.NumPartitions != 2 || st.ReplicationFactor != 2 || st.TopicID == ([16]byte{}) {
 		t.Fatalf("response: %+v", st)
 	}
-	if len(st.Configs) != 1 || st.Configs[0].Name != "min.insync.replicas" || *st.Configs[0].Value != "2" || st.Configs[0].Source != 1 {
+	i := slices.IndexFunc(st.Configs, func(c kmsg.CreateTopicsResponseTopicConfig) bool { return c.Name == "min.insync.replicas" })
+	if i < 0 || *st.Configs[i].Value != "2" || st.Configs[i].Source != 1 {
 		t.Errorf("configs: %+v, want min.insync.replicas=2 from DYNAMIC_TOPIC_CONFIG", st.Configs)
 	}
 
@@ -175,6 +177,25 @@ func TestCreateTopicsRequestChecks(t *testing.T) {
 	}
 	if c.topic("dup") != nil || c.topic("gap") != nil || c.topic("fine") == nil {
 		t.Error("wrong topics created")
+	}
+	// As Kafka (seen in compat/reference): a failed topic carries an empty
+	// config list, a created one every topic config with its source.
+	for _, st := range resp.Topics {
+		if st.ErrorCode != 0 && (st.Configs == nil || len(st.Configs) != 0) {
+			t.Errorf("%s failed with configs %v, want an empty list", st.Topic, st.Configs)
+		}
+		if st.Topic != "fine" {
+			continue
+		}
+		found := false
+		for _, cfg := range st.Configs {
+			if cfg.Name == "min.insync.replicas" {
+				found = cfg.Value != nil && *cfg.Value == "1" && cfg.Source == int8(kmsg.ConfigSourceDefaultConfig)
+			}
+		}
+		if !found || len(st.Configs) < 5 {
+			t.Errorf("created topic's configs %v: want every topic config, min.insync.replicas=1 from the default", st.Configs)
+		}
 	}
 }
 
@@ -359,6 +380,47 @@ func TestListOffsets(t *testing.T) {
 // A new leader whose HW has not reached the start of its epoch answers
 // LATEST with OFFSET_NOT_AVAILABLE until its followers catch it up
 // (scenario 14 of kafka-semantics.md).
+// TestListOffsetsRecordGranularity: timestamp searches answer the record,
+// not the batch, as Kafka does (KAFKA-16310; seen in compat/reference).
+func TestListOffsetsRecordGranularity(t *testing.T) {
+	c := NewTestCluster(t, Config{})
+	if err := c.CreateTopic("lor", 1, 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	var recs []protocol.Record
+	for _, d := range []int64{0, 2000, 2000, 1000} { // 1000, 3000, 3000, 2000
+		recs = append(recs, protocol.Record{TimestampDelta: d, Value: []byte("v")})
+	}
+	raw, err := protocol.BuildBatch(protocol.BatchHeader{BaseTimestamp: 1000, ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1}, protocol.CodecNone, recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := kmsg.NewPtrProduceRequest()
+	req.SetVersion(9)
+	req.Acks, req.TimeoutMillis = 1, 5000
+	rt := kmsg.NewProduceRequestTopic()
+	rt.Topic = "lor"
+	rp := kmsg.NewProduceRequestTopicPartition()
+	rp.Records = raw
+	rt.Partitions = append(rt.Partitions, rp)
+	req.Topics = append(req.Topics, rt)
+	leader := c.State().Topics[0].Partitions[0].Leader
+	if p := callHandler[*kmsg.ProduceResponse](t, c, leader, req).Topics[0].Partitions[0]; p.ErrorCode != 0 {
+		t.Fatalf("produce: %d", p.ErrorCode)
+	}
+	for _, tc := range []struct{ ts, off, gotTS int64 }{
+		{-3, 1, 3000},   // MAX_TIMESTAMP: the first record with the largest timestamp
+		{1500, 1, 3000}, // the first record at or after 1500 in offset order
+		{500, 0, 1000},
+		{3500, -1, -1},
+	} {
+		sp := callHandler[*kmsg.ListOffsetsResponse](t, c, leader, listOffsetsRequest("lor", -1, -1, tc.ts)).Topics[0].Partitions[0]
+		if sp.ErrorCode != 0 || sp.Offset != tc.off || sp.Timestamp != tc.gotTS {
+			t.Errorf("timestamp %d: error %d offset %d timestamp %d, want offset %d timestamp %d", tc.ts, sp.ErrorCode, sp.Offset, sp.Timestamp, tc.off, tc.gotTS)
+		}
+	}
+}
+
 func TestListOffsetsLaggingNewLeader(t *testing.T) {
 	c := NewTestCluster(t, Config{})
 	if err := c.CreateTopic("lag", 1, 3, nil); err != nil {

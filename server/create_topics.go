@@ -84,11 +84,20 @@ func (cn *conn) handleCreateTopics(req *kmsg.CreateTopicsRequest) (kmsg.Response
 				st.ReplicationFactor = int16(c.cfg.DefaultReplicationFactor)
 			}
 		}
-		for _, k := range slices.Sorted(maps.Keys(spec.configs)) {
-			v := spec.configs[k]
-			cfg := kmsg.NewCreateTopicsResponseTopicConfig()
-			cfg.Name, cfg.Value, cfg.Source = k, &v, configSourceDynamicTopic
-			st.Configs = append(st.Configs, cfg)
+		if t != nil {
+			// Every topic config, as DescribeConfigs would list it (v5+).
+			for _, e := range c.topicConfigEntries(t) {
+				cfg := kmsg.NewCreateTopicsResponseTopicConfig()
+				cfg.Name, cfg.Value, cfg.Source, cfg.ReadOnly = e.name, kmsg.StringPtr(e.value), int8(e.source), e.readOnly
+				st.Configs = append(st.Configs, cfg)
+			}
+		} else {
+			for _, k := range slices.Sorted(maps.Keys(spec.configs)) {
+				v := spec.configs[k]
+				cfg := kmsg.NewCreateTopicsResponseTopicConfig()
+				cfg.Name, cfg.Value, cfg.Source = k, &v, configSourceDynamicTopic
+				st.Configs = append(st.Configs, cfg)
+			}
 		}
 		resp.Topics = append(resp.Topics, st)
 	}
@@ -126,6 +135,7 @@ func createSpec(rt kmsg.CreateTopicsRequestTopic) (topicSpec, *kerr.Error, strin
 
 func setCreateError(version int16, st *kmsg.CreateTopicsResponseTopic, err *kerr.Error, msg string) {
 	st.ErrorCode = err.Code
+	st.Configs = []kmsg.CreateTopicsResponseTopicConfig{} // Kafka sends an empty list, not null
 	if version >= 1 && msg != "" {
 		st.ErrorMessage = &msg
 	}

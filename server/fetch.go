@@ -155,6 +155,11 @@ func (cn *conn) readFetch(req *kmsg.FetchRequest) (resp *kmsg.FetchResponse, byt
 			if code == 0 && (rp.Partition < 0 || int(rp.Partition) >= len(t.partitions)) {
 				code = kerr.UnknownTopicOrPartition.Code
 			}
+			if code != 0 {
+				// Kafka answers an unknown topic or partition with an empty,
+				// not null, list of aborted transactions.
+				sp.AbortedTransactions = []kmsg.FetchResponseTopicPartitionAbortedTransaction{}
+			}
 			if code == 0 {
 				limit := min(int64(rp.PartitionMaxBytes), remaining)
 				n := cn.fetchPartition(t.partitions[rp.Partition], replicaID, req.Version, req.IsolationLevel == 1, rp, sp, limit, bytes > 0, leaders)
@@ -244,11 +249,13 @@ func (cn *conn) readPartition(p *partition, replicaID int32, version int16, comm
 		read = st.ReadCommitted
 	}
 	res, code := read(me, rp.FetchOffset, int32(min(limit, 1<<31-1)))
-	sp.HighWatermark, sp.LastStableOffset, sp.LogStartOffset = res.HW, res.LastStableOffset, res.LogStartOffset
 	if code != 0 {
+		// Kafka answers a failed read (OFFSET_OUT_OF_RANGE) with unknown
+		// offsets, -1 each, as set above.
 		sp.ErrorCode = code
 		return nil, 0
 	}
+	sp.HighWatermark, sp.LastStableOffset, sp.LogStartOffset = res.HW, res.LastStableOffset, res.LogStartOffset
 	size := 0
 	for _, b := range res.Batches {
 		size += len(b.Raw)

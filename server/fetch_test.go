@@ -102,14 +102,35 @@ func TestFetchRules(t *testing.T) {
 			t.Fatalf("error %d, current leader %+v", p.ErrorCode, p.CurrentLeader)
 		}
 	})
+	t.Run("unknown partition: empty aborted transactions, as Kafka", func(t *testing.T) {
+		p := rawFetch(t, c, 1, 12, "ff", 0, -1, 0, 0)
+		if p.ErrorCode != 0 || p.AbortedTransactions != nil {
+			t.Fatalf("partition 0: error %d, aborted transactions %v; want none and null", p.ErrorCode, p.AbortedTransactions)
+		}
+		req := kmsg.NewPtrFetchRequest()
+		req.SetVersion(12)
+		req.ReplicaID, req.MaxBytes = -1, 1<<20
+		rt := kmsg.NewFetchRequestTopic()
+		rt.Topic = "ff"
+		rp := kmsg.NewFetchRequestTopicPartition()
+		rp.Partition, rp.PartitionMaxBytes, rp.CurrentLeaderEpoch = 7, 1<<20, -1
+		rt.Partitions = append(rt.Partitions, rp)
+		req.Topics = append(req.Topics, rt)
+		sp := callHandler[*kmsg.FetchResponse](t, c, 1, req).Topics[0].Partitions[0]
+		if sp.ErrorCode != kerr.UnknownTopicOrPartition.Code || sp.AbortedTransactions == nil || len(sp.AbortedTransactions) != 0 {
+			t.Fatalf("partition 7: error %d, aborted transactions %v; want UNKNOWN_TOPIC_OR_PARTITION and an empty list", sp.ErrorCode, sp.AbortedTransactions)
+		}
+	})
 	t.Run("future epoch", func(t *testing.T) {
 		if p := rawFetch(t, c, 1, 12, "ff", 0, 3, 0, 0); p.ErrorCode != kerr.UnknownLeaderEpoch.Code {
 			t.Fatalf("error %d, want UNKNOWN_LEADER_EPOCH", p.ErrorCode)
 		}
 	})
 	t.Run("past the LEO", func(t *testing.T) {
-		if p := rawFetch(t, c, 1, 12, "ff", 6, 0, 0, 0); p.ErrorCode != kerr.OffsetOutOfRange.Code {
-			t.Fatalf("error %d, want OFFSET_OUT_OF_RANGE", p.ErrorCode)
+		// Kafka leaves the offsets unknown (-1) beside the error.
+		p := rawFetch(t, c, 1, 12, "ff", 6, 0, 0, 0)
+		if p.ErrorCode != kerr.OffsetOutOfRange.Code || p.HighWatermark != -1 || p.LastStableOffset != -1 || p.LogStartOffset != -1 {
+			t.Fatalf("error %d, HW %d, LSO %d, log start %d; want OFFSET_OUT_OF_RANGE and -1s", p.ErrorCode, p.HighWatermark, p.LastStableOffset, p.LogStartOffset)
 		}
 	})
 	t.Run("a follower serves only up to its own HW", func(t *testing.T) {

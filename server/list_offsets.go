@@ -14,11 +14,11 @@ package server
 //
 //   - EARLIEST (-2) and EARLIEST_LOCAL (-4): the log start offset.
 //   - LATEST (-1): the HW (consumers) or LEO (others).
-//   - MAX_TIMESTAMP (-3): the batch with the largest timestamp, if it is
-//     below that bound.
-//   - any other timestamp: the first batch whose max timestamp is >= it, if
-//     it is below that bound; Kafka searches negative timestamps the same
-//     way, so they find the first batch.
+//   - MAX_TIMESTAMP (-3): the first record carrying the largest timestamp,
+//     if it is below that bound.
+//   - any other timestamp: the first record whose timestamp is >= it, if it
+//     is below that bound; Kafka searches negative timestamps the same way,
+//     so they find the first record.
 //
 // Nothing found answers offset and timestamp -1 with no error. A leader
 // whose HW has not yet reached the start of its epoch (it was just elected)
@@ -29,6 +29,7 @@ package server
 // current leader epoch for LATEST, as Kafka reports it; -1 when unknown.
 
 import (
+	"github.com/fakekafka/fakekafka/protocol"
 	"sort"
 
 	"github.com/fakekafka/fakekafka/replication"
@@ -134,8 +135,13 @@ func (cn *conn) listOffset(st *replication.Partition, replicaID int32, isolation
 		return
 	case listMaxTimestamp:
 		off, ts = log.MaxTimestamp(log.EndOffset())
+		off = recordAt(log, off, func(_, t int64) bool { return t == ts })
 	default:
-		off, ts = log.OffsetForTimestamp(rp.Timestamp, log.EndOffset())
+		off, _ = log.OffsetForTimestamp(rp.Timestamp, log.EndOffset())
+		off = recordAt(log, off, func(_, t int64) bool { return t >= rp.Timestamp })
+		if off >= 0 {
+			ts = recordTimestamp(log, off)
+		}
 	}
 	if off < 0 || off >= bound {
 		if lagging {
@@ -164,4 +170,50 @@ func epochAt(l *replication.Log, offset int64) int32 {
 		return -1
 	}
 	return bs[i].Epoch
+}
+
+// recordAt narrows a timestamp search from the batch holding offset to its
+// first record whose timestamp matches, as Kafka answers at record
+// granularity (KAFKA-16310); offset itself when the records cannot be read.
+func recordAt(log *replication.Log, offset int64, match func(off, ts int64) bool) int64 {
+	if offset < 0 {
+		return offset
+	}
+	off, _ := scanRecords(log, offset, match)
+	return off
+}
+
+// recordTimestamp is the timestamp of the record at offset.
+func recordTimestamp(log *replication.Log, offset int64) int64 {
+	_, ts := scanRecords(log, offset, func(o, _ int64) bool { return o == offset })
+	return ts
+}
+
+// scanRecords returns the first record of the batch holding offset (and
+// not below the log start) whose timestamp matches, and that timestamp; offset and
+// the batch's max timestamp when none does or the batch cannot be read.
+func scanRecords(log *replication.Log, offset int64, match func(off, ts int64) bool) (int64, int64) {
+	bs := log.Read(offset, log.EndOffset(), 1)
+	if len(bs) == 0 {
+		return offset, -1
+	}
+	b := bs[0]
+	h, err := protocol.ParseBatchHeader(b.Raw)
+	if err != nil {
+		return offset, b.MaxTimestamp
+	}
+	if h.LogAppendTime() {
+		return offset, b.MaxTimestamp // every record has the append time
+	}
+	recs, err := protocol.Records(b.Raw)
+	if err != nil {
+		return offset, b.MaxTimestamp
+	}
+	for _, r := range recs {
+		o, ts := b.BaseOffset+int64(r.OffsetDelta), h.BaseTimestamp+r.TimestampDelta
+		if o >= log.StartOffset() && match(o, ts) {
+			return o, ts
+		}
+	}
+	return offset, b.MaxTimestamp
 }
