@@ -14,7 +14,6 @@ package server
 // are acknowledged without a write.
 
 import (
-
 	"github.com/fakekafka/fakekafka/transaction"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
