@@ -108,7 +108,10 @@ def group(cfg):
 
 def metadata(cfg):
     a = KafkaAdminClient(**base(cfg))
-    brokers = [{"id": b["broker_id"], "host": b["host"], "port": b["port"]} for b in a.describe_cluster()["brokers"]]
+    # describe_cluster asks DescribeCluster to include fenced brokers (a
+    # crashed one, once the controller fenced it), flagged is_fenced.
+    brokers = [{"id": b["broker_id"], "host": b["host"], "port": b["port"]}
+               for b in a.describe_cluster()["brokers"] if not b.get("is_fenced")]
     topics = []
     for t in a.describe_topics(cfg["topics"]):
         if t["error_code"] != 0:
