@@ -108,7 +108,7 @@ func NewCluster(cfg Config) (*Cluster, error) {
 		}
 	}
 	c.wg.Add(2)
-	go c.txnLoop()
+	go c.txnLoop(c.cfg.Clock.NewTimer(c.cfg.TransactionAbortTimedOutInterval))
 	go c.runHWEvents()
 	c.log.Info("cluster started", "brokers", c.Bootstrap())
 	return c, nil

@@ -16,6 +16,7 @@ package server
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/fakekafka/fakekafka/clock"
 	"sync"
 	"time"
 
@@ -338,11 +339,12 @@ func (c *Cluster) afterPrepare(broker int32, e *txnEntry, md transaction.Metadat
 // their timeout and forget expired ids, every
 // transaction.abort.timed.out.transaction.cleanup.interval.ms or when a
 // __transaction_state leader changes.
-func (c *Cluster) txnLoop() {
+// It runs on t, a timer on the cluster's clock (so that advancing the clock
+// past a transaction's timeout lets the next check abort it), made before
+// the goroutine starts so that the cluster's timers are all armed once
+// NewCluster returns.
+func (c *Cluster) txnLoop(t *clock.Timer) {
 	defer c.wg.Done()
-	// On the cluster's clock, so that advancing it past a transaction's
-	// timeout lets the next check abort it.
-	t := c.cfg.Clock.NewTimer(c.cfg.TransactionAbortTimedOutInterval)
 	defer t.Stop()
 	for {
 		select {
