@@ -411,3 +411,38 @@ func TestAdvanceCheckpointsHW(t *testing.T) {
 		}
 	}
 }
+
+// TestAdvanceAbortsHangingTransaction: with Kafka's defaults (a 60 s
+// transaction timeout, checked every 10 s) a transaction left open is
+// aborted only once the clock passes its timeout and the next check; the
+// LSO then moves past it.
+func TestAdvanceAbortsHangingTransaction(t *testing.T) {
+	c := manualCluster(t, Config{TransactionStatePartitions: 3})
+	if err := c.CreateTopic("h", 1, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	ctx := testContext(t)
+	hang := newClient(t, c, kgo.TransactionalID("hang"), kgo.DefaultProduceTopic("h"), kgo.TransactionTimeout(60*time.Second))
+	if err := hang.BeginTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	if err := hang.ProduceSync(ctx, &kgo.Record{Value: []byte("hung")}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	state := func() (string, int64) {
+		ps, _ := c.Partition("h", 0)
+		if ts := c.Transactions(); len(ts) == 1 {
+			return ts[0].State, ps.LastStableOffset
+		}
+		return "", ps.LastStableOffset
+	}
+	c.AdvanceClock(59 * time.Second) // the checks at 10, 20, ... 50 s find nothing to abort
+	if st, lso := state(); st != "Ongoing" || lso != 0 {
+		t.Fatalf("after 59 s: %s, LSO %d; want Ongoing, LSO 0", st, lso)
+	}
+	c.AdvanceClock(11 * time.Second) // past 60 s and the next check at 70 s
+	waitFor(t, 10*time.Second, "the hanging transaction aborted by its timeout", func() bool {
+		st, lso := state()
+		return st == "CompleteAbort" && lso == 2
+	})
+}

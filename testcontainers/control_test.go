@@ -82,6 +82,56 @@ func TestControlClient(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// Events: both elections are in the stream, with their leaders.
+	evs, last, err := ctl.Events(ctx, 0, fakekafka.EventFilter{Types: []string{"leader_elected"}, Topic: "c"})
+	if err != nil || len(evs) < 2 || last < evs[len(evs)-1].Seq || *evs[len(evs)-2].Leader != 2 || *evs[len(evs)-1].Leader != 1 {
+		t.Fatalf("Events leader_elected: %+v, last %d, %v", evs, last, err)
+	}
+	if _, _, err := ctl.Events(ctx, 0, fakekafka.EventFilter{Types: []string{"nope"}}); !isStatus(err, http.StatusBadRequest) {
+		t.Fatalf("unknown event type: %v, want 400", err)
+	}
+
+	// The clock: real, and advanced by 10 s.
+	if cs, err := ctl.Clock(ctx); err != nil || cs.Mode != "real" {
+		t.Fatalf("Clock: %+v, %v", cs, err)
+	}
+	if cs, err := ctl.AdvanceClock(ctx, 10*time.Second); err != nil || cs.AdvancedMillis < 10000 {
+		t.Fatalf("AdvanceClock: %+v, %v", cs, err)
+	}
+
+	// Transactions: one committed by franz-go shows up; the marker and
+	// coordinator controls answer.
+	txn, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.DefaultProduceTopic("c"), kgo.TransactionalID("ctl-txn"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := txn.BeginTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	if err := txn.ProduceSync(ctx, &kgo.Record{Value: []byte("t")}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	if err := txn.EndTransaction(ctx, kgo.TryCommit); err != nil {
+		t.Fatal(err)
+	}
+	txn.Close()
+	waitFor(t, 10*time.Second, "ctl-txn to be CompleteCommit", func() bool {
+		ts, err := ctl.Transactions(ctx)
+		return err == nil && len(ts) == 1 && ts[0].TransactionalID == "ctl-txn" && ts[0].State == "CompleteCommit"
+	})
+	if err := ctl.HoldTransactionMarkers(ctx, "c", 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := ctl.ReleaseTransactionMarkers(ctx, "c", 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := ctl.HoldTransactionMarkers(ctx, "nope", 0); !isStatus(err, http.StatusNotFound) {
+		t.Fatalf("holding markers of an unknown topic: %v, want 404", err)
+	}
+	if err := ctl.CrashTransactionCoordinatorBeforeMarkers(ctx); err != nil {
+		t.Fatal(err)
+	}
+
 	// Isolate and heal broker 2.
 	if st, err := ctl.IsolateBroker(ctx, 2); err != nil || len(st.Brokers) != 3 {
 		t.Fatalf("IsolateBroker: %+v, %v", st, err)
@@ -130,8 +180,8 @@ func TestControlClient(t *testing.T) {
 	if !isStatus(err, http.StatusNotFound) || !strings.Contains(err.Error(), `unknown listener "NOPE"`) || !errors.As(err, &apiErr) || apiErr.Path != "/v1/listeners/NOPE" {
 		t.Fatalf("unknown listener: %v", err)
 	}
-	if ps, err := ctl.Partition(ctx, "c", 0); err != nil || ps.HighWatermark != 3 {
-		t.Fatalf("c/0 after three records: %+v, %v", ps, err)
+	if ps, err := ctl.Partition(ctx, "c", 0); err != nil || ps.HighWatermark != 5 {
+		t.Fatalf("c/0 after four records and a commit marker: %+v, %v", ps, err)
 	}
 	if _, err := ctl.Partition(ctx, "c", 1); !isStatus(err, http.StatusNotFound) {
 		t.Fatalf("missing partition: %v", err)

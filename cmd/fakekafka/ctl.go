@@ -44,6 +44,10 @@ Partitions
   step TOPIC PARTITION BROKER [--up-to OFFSET]   one fetch by a paused follower
   isr TOPIC PARTITION BROKER...      set the ISR
   elect TOPIC PARTITION [LEADER] [--unclean | --preferred]
+Time and transactions
+  clock                              the cluster's clock: mode, now, how far it was advanced
+  advance DURATION                   move the clock forward (30s, 1500ms, 2m); everything due runs first
+  transactions                       transactional ids: state, producer id/epoch, partitions, timeout
 Faults
   fault add --api API [--error NAME] [--topic T] [--partition P] [--broker B] [--client-id C]
             [--count N] [--delay 100ms] [--drop-connection] [--after-work]
@@ -241,6 +245,31 @@ func (c *ctl) run(ctx context.Context, args []string) error {
 		return c.show("GET", "/v1/groups", nil, &gs, func() { c.printGroups(gs.Groups) })
 	case "events":
 		return c.events(ctx, fs, args)
+	case "clock":
+		if _, err := c.args(fs, args, 0, 0, ""); err != nil {
+			return err
+		}
+		var cs server.ClockState
+		return c.show("GET", "/v1/clock", nil, &cs, func() { c.printClock(cs) })
+	case "advance":
+		pos, err := c.args(fs, args, 1, 1, "DURATION")
+		if err != nil {
+			return err
+		}
+		d, err := time.ParseDuration(pos[0])
+		if err != nil || d < 0 {
+			return usagef("duration %q: want a non-negative Go duration such as 30s or 1500ms", pos[0])
+		}
+		var cs server.ClockState
+		return c.show("POST", "/v1/clock/advance", map[string]int64{"ms": d.Milliseconds()}, &cs, func() { c.printClock(cs) })
+	case "transactions", "txns":
+		if _, err := c.args(fs, args, 0, 0, ""); err != nil {
+			return err
+		}
+		var ts struct {
+			Transactions []server.TransactionState `json:"transactions"`
+		}
+		return c.show("GET", "/v1/transactions", nil, &ts, func() { c.printTransactions(ts.Transactions) })
 	}
 	return usagef("unknown verb %q", verb)
 }

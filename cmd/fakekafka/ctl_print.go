@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/fakekafka/fakekafka/server"
 )
@@ -193,4 +194,27 @@ func eventSummary(e server.Event) string {
 		add("%s", strings.Join(keys, " "))
 	}
 	return strings.Join(parts, " ")
+}
+
+func (c *ctl) printClock(cs server.ClockState) {
+	fmt.Fprintf(c.out, "clock %s: now %s (%d ms), advanced %v, %d timers waiting\n",
+		cs.Mode, cs.Now.UTC().Format(time.RFC3339Nano), cs.NowMillis, time.Duration(cs.AdvancedMillis)*time.Millisecond, cs.Timers)
+}
+
+func (c *ctl) printTransactions(ts []server.TransactionState) {
+	if len(ts) == 0 {
+		fmt.Fprintln(c.out, "no transactional ids")
+		return
+	}
+	w := tabwriter.NewWriter(c.out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "TRANSACTIONAL ID\tCOORDINATOR\tSTATE\tPRODUCER\tEPOCH\tTIMEOUT\tTV\tPARTITIONS")
+	for _, t := range ts {
+		var parts []string
+		for _, p := range t.Partitions {
+			parts = append(parts, fmt.Sprintf("%s/%d", p.Topic, p.Partition))
+		}
+		fmt.Fprintf(w, "%s\t%d\t%s\t%d\t%d\t%v\t%d\t%s\n", t.TransactionalID, t.Coordinator, t.State, t.ProducerID, t.ProducerEpoch,
+			time.Duration(t.TimeoutMs)*time.Millisecond, t.TransactionVersion, strings.Join(parts, " "))
+	}
+	w.Flush()
 }

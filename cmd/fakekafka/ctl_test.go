@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fakekafka/fakekafka/clock"
 	"github.com/fakekafka/fakekafka/server"
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // ctlEnv starts a cluster with a control API and returns it with a
@@ -244,5 +246,58 @@ func TestCtlEvents(t *testing.T) {
 	cancel()
 	if code := <-done; code != 0 {
 		t.Fatalf("ctl events --follow exited %d after an interrupt: %s", code, buf.String())
+	}
+}
+
+func TestCtlClockAndTransactions(t *testing.T) {
+	c := server.NewTestCluster(t, server.Config{Clock: clock.NewManual(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)), TransactionStatePartitions: 3})
+	if err := c.CreateTopic("t", 1, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(c.ControlHandler())
+	t.Cleanup(srv.Close)
+	e := env(map[string]string{"FAKEKAFKA_CONTROL": srv.URL})
+	ctl := func(args ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		code := run(context.Background(), append([]string{"ctl"}, args...), e, &out, &errb)
+		return code, out.String(), errb.String()
+	}
+	if out := mustCtl(t, ctl, "clock"); !strings.Contains(out, "clock manual: now 2030-01-01T00:00:00Z") {
+		t.Fatalf("ctl clock: %q", out)
+	}
+	var cs server.ClockState
+	if err := json.Unmarshal([]byte(mustCtl(t, ctl, "--json", "advance", "31s")), &cs); err != nil || cs.AdvancedMillis != 31000 {
+		t.Fatalf("ctl --json advance 31s: %+v, %v", cs, err)
+	}
+	if !c.Now().Equal(time.Date(2030, 1, 1, 0, 0, 31, 0, time.UTC)) {
+		t.Fatalf("cluster clock at %v after advancing 31 s", c.Now())
+	}
+	if code, _, errs := ctl("advance", "5 parsecs"); code != 2 || !strings.Contains(errs, "non-negative Go duration") {
+		t.Fatalf("ctl advance '5 parsecs': exit %d, %q", code, errs)
+	}
+	if code, _, _ := ctl("advance", "-5s"); code != 2 {
+		t.Fatalf("ctl advance -5s: exit %d, want 2", code)
+	}
+	if out := mustCtl(t, ctl, "transactions"); !strings.Contains(out, "no transactional ids") {
+		t.Fatalf("ctl transactions before any: %q", out)
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.Bootstrap()...), kgo.TransactionalID("tx"), kgo.DefaultProduceTopic("t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := cl.BeginTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.ProduceSync(ctx, &kgo.Record{Value: []byte("x")}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	out := mustCtl(t, ctl, "transactions")
+	for _, want := range []string{"TRANSACTIONAL ID", "tx", "Ongoing", "t/0"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("ctl transactions lacks %q:\n%s", want, out)
+		}
 	}
 }
