@@ -70,6 +70,19 @@ func (r *run) pause(id int32) {
 	}
 }
 
+// letParkedFetchesExpire lets the fetch each just-paused Kafka follower had
+// parked at the leader run out (replica.fetch.wait.max.ms, 500 ms) before
+// the scenario writes: a write while it is parked is answered into the
+// stopped broker's socket, and the broker appends it the moment it resumes,
+// so the records would not be lost after all. fakekafka's pause stops its
+// follower at once, so nothing waits there. The pause is Kafka's own timer
+// running, not synchronisation: nothing observable says it has expired.
+func (r *run) letParkedFetchesExpire() {
+	if _, ok := r.tg.(KafkaTarget); ok {
+		time.Sleep(time.Second)
+	}
+}
+
 func (r *run) resume(id int32) {
 	r.Helper()
 	if err := r.tg.Resume(id); err != nil {

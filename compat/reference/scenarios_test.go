@@ -87,6 +87,7 @@ var scenarios = []scenario{
 			a := r.produce("loss", acksAll, vals("a", 0, 5)...)
 			r.pause(2)
 			r.pause(3)
+			r.letParkedFetchesExpire()
 			o := r.produce("loss", acks1, vals("o", 0, 5)...)
 			r.crash(1)
 			r.resume(2)
