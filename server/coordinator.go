@@ -113,17 +113,11 @@ func javaHash(s string) int32 {
 func (c *Cluster) shards() ([]*shard, error) {
 	co := &c.coord
 	co.once.Do(func() {
-		t := c.topic(offsetsTopic)
+		var t *topic
+		t, co.err = c.internalTopic(offsetsTopic, c.cfg.OffsetsTopicPartitions, c.cfg.OffsetsTopicReplicationFactor,
+			map[string]string{"cleanup.policy": "compact"})
 		if t == nil {
-			rf := min(int16(c.cfg.OffsetsTopicReplicationFactor), int16(len(c.liveBrokers())))
-			var kerr *kerr.Error
-			var msg string
-			t, kerr, msg = c.createTopic(topicSpec{name: offsetsTopic, partitions: int32(c.cfg.OffsetsTopicPartitions), rf: rf,
-				configs: map[string]string{"cleanup.policy": "compact"}}, false)
-			if t == nil {
-				co.err = fmt.Errorf("creating %s: %v: %s", offsetsTopic, kerr, msg)
-				return
-			}
+			return
 		}
 		for _, p := range t.partitions {
 			co.shards = append(co.shards, &shard{c: c, p: p, loadedLeader: -1, loadedEpoch: -1})
@@ -132,13 +126,44 @@ func (c *Cluster) shards() ([]*shard, error) {
 	return co.shards, co.err
 }
 
+// internalTopic returns the internal topic name, creating it first if it
+// does not exist: partitions, a replication factor of at most the live
+// brokers, and configs. Both coordinators keep their state in one.
+func (c *Cluster) internalTopic(name string, partitions, rf int, configs map[string]string) (*topic, error) {
+	if t := c.topic(name); t != nil {
+		return t, nil
+	}
+	rf = min(rf, len(c.liveBrokers()))
+	t, e, msg := c.createTopic(topicSpec{name: name, partitions: int32(partitions), rf: int16(rf), configs: configs}, false)
+	if t == nil {
+		return nil, fmt.Errorf("creating %s: %v: %s", name, e, msg)
+	}
+	return t, nil
+}
+
+// coordinatorShard is the index of the coordinator shard (the internal
+// topic's partition) that owns key, as Kafka's partitionFor picks it.
+func coordinatorShard(key string, shards int) int { return int(javaHash(key)&0x7fffffff) % shards }
+
+// coordinatorLeader is the broker leading a coordinator partition, or -1
+// with COORDINATOR_NOT_AVAILABLE when that broker is down.
+func (c *Cluster) coordinatorLeader(p *partition) (int32, int16) {
+	p.mu.Lock()
+	leader, _, _ := p.st.View(-1)
+	p.mu.Unlock()
+	if b := c.broker(leader); b == nil || !b.up.Load() {
+		return -1, kerr.CoordinatorNotAvailable.Code
+	}
+	return leader, 0
+}
+
 // shardFor returns the shard that owns groupID.
 func (c *Cluster) shardFor(groupID string) (*shard, error) {
 	ss, err := c.shards()
 	if err != nil {
 		return nil, err
 	}
-	return ss[int(javaHash(groupID)&0x7fffffff)%len(ss)], nil
+	return ss[coordinatorShard(groupID, len(ss))], nil
 }
 
 // coordinatorOf returns the broker coordinating groupID, or -1 with the
@@ -148,13 +173,7 @@ func (c *Cluster) coordinatorOf(groupID string) (int32, int16) {
 	if err != nil {
 		return -1, kerr.CoordinatorNotAvailable.Code
 	}
-	s.p.mu.Lock()
-	leader, _, _ := s.p.st.View(-1)
-	s.p.mu.Unlock()
-	if b := c.broker(leader); b == nil || !b.up.Load() {
-		return -1, kerr.CoordinatorNotAvailable.Code
-	}
-	return leader, 0
+	return c.coordinatorLeader(s.p)
 }
 
 // group returns groupID's state as coordinated by broker, loading the shard

@@ -15,7 +15,6 @@ package server
 
 import (
 	"encoding/json"
-	"fmt"
 	"github.com/fakekafka/fakekafka/clock"
 	"sync"
 	"time"
@@ -109,17 +108,11 @@ type txnRecordKey struct {
 func (c *Cluster) txnShards() ([]*txnShard, error) {
 	co := &c.txn
 	co.once.Do(func() {
-		t := c.topic(txnStateTopic)
+		var t *topic
+		t, co.err = c.internalTopic(txnStateTopic, c.cfg.TransactionStatePartitions, c.cfg.TransactionStateReplicationFactor,
+			map[string]string{"cleanup.policy": "compact", "min.insync.replicas": "2"})
 		if t == nil {
-			rf := min(int16(c.cfg.TransactionStateReplicationFactor), int16(len(c.liveBrokers())))
-			var e *kerr.Error
-			var msg string
-			t, e, msg = c.createTopic(topicSpec{name: txnStateTopic, partitions: int32(c.cfg.TransactionStatePartitions), rf: rf,
-				configs: map[string]string{"cleanup.policy": "compact", "min.insync.replicas": "2"}}, false)
-			if t == nil {
-				co.err = fmt.Errorf("creating %s: %v: %s", txnStateTopic, e, msg)
-				return
-			}
+			return
 		}
 		for _, p := range t.partitions {
 			co.shards = append(co.shards, &txnShard{c: c, p: p, loadedLeader: -1, loadedEpoch: -1})
@@ -134,7 +127,7 @@ func (c *Cluster) txnShardFor(id string) (*txnShard, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ss[int(javaHash(id)&0x7fffffff)%len(ss)], nil
+	return ss[coordinatorShard(id, len(ss))], nil
 }
 
 // txnCoordinatorOf returns the broker coordinating a transactional id, or
@@ -144,13 +137,7 @@ func (c *Cluster) txnCoordinatorOf(id string) (int32, int16) {
 	if err != nil {
 		return -1, kerr.CoordinatorNotAvailable.Code
 	}
-	s.p.mu.Lock()
-	leader, _, _ := s.p.st.View(-1)
-	s.p.mu.Unlock()
-	if b := c.broker(leader); b == nil || !b.up.Load() {
-		return -1, kerr.CoordinatorNotAvailable.Code
-	}
-	return leader, 0
+	return c.coordinatorLeader(s.p)
 }
 
 // txnEntry returns id's entry as coordinated by broker, loading the shard
