@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/fakekafka/fakekafka/clock"
-	"github.com/fakekafka/fakekafka/protocol"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -239,19 +238,7 @@ func TestAdvanceTimesOutParkedProduce(t *testing.T) {
 	if err := c.PauseReplica("parked", 0, stuck); err != nil {
 		t.Fatal(err)
 	}
-	batch, err := protocol.BuildBatch(protocol.BatchHeader{ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1}, protocol.CodecNone,
-		[]protocol.Record{{Value: []byte("parked")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	req := kmsg.NewPtrProduceRequest()
-	req.Acks, req.TimeoutMillis = -1, 30_000
-	rt := kmsg.NewProduceRequestTopic()
-	rt.Topic = "parked"
-	rp := kmsg.NewProduceRequestTopicPartition()
-	rp.Records = batch
-	rt.Partitions = append(rt.Partitions, rp)
-	req.Topics = append(req.Topics, rt)
+	req := rawProduce(t, "parked", -1, 30_000, "parked")
 	got := parkRequest(t, c, newClient(t, c), leader, req)
 
 	c.AdvanceClock(30*time.Second - time.Millisecond)

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fakekafka/fakekafka/protocol"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -252,19 +251,7 @@ func TestAcksAllTimesOutWhileAFollowerLags(t *testing.T) {
 	if err := c.PauseReplica("slow", 0, 3); err != nil {
 		t.Fatal(err)
 	}
-	batch, err := protocol.BuildBatch(protocol.BatchHeader{ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1}, protocol.CodecNone,
-		[]protocol.Record{{Value: []byte("parked")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	req := kmsg.NewPtrProduceRequest()
-	req.Acks, req.TimeoutMillis = -1, 200
-	rt := kmsg.NewProduceRequestTopic()
-	rt.Topic = "slow"
-	rp := kmsg.NewProduceRequestTopicPartition()
-	rp.Records = batch
-	rt.Partitions = append(rt.Partitions, rp)
-	req.Topics = append(req.Topics, rt)
+	req := rawProduce(t, "slow", -1, 200, "parked")
 	cl := newClient(t, c)
 	resp, err := cl.Broker(1).Request(testContext(t), req)
 	if err != nil {

@@ -5,7 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fakekafka/fakekafka/protocol"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // waitFor polls cond until it holds or timeout passes, then fails the test.
@@ -36,4 +38,24 @@ func testContext(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
 	return ctx
+}
+
+// rawProduce is a Produce request of one plain record to topic/0, for the
+// acks and timeouts no client library lets a test set exactly.
+func rawProduce(t testing.TB, topic string, acks int16, timeoutMillis int32, value string) *kmsg.ProduceRequest {
+	t.Helper()
+	batch, err := protocol.BuildBatch(protocol.BatchHeader{ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1}, protocol.CodecNone,
+		[]protocol.Record{{Value: []byte(value)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := kmsg.NewPtrProduceRequest()
+	req.Acks, req.TimeoutMillis = acks, timeoutMillis
+	rt := kmsg.NewProduceRequestTopic()
+	rt.Topic = topic
+	rp := kmsg.NewProduceRequestTopicPartition()
+	rp.Records = batch
+	rt.Partitions = append(rt.Partitions, rp)
+	req.Topics = append(req.Topics, rt)
+	return req
 }
