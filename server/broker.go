@@ -54,7 +54,7 @@ func (b *broker) serve(bl *brokerListener, ln net.Listener) {
 			}
 			return // listener closed
 		}
-		cn := &conn{b: b, bl: bl, nc: nc, closed: make(chan struct{})}
+		cn := &conn{b: b, bl: bl, nc: nc, closed: make(chan struct{}), principal: anonymousPrincipal}
 		b.mu.Lock()
 		select {
 		case <-b.c.closing:
@@ -117,6 +117,10 @@ type conn struct {
 	bl     *brokerListener // the listener it came in on
 	nc     net.Conn
 	hdr    protocol.RequestHeader // the request being handled
+	// principal is who the connection is, as Kafka's authorizer names it
+	// ("User:alice"): User:ANONYMOUS until SASL or a client certificate
+	// says otherwise. Only the connection's own goroutine touches it.
+	principal string
 	out    []byte
 	closed chan struct{}
 	once   sync.Once
@@ -216,6 +220,10 @@ func (cn *conn) handle(frame []byte) error {
 }
 
 const apiVersionsKey = 18
+
+// anonymousPrincipal is Kafka's principal for a connection that has not
+// authenticated (PLAINTEXT, or SSL without a client certificate).
+const anonymousPrincipal = "User:ANONYMOUS"
 
 // handler answers one decoded request. A nil response sends nothing; an
 // error closes the connection.
