@@ -113,17 +113,17 @@ func (b *broker) listen() error {
 // writes the response, then reads the next, so responses stay in order and
 // a request that waits (acks=all, long poll) blocks only its own connection.
 type conn struct {
-	b      *broker
-	bl     *brokerListener // the listener it came in on
-	nc     net.Conn
-	hdr    protocol.RequestHeader // the request being handled
+	b   *broker
+	bl  *brokerListener // the listener it came in on
+	nc  net.Conn
+	hdr protocol.RequestHeader // the request being handled
 	// principal is who the connection is, as Kafka's authorizer names it
 	// ("User:alice"): User:ANONYMOUS until SASL or a client certificate
 	// says otherwise. Only the connection's own goroutine touches it.
 	principal string
-	out    []byte
-	closed chan struct{}
-	once   sync.Once
+	out       []byte
+	closed    chan struct{}
+	once      sync.Once
 }
 
 func (cn *conn) close() {
