@@ -37,6 +37,9 @@ func TestRunTiny(t *testing.T) {
 		if tg.Caps().Stores {
 			keys = append(keys, "e2e latency p50", "e2e latency p99", "memory 100 B", "memory 1 KiB")
 		}
+		if suiteTargets[tg.Name()] {
+			keys = append(keys, "suite sequential", "suite parallel", "suite peak RSS")
+		}
 		for _, k := range keys {
 			if v, ok := res.Value(k, tg.Name()); !ok || v <= 0 {
 				t.Errorf("%s: %s = %v, %v", tg.Name(), k, v, ok)

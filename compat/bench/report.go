@@ -38,6 +38,9 @@ func rows(opt Options) []row {
 		{"start to first ack", "cluster start to first acked record (median)", kindSeconds, false},
 		{"metadata time", fmt.Sprintf("Metadata, %d partitions (median call)", opt.MetadataPartitions), kindSeconds, false},
 		{"metadata memory", fmt.Sprintf("memory for %d partitions", opt.MetadataPartitions), kindBytes, false},
+		{"suite sequential", fmt.Sprintf("test suite, %d tests with a cluster each, sequential: time per test", suiteTests(opt)), kindSeconds, false},
+		{"suite parallel", fmt.Sprintf("test suite, %d tests with a cluster each, t.Parallel: time per test", suiteTests(opt)), kindSeconds, false},
+		{"suite peak RSS", "test suite: peak RSS of the test process", kindBytes, false},
 		{"memory 100 B", "memory per byte of records held, 100 B records", kindPerByte, false},
 		{"memory 1 KiB", "memory per byte of records held, 1 KiB records", kindPerByte, false},
 	}

@@ -49,7 +49,7 @@ type Options struct {
 }
 
 // WorkloadNames are the workloads in the order they run.
-var WorkloadNames = []string{"throughput-100", "throughput-1k", "latency", "startup", "metadata"}
+var WorkloadNames = []string{"throughput-100", "throughput-1k", "latency", "startup", "metadata", "suite"}
 
 func (o Options) withDefaults() Options {
 	if o.Scale <= 0 {
@@ -93,6 +93,7 @@ func (o Options) withDefaults() Options {
 func Run(ctx context.Context, targets []Target, opt Options) *Results {
 	opt = opt.withDefaults()
 	res := newResults(targets, opt)
+	defer removeSuiteBinary()
 	for _, t := range targets {
 		opt.Around(t.Name(), func() {
 			for _, w := range opt.Workloads {
@@ -110,6 +111,8 @@ func Run(ctx context.Context, targets []Target, opt Options) *Results {
 					err = startup(ctx, t, opt, res)
 				case "metadata":
 					err = metadata(ctx, t, opt, res)
+				case "suite":
+					err = suite(ctx, t, opt, res)
 				default:
 					err = fmt.Errorf("unknown workload %q", w)
 				}
