@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -53,14 +54,15 @@ type Results struct {
 	caps    map[string]Caps
 
 	mu     sync.Mutex
-	values map[string]map[string]float64 // row key -> target -> value
-	bytes  map[string]map[string]float64 // row key -> target -> bytes/s
-	notes  map[[2]string]string          // {row key, target} -> note
+	values map[string]map[string]float64   // row key -> target -> value
+	bytes  map[string]map[string]float64   // row key -> target -> bytes/s
+	runs   map[string]map[string][]float64 // row key -> target -> each measured run, in order
+	notes  map[[2]string]string            // {row key, target} -> note
 	errs   []string
 }
 
 func newResults(targets []Target, opt Options) *Results {
-	r := &Results{opt: opt, caps: map[string]Caps{}, values: map[string]map[string]float64{}, bytes: map[string]map[string]float64{}, notes: map[[2]string]string{}}
+	r := &Results{opt: opt, caps: map[string]Caps{}, values: map[string]map[string]float64{}, bytes: map[string]map[string]float64{}, runs: map[string]map[string][]float64{}, notes: map[[2]string]string{}}
 	for _, t := range targets {
 		r.targets = append(r.targets, t.Name())
 		r.caps[t.Name()] = t.Caps()
@@ -75,6 +77,41 @@ func (r *Results) set(t Target, key string, v float64) {
 		r.values[key] = map[string]float64{}
 	}
 	r.values[key][t.Name()] = v
+}
+
+func (r *Results) setRuns(t Target, key string, vs []float64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.runs[key] == nil {
+		r.runs[key] = map[string][]float64{}
+	}
+	r.runs[key][t.Name()] = vs
+}
+
+// ratio is fakekafka's figure over a peer's: the median of the ratios
+// between runs of the same round, with their range, when both have runs
+// that were interleaved; else the ratio of the two medians.
+func (r *Results) ratio(key, ref, peer string) (string, bool) {
+	a, okA := r.values[key][ref]
+	b, okB := r.values[key][peer]
+	if !okA || !okB || b == 0 {
+		return "", false
+	}
+	ra, rb := r.runs[key][ref], r.runs[key][peer]
+	if len(ra) < 2 || len(ra) != len(rb) {
+		return formatRatio(a / b), true
+	}
+	xs := make([]float64, 0, len(ra))
+	for i := range ra {
+		if rb[i] > 0 {
+			xs = append(xs, ra[i]/rb[i])
+		}
+	}
+	if len(xs) == 0 {
+		return formatRatio(a / b), true
+	}
+	lo, hi := slices.Min(xs), slices.Max(xs)
+	return fmt.Sprintf("%s (%s–%s)", formatRatio(median(xs)), strings.TrimSuffix(formatRatio(lo), "×"), formatRatio(hi)), true
 }
 
 func (r *Results) setBytesRate(key string, t Target, v float64) {
@@ -165,13 +202,11 @@ func (r *Results) WriteTable(w io.Writer) {
 		}
 		if _, ok := r.caps[ref]; ok {
 			for _, p := range peers {
-				a, okA := vals[ref]
-				b, okB := vals[p]
-				if !okA || !okB || b == 0 {
+				if x, ok := r.ratio(rw.key, ref, p); ok {
+					cells = append(cells, x)
+				} else {
 					cells = append(cells, "—")
-					continue
 				}
-				cells = append(cells, formatRatio(a/b))
 			}
 		}
 		fmt.Fprintln(w, "| "+strings.Join(cells, " | ")+" |")

@@ -91,12 +91,30 @@ func (o Options) withDefaults() Options {
 // Run runs the chosen workloads against every target, one target after
 // the other, and returns the results.
 func Run(ctx context.Context, targets []Target, opt Options) *Results {
+	// Interleave the throughput runs unless something (a CPU profile) must
+	// wrap one target's workloads as a whole.
+	interleave := opt.Around == nil && len(targets) > 1
 	opt = opt.withDefaults()
 	res := newResults(targets, opt)
 	defer removeSuiteBinary()
+	var rest []string
+	for _, w := range opt.Workloads {
+		if !interleave || (w != "throughput-100" && w != "throughput-1k") {
+			rest = append(rest, w)
+			continue
+		}
+		opt.Progress("all targets, interleaved: %s", w)
+		start := time.Now()
+		if w == "throughput-100" {
+			throughputRounds(ctx, targets, opt, 100, int(1_000_000*opt.Scale), res)
+		} else {
+			throughputRounds(ctx, targets, opt, 1024, int(250_000*opt.Scale), res)
+		}
+		opt.Progress("all targets: %s done in %v", w, time.Since(start).Round(time.Millisecond))
+	}
 	for _, t := range targets {
 		opt.Around(t.Name(), func() {
-			for _, w := range opt.Workloads {
+			for _, w := range rest {
 				opt.Progress("%s: %s", t.Name(), w)
 				start := time.Now()
 				var err error
@@ -213,21 +231,78 @@ func randomValue(size int) []byte {
 // on the VM this was written on makes it several times slower than the
 // runs after it.
 func throughput(ctx context.Context, t Target, opt Options, size, n int, res *Results) error {
-	label := "100 B"
-	if size != 100 {
-		label = "1 KiB"
-	}
-	var prod, cons, mem []float64
+	var figs []throughputFigures
 	for run := range opt.Runs + 1 {
 		f, err := throughputOnce(ctx, t, opt, size, max(n, 1))
 		if err != nil {
 			return err
 		}
-		opt.Progress("%s: %s run %d: produce %s (%s), consume %s (%s)", t.Name(), label, run,
-			formatRate(f.produce), f.produceStats, formatRate(f.consume), f.consumeStats)
-		if run == 0 {
-			continue // warm-up
+		progressRun(opt, t, size, run, f)
+		if run > 0 {
+			figs = append(figs, f)
 		}
+	}
+	recordThroughput(t, size, figs, res)
+	return nil
+}
+
+// throughputRounds is throughput for several targets at once, interleaved:
+// each round runs every target once, so a ratio can be taken between
+// neighbouring runs and a burst of other load on the machine hits one round
+// of every target instead of all runs of one. A target that fails drops out.
+func throughputRounds(ctx context.Context, targets []Target, opt Options, size, n int, res *Results) {
+	figs := make([][]throughputFigures, len(targets))
+	failed := make([]bool, len(targets))
+	for run := range opt.Runs + 1 {
+		for i, t := range targets {
+			if failed[i] {
+				continue
+			}
+			f, err := throughputOnce(ctx, t, opt, size, max(n, 1))
+			if err != nil {
+				failed[i] = true
+				res.fail(t.Name(), throughputWorkload(size), err)
+				opt.Progress("%s: %s failed: %v", t.Name(), throughputWorkload(size), err)
+				continue
+			}
+			progressRun(opt, t, size, run, f)
+			if run > 0 {
+				figs[i] = append(figs[i], f)
+			}
+		}
+	}
+	for i, t := range targets {
+		if !failed[i] {
+			recordThroughput(t, size, figs[i], res)
+		}
+	}
+}
+
+func throughputWorkload(size int) string {
+	if size == 100 {
+		return "throughput-100"
+	}
+	return "throughput-1k"
+}
+
+func sizeLabel(size int) string {
+	if size == 100 {
+		return "100 B"
+	}
+	return "1 KiB"
+}
+
+func progressRun(opt Options, t Target, size, run int, f throughputFigures) {
+	opt.Progress("%s: %s run %d: produce %s (%s), consume %s (%s)", t.Name(), sizeLabel(size), run,
+		formatRate(f.produce), f.produceStats, formatRate(f.consume), f.consumeStats)
+}
+
+// recordThroughput keeps the median of each figure over the measured runs,
+// and every run's figure in order, for ratios between neighbouring runs.
+func recordThroughput(t Target, size int, figs []throughputFigures, res *Results) {
+	label := sizeLabel(size)
+	var prod, cons, mem []float64
+	for _, f := range figs {
 		if f.kept < f.sent {
 			note := fmt.Sprintf("kept %d of the %d records produced (its log start moved up); consumed and measured over the records kept", f.kept, f.sent)
 			res.note(t, "consume "+label, note)
@@ -240,13 +315,14 @@ func throughput(ctx context.Context, t Target, opt Options, size, n int, res *Re
 	}
 	p, c := median(prod), median(cons)
 	res.set(t, "produce "+label, p)
+	res.setRuns(t, "produce "+label, prod)
 	res.setBytesRate("produce "+label, t, p*float64(size))
 	res.set(t, "consume "+label, c)
+	res.setRuns(t, "consume "+label, cons)
 	res.setBytesRate("consume "+label, t, c*float64(size))
 	if len(mem) > 0 {
 		res.set(t, "memory "+label, median(mem))
 	}
-	return nil
 }
 
 type throughputFigures struct {

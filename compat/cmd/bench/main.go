@@ -110,8 +110,12 @@ func main() {
 	defer stop()
 	res := bench.Run(ctx, chosen, opt)
 
-	fmt.Printf("%d × %s, GOMAXPROCS %d, %s; scale %g, %d partitions, median of %d runs, GODEBUG=%s\n\n",
-		runtime.NumCPU(), cpuModel(), runtime.GOMAXPROCS(0), runtime.Version(), *scale, *partitions, *runs, os.Getenv("GODEBUG"))
+	rounds := "interleaved rounds (ratios: the median of each round's ratio, with their range)"
+	if opt.Around != nil || len(chosen) < 2 {
+		rounds = "runs"
+	}
+	fmt.Printf("%d × %s, GOMAXPROCS %d, %s; scale %g, %d partitions, throughput: median of %d %s, GODEBUG=%s\n\n",
+		runtime.NumCPU(), cpuModel(), runtime.GOMAXPROCS(0), runtime.Version(), *scale, *partitions, *runs, rounds, os.Getenv("GODEBUG"))
 	res.WriteTable(os.Stdout)
 	if len(res.Errors()) > 0 {
 		os.Exit(1)
