@@ -150,7 +150,16 @@ func setupCorpus(t *testing.T, tg Target) *corpusEnv {
 		t.Fatalf("%s: create corpus: %s", tg.Name(), errName(c))
 	}
 	r.waitISR("corpus", 1, 2, 3)
-	r.produceTo(1, "corpus", acksAll, simpleBatch(vals("a", 0, 10)...))
+	// Retried as a client would: right after creation Kafka's broker 1 may
+	// not lead yet, or its followers not fetch yet (NOT_LEADER, a timeout).
+	var p produced
+	r.waitFor("the corpus's records acknowledged", func() bool {
+		p = r.produceTo(1, "corpus", acksAll, simpleBatch(vals("a", 0, 10)...))
+		return p.code != kerr.NotLeaderForPartition.Code && p.code != kerr.RequestTimedOut.Code && p.code != kerr.NotEnoughReplicas.Code
+	})
+	if p.code != 0 || p.base != 0 {
+		t.Fatalf("%s: the corpus's records: %v", tg.Name(), p)
+	}
 	for _, g := range []string{"cg", "cg-empty"} {
 		r.coordinator(g)
 	}

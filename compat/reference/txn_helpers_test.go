@@ -110,7 +110,13 @@ func (x *txn) produce(topic string, values ...string) produced {
 	}
 	req := produceReq(11, topic, 0, acksAll, b)
 	req.TransactionID = kmsg.StringPtr(x.id)
-	p := x.r.do(1, req).(*kmsg.ProduceResponse).Topics[0].Partitions[0]
+	var p kmsg.ProduceResponseTopicPartition
+	// Retried as a client would while broker 1 takes up the leadership
+	// that Metadata already names (Kafka, right after CreateTopics).
+	x.r.waitFor("a leader that takes the produce", func() bool {
+		p = x.r.do(1, req).(*kmsg.ProduceResponse).Topics[0].Partitions[0]
+		return p.ErrorCode != kerr.NotLeaderForPartition.Code && p.ErrorCode != kerr.LeaderNotAvailable.Code
+	})
 	if p.ErrorCode == 0 {
 		x.seq += int32(len(values))
 	}
