@@ -5,7 +5,10 @@
 # and Maven: installs them from Debian's packages when missing and we are
 # root. The Kafka jars go to ~/.m2 and their classpath to
 # ~/.cache/fakekafka-reference (outside the repository); a warm run takes
-# about 6 minutes, most of it Kafka's own failover timeouts.
+# about 5-6 minutes, most of it Kafka's own failover timeouts. TestClients
+# also drives the client matrix's other-language adapters against both
+# clusters: build them first (scripts/matrix-clients.sh, as .ci/run does),
+# or set REFERENCE_SKIP_ABSENT=1 to leave out those that are not built.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -99,6 +99,9 @@ func (cn *conn) addPartitionsToTxn(id string, pid int64, epoch int16, verifyOnly
 		vc := transaction.VerifyPartitions(e.md, e.pending, pid, epoch, parts)
 		e.mu.Unlock()
 		for i, tp := range parts {
+			if vc[i] == kerr.InvalidTxnState.Code {
+				vc[i] = kerr.TransactionAbortable.Code // what Kafka's coordinator answers a verification
+			}
 			codes[topicPartition{tp.Topic, tp.Partition}] = vc[i]
 		}
 		return codes

@@ -55,7 +55,7 @@ func clockScenario(t *testing.T, advance func(c *Cluster)) ([]PartitionState, Gr
 	// whose only member joins, syncs and falls silent.
 	group := ""
 	for i := 0; group == ""; i++ {
-		if g := "g" + string(rune('a'+i)); javaHash(g)&0x7fffffff%int32(c.cfg.OffsetsTopicPartitions) == 0 {
+		if g := "g" + string(rune('a'+i)); coordinatorShard(g, c.cfg.OffsetsTopicPartitions) == 0 {
 			group = g
 		}
 	}

@@ -56,9 +56,7 @@ func describeConsumerGroup(c *Cluster, cg *consumerGroup, rg *kmsg.ConsumerGroup
 		rm.MemberID, rm.InstanceID, rm.RackID, rm.MemberEpoch = m.id, m.instanceID, m.rackID, m.epoch
 		rm.ClientID, rm.ClientHost = m.clientID, m.clientHost
 		rm.SubscribedTopics = slices.Clone(m.subscribed)
-		if m.regex != "" {
-			rm.SubscribedTopicRegex = &m.regex
-		}
+		rm.SubscribedTopicRegex = kmsg.StringPtr(m.regex) // Kafka: "" when none
 		rm.Assignment = c.kmsgAssignment(m.assigned)
 		rm.TargetAssignment = c.kmsgAssignment(cg.target[m.id])
 		rm.MemberType = 1 // consumer protocol, not upgraded classic

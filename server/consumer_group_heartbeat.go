@@ -27,6 +27,14 @@ import (
 )
 
 func (cn *conn) handleConsumerGroupHeartbeat(req *kmsg.ConsumerGroupHeartbeatRequest) (kmsg.Response, error) {
+	resp, err := cn.consumerGroupHeartbeat(req)
+	if r, ok := resp.(*kmsg.ConsumerGroupHeartbeatResponse); ok && (r.ErrorCode != 0 || req.MemberEpoch < 0) {
+		r.HeartbeatIntervalMillis = 0 // as Kafka: an error or a leave carries no interval
+	}
+	return resp, err
+}
+
+func (cn *conn) consumerGroupHeartbeat(req *kmsg.ConsumerGroupHeartbeatRequest) (kmsg.Response, error) {
 	c := cn.b.c
 	resp := req.ResponseKind().(*kmsg.ConsumerGroupHeartbeatResponse)
 	resp.HeartbeatIntervalMillis = int32(c.cfg.ConsumerGroupHeartbeatInterval.Milliseconds())
@@ -142,7 +150,7 @@ func (c *Cluster) consumerHeartbeat(cn *conn, req *kmsg.ConsumerGroupHeartbeatRe
 		}
 		m.epoch = 0
 		m.sent = nil
-		m.clientID, m.clientHost = cn.hdr.ClientID, cn.nc.RemoteAddr().String()
+		m.clientID, m.clientHost = cn.hdr.ClientID, cn.clientHost()
 	case m == nil:
 		return fail(kerr.UnknownMemberID, "group %s has no member %s", req.Group, req.MemberID)
 	case req.MemberEpoch != m.epoch:

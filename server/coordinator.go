@@ -12,6 +12,7 @@ package server
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"sync"
 	"time"
 
@@ -143,7 +144,17 @@ func (c *Cluster) internalTopic(name string, partitions, rf int, configs map[str
 
 // coordinatorShard is the index of the coordinator shard (the internal
 // topic's partition) that owns key, as Kafka's partitionFor picks it.
-func coordinatorShard(key string, shards int) int { return int(javaHash(key)&0x7fffffff) % shards }
+func coordinatorShard(key string, shards int) int {
+	// Kafka's Utils.abs, not toPositive: -h for a negative hash, 0 for MinInt32.
+	h := javaHash(key)
+	if h == math.MinInt32 {
+		return 0
+	}
+	if h < 0 {
+		h = -h
+	}
+	return int(h) % shards
+}
 
 // coordinatorLeader is the broker leading a coordinator partition, or -1
 // with COORDINATOR_NOT_AVAILABLE when that broker is down.

@@ -25,7 +25,7 @@ func (cn *conn) handleDescribeTransactions(req *kmsg.DescribeTransactionsRequest
 	resp := req.ResponseKind().(*kmsg.DescribeTransactionsResponse)
 	for _, id := range req.TransactionalIDs {
 		st := kmsg.NewDescribeTransactionsResponseTransactionState()
-		st.TransactionalID, st.ProducerID, st.ProducerEpoch, st.StartTimestamp = id, -1, -1, -1
+		st.TransactionalID, st.ProducerID, st.ProducerEpoch, st.StartTimestamp = id, 0, 0, 0 // as Kafka, for an unknown id
 		e, code := c.txnEntry(cn.b.id, id, false)
 		if code == 0 && e == nil {
 			code = kerr.TransactionalIDNotFound.Code

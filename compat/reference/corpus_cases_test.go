@@ -32,7 +32,9 @@ func corpusCases(versions map[int16][2]int16) []corpusCase {
 		}
 	}
 	latest := func(k kmsg.Key) int16 { return versions[k.Int16()][1] }
-	return append(out, edgeCases(latest)...)
+	out = append(out, edgeCases(latest)...)
+	out = append(out, txnCases(versions)...)
+	return append(out, consumerGroupCases(versions)...)
 }
 
 // at sets the version on a request and returns it.
@@ -151,12 +153,16 @@ func offsetFetchReq(v int16, group string) *kmsg.OffsetFetchRequest {
 	return req
 }
 
-func simpleBatch(values ...string) []byte {
+func simpleBatch(values ...string) []byte { return simpleBatchWith(-1, -1, -1, 0, values...) }
+
+// simpleBatchWith is a batch of values with a fixed timestamp, from
+// producer pid (-1: none) with the given attributes.
+func simpleBatchWith(pid int64, epoch int16, seq int32, attrs int16, values ...string) []byte {
 	recs := make([]protocol.Record, len(values))
 	for i, v := range values {
 		recs[i] = protocol.Record{Value: []byte(v)}
 	}
-	b, err := protocol.BuildBatch(protocol.BatchHeader{ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1, BaseTimestamp: 1700000000000}, protocol.CodecNone, recs)
+	b, err := protocol.BuildBatch(protocol.BatchHeader{ProducerID: pid, ProducerEpoch: epoch, BaseSequence: seq, Attributes: attrs, BaseTimestamp: 1700000000000}, protocol.CodecNone, recs)
 	if err != nil {
 		panic(err)
 	}

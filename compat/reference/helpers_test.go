@@ -317,6 +317,12 @@ type fetched struct {
 	values              []string
 	divergingEndOffset  int64
 	divergingLeaderEpoc int32
+	// Transactions: the first offsets of the aborted transactions a
+	// read_committed fetch lists, and the control batches read
+	// ("7:ABORT"), which carry no records a client sees.
+	abortedFrom []int64
+	markers     []string
+	abortAt     []int64
 }
 
 func (f fetched) String() string {
@@ -349,6 +355,9 @@ func (r *run) fetch(id int32, topic string, offset int64, isolation int8) fetche
 	}
 	p := resp.Topics[0].Partitions[0]
 	out := fetched{code: p.ErrorCode, hw: p.HighWatermark, lso: p.LastStableOffset, logStart: p.LogStartOffset}
+	for _, a := range p.AbortedTransactions {
+		out.abortedFrom = append(out.abortedFrom, a.FirstOffset)
+	}
 	rest := p.RecordBatches
 	for len(rest) > 0 {
 		var b []byte
@@ -363,6 +372,12 @@ func (r *run) fetch(id int32, topic string, offset int64, isolation int8) fetche
 		recs, err := protocol.Records(b)
 		if err != nil {
 			r.Fatal(err)
+		}
+		if h.IsControl() {
+			for _, rec := range recs {
+				out.addMarker(h.BaseOffset+int64(rec.OffsetDelta), rec.Key)
+			}
+			continue
 		}
 		for _, rec := range recs {
 			if o := h.BaseOffset + int64(rec.OffsetDelta); o >= offset {
@@ -526,4 +541,20 @@ func (r *run) deleteRecords(topic string, offset int64) string {
 		return errName(p.ErrorCode)
 	}
 	return fmt.Sprintf("low watermark %d", p.LowWatermark)
+}
+
+// addMarker records a control record at offset o: its key is a version and
+// a type, 0 for an abort and 1 for a commit.
+func (f *fetched) addMarker(o int64, key []byte) {
+	typ := "CONTROL"
+	if len(key) >= 4 {
+		switch int16(key[2])<<8 | int16(key[3]) {
+		case 0:
+			typ = "ABORT"
+			f.abortAt = append(f.abortAt, o)
+		case 1:
+			typ = "COMMIT"
+		}
+	}
+	f.markers = append(f.markers, fmt.Sprintf("%d:%s", o, typ))
 }

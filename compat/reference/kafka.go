@@ -42,12 +42,14 @@ var KafkaSettings = map[string]string{
 	// KRaft elects leaderless partitions uncleanly on a periodic check
 	// (default every 5 min) once the config allows it; fakekafka at once.
 	"unclean.leader.election.interval.ms": "1000",
-	"num.network.threads":                 "2",
-	"num.io.threads":                      "2",
-	"num.recovery.threads.per.data.dir":   "1",
-	"background.threads":                  "2",
-	"log.cleaner.threads":                 "1",
-	"log.cleaner.dedupe.buffer.size":      "4194304",
+	// How often a coordinator looks for timed-out transactions (default 10 s).
+	"transaction.abort.timed.out.transaction.cleanup.interval.ms": "1000",
+	"num.network.threads":               "2",
+	"num.io.threads":                    "2",
+	"num.recovery.threads.per.data.dir": "1",
+	"background.threads":                "2",
+	"log.cleaner.threads":               "1",
+	"log.cleaner.dedupe.buffer.size":    "4194304",
 }
 
 // Kafka is a running Apache Kafka cluster: Brokers broker-only nodes and one

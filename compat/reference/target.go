@@ -64,6 +64,9 @@ func NewFake() (*Fake, error) {
 		BrokerSessionTimeout:          sessionTimeout,
 		OffsetsTopicPartitions:        3,
 		OffsetsTopicReplicationFactor: 3,
+
+		TransactionStatePartitions:       3,
+		TransactionAbortTimedOutInterval: time.Second,
 	})
 	if err != nil {
 		return nil, err
