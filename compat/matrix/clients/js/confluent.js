@@ -128,6 +128,8 @@ async function consume(cfg, inp) {
   const conf = base(cfg);
   // The consumer needs a group.id; assign never joins it.
   Object.assign(conf, { 'group.id': 'matrix-assign-' + cfg.clientId, 'enable.auto.commit': false });
+  // librdkafka reads read_committed unless told otherwise.
+  conf['isolation.level'] = cfg.readCommitted ? 'read_committed' : 'read_uncommitted';
   await stream(conf, {}, cfg, inp, (c) => c.assign([{ topic: cfg.topic, partition: cfg.partition, offset: cfg.offset }]));
 }
 
@@ -140,6 +142,40 @@ async function group(cfg, inp) {
     'auto.commit.interval.ms': cfg.commitIntervalMs,
   });
   await stream(conf, { 'auto.offset.reset': 'earliest' }, cfg, inp, (c) => c.subscribe([cfg.topic]));
+}
+
+// call turns a librdkafka-style callback method into a promise.
+function call(client, method, ...args) {
+  return new Promise((resolve, reject) => client[method](...args, (err) => (err ? reject(err) : resolve())));
+}
+
+async function transact(cfg, inp) {
+  const conf = base(cfg);
+  Object.assign(conf, { 'transactional.id': cfg.transactionalId, 'linger.ms': 5, dr_cb: true });
+  const p = new Kafka.Producer(conf);
+  watch(p, false);
+  let failed = null;
+  p.on('delivery-report', (err) => { if (err && !failed) failed = err; });
+  await connect(p);
+  p.setPollInterval(20);
+  try {
+    await call(p, 'initTransactions', 30000);
+    let index = 0;
+    for (let line = await inp.next(); line !== null; line = await inp.next()) {
+      const txn = JSON.parse(line);
+      await call(p, 'beginTransaction');
+      for (const r of txn.records) {
+        p.produce(cfg.topic, cfg.partition, Buffer.from(r.value), r.key ? Buffer.from(r.key) : null, Date.now());
+      }
+      // Every record acknowledged first: an abort drops what is still queued.
+      await call(p, 'flush', 30000);
+      if (failed) throw failed;
+      await call(p, txn.commit ? 'commitTransaction' : 'abortTransaction', 30000);
+      emit('txn', { index: index++ });
+    }
+  } finally {
+    await new Promise((resolve) => p.disconnect(resolve));
+  }
 }
 
 async function metadata(cfg) {
@@ -160,4 +196,4 @@ async function version() {
   emit('version', { version: `${require('@confluentinc/kafka-javascript/package.json').version} (librdkafka ${Kafka.librdkafkaVersion})` });
 }
 
-run({ version, produce, consume, group, metadata });
+run({ version, produce, consume, group, metadata, transact });

@@ -116,7 +116,36 @@ def consume(cfg):
     conf = base(cfg, lambda e: emit("error", error=e))
     # The consumer needs a group.id; assign never joins it.
     conf.update({"group.id": "matrix-assign-" + cfg["clientId"], "enable.auto.commit": False})
+    isolation(conf, cfg)
     stream(conf, lambda c: c.assign([TopicPartition(cfg["topic"], cfg["partition"], cfg["offset"])]))
+
+
+def isolation(conf, cfg):
+    # librdkafka reads read_committed unless told otherwise.
+    conf["isolation.level"] = "read_committed" if cfg["readCommitted"] else "read_uncommitted"
+
+
+def transact(cfg):
+    conf = base(cfg, lambda e: emit("error", error=e))
+    conf.update({"transactional.id": cfg["transactionalId"], "linger.ms": 5})
+    p = Producer(conf)
+    p.init_transactions(30)
+    for i, txn in enumerate(records()):
+        p.begin_transaction()
+        failed = []
+        for rec in txn["records"]:
+            p.produce(cfg["topic"], partition=cfg["partition"], key=rec["key"] or None, value=rec["value"],
+                      on_delivery=lambda err, msg: err is not None and failed.append(err))
+        # Every record acknowledged first: an abort drops what is still queued.
+        if p.flush(30) > 0:
+            raise Exception("transaction %d: records not delivered within 30 s" % i)
+        if failed:
+            raise confluent_kafka.KafkaException(failed[0])
+        if txn["commit"]:
+            p.commit_transaction(30)
+        else:
+            p.abort_transaction(30)
+        emit("txn", index=i)
 
 
 def group(cfg):
@@ -147,4 +176,4 @@ def metadata(cfg):
     emit("metadata", brokers=[{"id": b.id, "host": b.host, "port": b.port} for b in md.brokers.values()], topics=topics)
 
 
-run({"version": version, "produce": produce, "consume": consume, "group": group, "metadata": metadata})
+run({"version": version, "produce": produce, "consume": consume, "group": group, "metadata": metadata, "transact": transact})

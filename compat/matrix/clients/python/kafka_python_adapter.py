@@ -83,11 +83,31 @@ def consume(cfg):
     stop = InputClosed()
     conf = base(cfg)
     conf.update({"group_id": None, "enable_auto_commit": False, "fetch_max_wait_ms": cfg["fetchWaitMs"]})
+    conf["isolation_level"] = "read_committed" if cfg["readCommitted"] else "read_uncommitted"
     c = KafkaConsumer(**conf)
     tp = TopicPartition(cfg["topic"], cfg["partition"])
     c.assign([tp])
     c.seek(tp, cfg["offset"])
     stream(c, stop)
+
+
+def transact(cfg):
+    conf = base(cfg)
+    conf.update({"transactional_id": cfg["transactionalId"], "linger_ms": 5})
+    p = KafkaProducer(**conf)
+    p.init_transactions()
+    for i, txn in enumerate(records()):
+        p.begin_transaction()
+        sent = [p.send(cfg["topic"], partition=cfg["partition"], key=rec["key"].encode() if rec["key"] else None, value=rec["value"].encode())
+                for rec in txn["records"]]
+        for f in sent:  # every record acknowledged before the transaction ends
+            f.get(timeout=30)
+        if txn["commit"]:
+            p.commit_transaction()
+        else:
+            p.abort_transaction()
+        emit("txn", index=i)
+    p.close()
 
 
 def group(cfg):
@@ -123,4 +143,4 @@ def metadata(cfg):
     emit("metadata", brokers=brokers, topics=topics)
 
 
-run({"version": version, "produce": produce, "consume": consume, "group": group, "metadata": metadata})
+run({"version": version, "produce": produce, "consume": consume, "group": group, "metadata": metadata, "transact": transact})
