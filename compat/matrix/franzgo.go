@@ -139,6 +139,9 @@ func (FranzGo) Transact(ctx context.Context, cfg TxnConfig, txns []Txn) error {
 		if err := cl.ProduceSync(ctx, rs...).FirstErr(); err != nil {
 			return err
 		}
+		if err := kgoTxnOffsets(ctx, cl, cfg.TransactionalID, txn); err != nil {
+			return err
+		}
 		if err := cl.EndTransaction(ctx, kgo.TransactionEndTry(txn.Commit)); err != nil {
 			return err
 		}

@@ -21,6 +21,7 @@ var scenarios = []scenario{
 	{"unclean", "6. unclean election truncates the consumer's position", scUnclean},
 	{"metadata", "7. metadata: brokers, leaders, replicas, ISR", scMetadata},
 	{"transactions", "8. transactions: commit, abort, read_committed", scTransactions},
+	{"txn-offsets-fencing", "9. transactions: offsets sent in the transaction, fencing", scTxnOffsetsFencing},
 }
 
 func clientID(cl Client, scenario string) string { return "matrix-" + scenario + "-" + cl.Name() }

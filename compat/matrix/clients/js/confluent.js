@@ -158,6 +158,7 @@ async function transact(cfg, inp) {
   p.on('delivery-report', (err) => { if (err && !failed) failed = err; });
   await connect(p);
   p.setPollInterval(20);
+  const groups = new Map(); // group id -> a consumer that never joins, for its group metadata
   try {
     await call(p, 'initTransactions', 30000);
     let index = 0;
@@ -170,10 +171,24 @@ async function transact(cfg, inp) {
       // Every record acknowledged first: an abort drops what is still queued.
       await call(p, 'flush', 30000);
       if (failed) throw failed;
+      const o = txn.offsets;
+      if (o) {
+        if (!groups.has(o.group)) {
+          const c = new Kafka.KafkaConsumer({ 'bootstrap.servers': cfg.bootstrap, 'group.id': o.group }, {});
+          await connect(c);
+          groups.set(o.group, c);
+        }
+        await call(p, 'sendOffsetsToTransaction', [{ topic: o.topic, partition: o.partition, offset: o.offset }], groups.get(o.group), 30000);
+      }
+      if (txn.await) {
+        emit('produced', { index });
+        if ((await inp.next()) === null) return; // the input ended instead: leave the transaction open
+      }
       await call(p, txn.commit ? 'commitTransaction' : 'abortTransaction', 30000);
       emit('txn', { index: index++ });
     }
   } finally {
+    for (const c of groups.values()) await new Promise((resolve) => c.disconnect(resolve));
     await new Promise((resolve) => p.disconnect(resolve));
   }
 }
@@ -196,4 +211,12 @@ async function version() {
   emit('version', { version: `${require('@confluentinc/kafka-javascript/package.json').version} (librdkafka ${Kafka.librdkafkaVersion})` });
 }
 
-run({ version, produce, consume, group, metadata, transact });
+run({
+  version,
+  produce,
+  consume,
+  group,
+  metadata,
+  // A failed end (a fenced producer) is named as the client's other errors.
+  transact: (cfg, inp) => transact(cfg, inp).catch((e) => emit('fatal', { error: describe(e) })),
+});

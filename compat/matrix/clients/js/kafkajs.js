@@ -129,6 +129,14 @@ async function transact(cfg, inp) {
       const t = await producer.transaction();
       const messages = txn.records.map((r) => ({ key: r.key || null, value: r.value, partition: cfg.partition }));
       await t.send({ topic: cfg.topic, messages });
+      const o = txn.offsets;
+      if (o) {
+        await t.sendOffsets({ consumerGroupId: o.group, topics: [{ topic: o.topic, partitions: [{ partition: o.partition, offset: String(o.offset) }] }] });
+      }
+      if (txn.await) {
+        emit('produced', { index });
+        if ((await inp.next()) === null) return; // the input ended instead: leave the transaction open
+      }
       if (txn.commit) await t.commit();
       else await t.abort();
       emit('txn', { index: index++ });
@@ -160,4 +168,12 @@ async function version() {
   emit('version', { version: require('kafkajs/package.json').version });
 }
 
-run({ version, produce, consume, group, metadata, transact });
+run({
+  version,
+  produce,
+  consume,
+  group,
+  metadata,
+  // A failed end (a fenced producer) is named as the client's other errors.
+  transact: (cfg, inp) => transact(cfg, inp).catch((e) => emit('fatal', { error: describe(e) })),
+});

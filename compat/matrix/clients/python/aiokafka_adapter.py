@@ -133,6 +133,13 @@ async def transact_async(cfg):
             await p.begin_transaction()
             for rec in txn["records"]:  # each acknowledged before the transaction ends
                 await p.send_and_wait(cfg["topic"], partition=cfg["partition"], key=rec["key"].encode() if rec["key"] else None, value=rec["value"].encode())
+            o = txn.get("offsets")
+            if o:
+                await p.send_offsets_to_transaction({TopicPartition(o["topic"], o["partition"]): o["offset"]}, o["group"])
+            if txn.get("await"):
+                emit("produced", index=i)
+                if await q.get() is None:
+                    return  # the input ended instead: leave the transaction open
             if txn["commit"]:
                 await p.commit_transaction()
             else:

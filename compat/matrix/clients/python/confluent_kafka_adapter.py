@@ -126,11 +126,20 @@ def isolation(conf, cfg):
 
 
 def transact(cfg):
+    try:
+        transact_all(cfg)
+    except confluent_kafka.KafkaException as e:  # named by its KafkaError, as the other operations' errors
+        emit("fatal", error=describe(e.args[0]) if e.args and isinstance(e.args[0], KafkaError) else error("KafkaException", str(e)))
+
+
+def transact_all(cfg):
     conf = base(cfg, lambda e: emit("error", error=e))
     conf.update({"transactional.id": cfg["transactionalId"], "linger.ms": 5})
     p = Producer(conf)
     p.init_transactions(30)
-    for i, txn in enumerate(records()):
+    groups = {}  # group id -> a consumer that never joins, for its group metadata
+    lines = records()
+    for i, txn in enumerate(lines):
         p.begin_transaction()
         failed = []
         for rec in txn["records"]:
@@ -141,6 +150,16 @@ def transact(cfg):
             raise Exception("transaction %d: records not delivered within 30 s" % i)
         if failed:
             raise confluent_kafka.KafkaException(failed[0])
+        o = txn.get("offsets")
+        if o:
+            if o["group"] not in groups:
+                groups[o["group"]] = Consumer({"bootstrap.servers": cfg["bootstrap"], "group.id": o["group"]})
+            p.send_offsets_to_transaction([TopicPartition(o["topic"], o["partition"], o["offset"])],
+                                          groups[o["group"]].consumer_group_metadata(), 30)
+        if txn.get("await"):
+            emit("produced", index=i)
+            if next(lines, None) is None:
+                return  # the input ended instead: leave the transaction open
         if txn["commit"]:
             p.commit_transaction(30)
         else:

@@ -5,6 +5,7 @@ import time
 import kafka
 from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.errors import KafkaConnectionError, NodeNotReadyError
+from kafka.structs import OffsetAndMetadata
 
 from adapter import InputClosed, emit, error, is_connection_text, records, run
 
@@ -96,12 +97,20 @@ def transact(cfg):
     conf.update({"transactional_id": cfg["transactionalId"], "linger_ms": 5})
     p = KafkaProducer(**conf)
     p.init_transactions()
-    for i, txn in enumerate(records()):
+    lines = records()
+    for i, txn in enumerate(lines):
         p.begin_transaction()
         sent = [p.send(cfg["topic"], partition=cfg["partition"], key=rec["key"].encode() if rec["key"] else None, value=rec["value"].encode())
                 for rec in txn["records"]]
         for f in sent:  # every record acknowledged before the transaction ends
             f.get(timeout=30)
+        o = txn.get("offsets")
+        if o:
+            p.send_offsets_to_transaction({TopicPartition(o["topic"], o["partition"]): OffsetAndMetadata(o["offset"], "", -1)}, o["group"])
+        if txn.get("await"):
+            emit("produced", index=i)
+            if next(lines, None) is None:
+                return  # the input ended instead: leave the transaction open
         if txn["commit"]:
             p.commit_transaction()
         else:

@@ -189,8 +189,11 @@ fn transact(cfg: &Value) -> Result<(), KafkaError> {
     producer.init_transactions(timeout)?;
     let topic = text(cfg, "topic");
     let partition = cfg["partition"].as_i64().unwrap_or(0) as i32;
-    for (i, line) in std::io::stdin().lock().lines().enumerate() {
-        let Ok(line) = line else { break };
+    let mut groups: Vec<(String, BaseConsumer<Ctx>)> = Vec::new();
+    let stdin = std::io::stdin();
+    let mut lines = stdin.lock().lines();
+    let mut i = 0;
+    while let Some(Ok(line)) = lines.next() {
         let txn: Value = serde_json::from_str(&line).unwrap_or_default();
         producer.begin_transaction()?;
         for (j, rec) in txn["records"].as_array().into_iter().flatten().enumerate() {
@@ -203,12 +206,34 @@ fn transact(cfg: &Value) -> Result<(), KafkaError> {
             producer.send(record).map_err(|(e, _)| e)?;
         }
         producer.flush(timeout)?;
+        if let Some(o) = txn["offsets"].as_object() {
+            let group = o["group"].as_str().unwrap_or("").to_string();
+            if !groups.iter().any(|(g, _)| *g == group) {
+                // A consumer that never joins, for its group metadata.
+                let mut gc = base(cfg);
+                gc.set("group.id", &group);
+                groups.push((group.clone(), gc.create_with_context(Ctx { errors: false })?));
+            }
+            let consumer = &groups.iter().find(|(g, _)| *g == group).expect("added above").1;
+            let metadata = consumer.group_metadata().ok_or(KafkaError::Global(RDKafkaErrorCode::InvalidArgument))?;
+            let mut tpl = TopicPartitionList::new();
+            let at = Offset::Offset(o["offset"].as_i64().unwrap_or(0));
+            tpl.add_partition_offset(o["topic"].as_str().unwrap_or(""), o["partition"].as_i64().unwrap_or(0) as i32, at)?;
+            producer.send_offsets_to_transaction(&tpl, &metadata, timeout)?;
+        }
+        if txn["await"].as_bool().unwrap_or(false) {
+            emit(json!({"index": i}), "produced");
+            if !matches!(lines.next(), Some(Ok(_))) {
+                return Ok(()); // the input ended instead: leave the transaction open
+            }
+        }
         if txn["commit"].as_bool().unwrap_or(false) {
             producer.commit_transaction(timeout)?;
         } else {
             producer.abort_transaction(timeout)?;
         }
         emit(json!({"index": i}), "txn");
+        i += 1;
     }
     Ok(())
 }

@@ -17,8 +17,10 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.Node;
@@ -231,6 +233,18 @@ public final class Adapter {
         // Every record acknowledged first: an abort drops what is unsent.
         for (java.util.concurrent.Future<?> f : sent) {
           f.get();
+        }
+        JsonNode o = txn.path("offsets");
+        if (o.isObject()) {
+          TopicPartition tp = new TopicPartition(o.get("topic").asText(), o.get("partition").asInt());
+          producer.sendOffsetsToTransaction(Map.of(tp, new OffsetAndMetadata(o.get("offset").asLong())),
+              new ConsumerGroupMetadata(o.get("group").asText()));
+        }
+        if (txn.path("await").asBoolean()) {
+          emit("produced", Map.of("index", i));
+          if (IN.readLine() == null) {
+            return; // the input ended instead: leave the transaction open
+          }
         }
         if (txn.get("commit").asBoolean()) {
           producer.commitTransaction();
