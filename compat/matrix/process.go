@@ -74,19 +74,34 @@ func (p Process) Version() string {
 		if p.Available() != nil {
 			return
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		var v string
-		_, err := p.run(ctx, "version", adapterConfig{}, nil, func(l adapterLine) {
-			if l.Type == "version" {
-				v = l.Version
+		// Tried three times: the table's version row is checked, and one
+		// slow start on a loaded machine should not fail the run.
+		for try := 0; try < 3; try++ {
+			v, err := p.askVersion()
+			if err == nil {
+				p.version.v = v
+				return
 			}
-		})
-		if err == nil && v != "" {
-			p.version.v = v
+			msg, _, _ := strings.Cut(err.Error(), "\n")
+			p.version.v = "version failed: " + msg
 		}
 	})
 	return p.version.v
+}
+
+func (p Process) askVersion() (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var v string
+	_, err := p.run(ctx, "version", adapterConfig{}, nil, func(l adapterLine) {
+		if l.Type == "version" {
+			v = l.Version
+		}
+	})
+	if err == nil && v == "" {
+		err = errors.New("no version line")
+	}
+	return v, err
 }
 
 // Compressions: every adapter produces with all of Kafka's codecs or says
