@@ -384,5 +384,5 @@ func scTransactions(r *cell, cl Client) {
 			}
 		}
 	}
-	r.pass("read_committed skips the aborted record, read_uncommitted has it; produced by %s", producer)
+	r.pass("read_committed skips the aborted record, read_uncommitted has it; produced by %s%s", producer, txnVersion(c, tc.TransactionalID))
 }

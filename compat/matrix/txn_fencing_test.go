@@ -108,3 +108,15 @@ func committedOffset(r *cell, c *server.Cluster, group string) int64 {
 	}
 	return out
 }
+
+// txnVersion names the transaction version the producer of id ran, as
+// its coordinator recorded it: 2 is KIP-890's (one epoch bump per
+// transaction, no AddPartitionsToTxn), 1 the classic protocol.
+func txnVersion(c *server.Cluster, id string) string {
+	for _, t := range c.Transactions() {
+		if t.TransactionalID == id {
+			return fmt.Sprintf(", transaction version %d", t.TransactionVersion)
+		}
+	}
+	return ""
+}
