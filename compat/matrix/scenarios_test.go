@@ -356,8 +356,8 @@ func scTransactions(r *cell, cl Client) {
 	tc := TxnConfig{Bootstrap: c.Bootstrap(), ClientID: clientID(cl, "transactions"), TransactionalID: "matrix-" + cl.Name(), Topic: "txn"}
 	producer := "its transactional producer"
 	err := cl.Transact(ctx, tc, txns)
-	if _, ok := IsNotSupported(err); ok {
-		producer = "franz-go's transactions (" + cl.Name() + " has no transactional producer)"
+	if ns, ok := IsNotSupported(err); ok {
+		producer = "franz-go's transactions (" + ns.Reason + ")"
 		err = FranzGo{}.Transact(ctx, tc, txns)
 	}
 	r.check(err, "transactions")
