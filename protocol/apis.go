@@ -68,16 +68,20 @@ func (r APIRange) Name() string { return kmsg.NameForKey(r.Key) }
 // the given version, listing every Supported entry.
 //
 // A version outside the supported ApiVersions range gets a v0 response with
-// UNSUPPORTED_VERSION (35) and the full list, as Kafka does: the client reads
-// the ApiVersions range from it and retries with a version both sides know.
+// UNSUPPORTED_VERSION (35) and only ApiVersions' own range, as Kafka does
+// since 2.4 (KIP-511): the client retries with a version both sides know.
+// With the full list instead, a client may take the v0 answer as final and
+// miss what only v3+ carries (the finalized features: transaction.version).
 func ApiVersionsResponse(version int16) *kmsg.ApiVersionsResponse {
 	resp := kmsg.NewPtrApiVersionsResponse()
-	if r, ok := Lookup(apiVersionsKey); ok && version >= r.Min && version <= r.Max {
-		resp.SetVersion(version)
-	} else {
+	r, ok := Lookup(apiVersionsKey)
+	if !ok || version < r.Min || version > r.Max {
 		resp.SetVersion(0)
 		resp.ErrorCode = 35 // UNSUPPORTED_VERSION
+		resp.ApiKeys = []kmsg.ApiVersionsResponseApiKey{{ApiKey: r.Key, MinVersion: r.Min, MaxVersion: r.Max}}
+		return resp
 	}
+	resp.SetVersion(version)
 	resp.ApiKeys = make([]kmsg.ApiVersionsResponseApiKey, len(Supported))
 	for i, r := range Supported {
 		k := &resp.ApiKeys[i]

@@ -125,6 +125,20 @@ type TxnConfig struct {
 type Txn struct {
 	Records []Record
 	Commit  bool
+	// Offsets, when set, are sent to the transaction for a consumer group
+	// (sendOffsetsToTransaction): committed only if the transaction is.
+	Offsets *TxnOffsets
+	// BeforeEnd, when set, runs once the records are acknowledged and the
+	// offsets sent, before the transaction ends; its error ends Transact.
+	BeforeEnd func() error
+}
+
+// TxnOffsets is one consumer group offset sent in a transaction.
+type TxnOffsets struct {
+	Group     string
+	Topic     string
+	Partition int32
+	Offset    int64
 }
 
 // GroupConfig says which group to join.

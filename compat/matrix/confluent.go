@@ -248,6 +248,9 @@ func (cf Confluent) Transact(ctx context.Context, tc TxnConfig, txns []Txn) erro
 		if left := p.Flush(10000); left > 0 {
 			return fmt.Errorf("%d records not delivered", left)
 		}
+		if err := confluentTxnOffsets(ctx, p, txn); err != nil {
+			return err
+		}
 		if txn.Commit {
 			err = p.CommitTransaction(ctx)
 		} else {

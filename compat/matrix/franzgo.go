@@ -128,6 +128,12 @@ func (FranzGo) Transact(ctx context.Context, cfg TxnConfig, txns []Txn) error {
 		return err
 	}
 	defer cl.Close()
+	// franz-go opts into KIP-890 (transaction version 2) at BeginTransaction
+	// only if it already has a broker's ApiVersions, else at the first
+	// EndTransaction after it does: connect first, so every run is the same.
+	if err := cl.Ping(ctx); err != nil {
+		return err
+	}
 	for _, txn := range txns {
 		if err := cl.BeginTransaction(); err != nil {
 			return err
@@ -137,6 +143,9 @@ func (FranzGo) Transact(ctx context.Context, cfg TxnConfig, txns []Txn) error {
 			rs = append(rs, &kgo.Record{Partition: cfg.Partition, Key: []byte(r.Key), Value: []byte(r.Value)})
 		}
 		if err := cl.ProduceSync(ctx, rs...).FirstErr(); err != nil {
+			return err
+		}
+		if err := kgoTxnOffsets(ctx, cl, cfg.TransactionalID, txn); err != nil {
 			return err
 		}
 		if err := cl.EndTransaction(ctx, kgo.TransactionEndTry(txn.Commit)); err != nil {

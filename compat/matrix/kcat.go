@@ -261,8 +261,13 @@ func (Kcat) Consume(ctx context.Context, cc ConsumerConfig) (Stream, error) {
 	return kcatStream(append(kcatBase(cc.Bootstrap, cc.ClientID), "-X", iso, "-C", "-t", cc.Topic, "-p", strconv.Itoa(int(cc.Partition)), "-o", strconv.FormatInt(cc.Offset, 10)))
 }
 
+// Transact: kcat 1.6+ produces in a transaction with -X transactional.id,
+// but one per run, committed when its input ends; only a signal aborts it,
+// and that ends kcat while the records still wait to be sent (seen with
+// kcat 1.7.1: "Program terminated while producing message", the
+// transaction never begun). It sends no consumer offsets either.
 func (Kcat) Transact(context.Context, TxnConfig, []Txn) error {
-	return notSupported("kcat", "kcat has no transactional producer")
+	return notSupported("kcat", "kcat's transactional mode (-X transactional.id) is one transaction per run, committed at the end of input; only a signal aborts it, ending kcat before its records are sent; it sends no offsets")
 }
 
 func (Kcat) JoinGroup(ctx context.Context, gc GroupConfig) (Stream, error) {

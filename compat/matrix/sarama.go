@@ -178,6 +178,9 @@ func (Sarama) Transact(ctx context.Context, tc TxnConfig, txns []Txn) error {
 				return err
 			}
 		}
+		if err := saramaTxnOffsets(prod, txn); err != nil {
+			return err
+		}
 		if txn.Commit {
 			err = prod.CommitTxn()
 		} else {

@@ -21,6 +21,7 @@ var scenarios = []scenario{
 	{"unclean", "6. unclean election truncates the consumer's position", scUnclean},
 	{"metadata", "7. metadata: brokers, leaders, replicas, ISR", scMetadata},
 	{"transactions", "8. transactions: commit, abort, read_committed", scTransactions},
+	{"txn-offsets-fencing", "9. transactions: offsets sent in the transaction, fencing", scTxnOffsetsFencing},
 }
 
 func clientID(cl Client, scenario string) string { return "matrix-" + scenario + "-" + cl.Name() }
@@ -355,8 +356,8 @@ func scTransactions(r *cell, cl Client) {
 	tc := TxnConfig{Bootstrap: c.Bootstrap(), ClientID: clientID(cl, "transactions"), TransactionalID: "matrix-" + cl.Name(), Topic: "txn"}
 	producer := "its transactional producer"
 	err := cl.Transact(ctx, tc, txns)
-	if _, ok := IsNotSupported(err); ok {
-		producer = "franz-go's transactions (" + cl.Name() + " has no transactional producer)"
+	if ns, ok := IsNotSupported(err); ok {
+		producer = "franz-go's transactions (" + ns.Reason + ")"
 		err = FranzGo{}.Transact(ctx, tc, txns)
 	}
 	r.check(err, "transactions")
@@ -383,5 +384,5 @@ func scTransactions(r *cell, cl Client) {
 			}
 		}
 	}
-	r.pass("read_committed skips the aborted record, read_uncommitted has it; produced by %s", producer)
+	r.pass("read_committed skips the aborted record, read_uncommitted has it; produced by %s%s", producer, txnVersion(c, tc.TransactionalID))
 }

@@ -128,6 +128,8 @@ async function consume(cfg, inp) {
   const conf = base(cfg);
   // The consumer needs a group.id; assign never joins it.
   Object.assign(conf, { 'group.id': 'matrix-assign-' + cfg.clientId, 'enable.auto.commit': false });
+  // librdkafka reads read_committed unless told otherwise.
+  conf['isolation.level'] = cfg.readCommitted ? 'read_committed' : 'read_uncommitted';
   await stream(conf, {}, cfg, inp, (c) => c.assign([{ topic: cfg.topic, partition: cfg.partition, offset: cfg.offset }]));
 }
 
@@ -140,6 +142,55 @@ async function group(cfg, inp) {
     'auto.commit.interval.ms': cfg.commitIntervalMs,
   });
   await stream(conf, { 'auto.offset.reset': 'earliest' }, cfg, inp, (c) => c.subscribe([cfg.topic]));
+}
+
+// call turns a librdkafka-style callback method into a promise.
+function call(client, method, ...args) {
+  return new Promise((resolve, reject) => client[method](...args, (err) => (err ? reject(err) : resolve())));
+}
+
+async function transact(cfg, inp) {
+  const conf = base(cfg);
+  Object.assign(conf, { 'transactional.id': cfg.transactionalId, 'linger.ms': 5, dr_cb: true });
+  const p = new Kafka.Producer(conf);
+  watch(p, false);
+  let failed = null;
+  p.on('delivery-report', (err) => { if (err && !failed) failed = err; });
+  await connect(p);
+  p.setPollInterval(20);
+  const groups = new Map(); // group id -> a consumer that never joins, for its group metadata
+  try {
+    await call(p, 'initTransactions', 30000);
+    let index = 0;
+    for (let line = await inp.next(); line !== null; line = await inp.next()) {
+      const txn = JSON.parse(line);
+      await call(p, 'beginTransaction');
+      for (const r of txn.records) {
+        p.produce(cfg.topic, cfg.partition, Buffer.from(r.value), r.key ? Buffer.from(r.key) : null, Date.now());
+      }
+      // Every record acknowledged first: an abort drops what is still queued.
+      await call(p, 'flush', 30000);
+      if (failed) throw failed;
+      const o = txn.offsets;
+      if (o) {
+        if (!groups.has(o.group)) {
+          const c = new Kafka.KafkaConsumer({ 'bootstrap.servers': cfg.bootstrap, 'group.id': o.group }, {});
+          await connect(c);
+          groups.set(o.group, c);
+        }
+        await call(p, 'sendOffsetsToTransaction', [{ topic: o.topic, partition: o.partition, offset: o.offset }], groups.get(o.group), 30000);
+      }
+      if (txn.await) {
+        emit('produced', { index });
+        if ((await inp.next()) === null) return; // the input ended instead: leave the transaction open
+      }
+      await call(p, txn.commit ? 'commitTransaction' : 'abortTransaction', 30000);
+      emit('txn', { index: index++ });
+    }
+  } finally {
+    for (const c of groups.values()) await new Promise((resolve) => c.disconnect(resolve));
+    await new Promise((resolve) => p.disconnect(resolve));
+  }
 }
 
 async function metadata(cfg) {
@@ -160,4 +211,12 @@ async function version() {
   emit('version', { version: `${require('@confluentinc/kafka-javascript/package.json').version} (librdkafka ${Kafka.librdkafkaVersion})` });
 }
 
-run({ version, produce, consume, group, metadata });
+run({
+  version,
+  produce,
+  consume,
+  group,
+  metadata,
+  // A failed end (a fenced producer) is named as the client's other errors.
+  transact: (cfg, inp) => transact(cfg, inp).catch((e) => emit('fatal', { error: describe(e) })),
+});

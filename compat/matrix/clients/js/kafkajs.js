@@ -79,6 +79,8 @@ async function stream(cfg, inp, groupId, topicOffset) {
     heartbeatInterval: cfg.heartbeatIntervalMs,
     maxWaitTimeInMs: cfg.fetchWaitMs,
     allowAutoTopicCreation: false,
+    // kafkajs reads read_committed unless told otherwise.
+    readUncommitted: !cfg.readCommitted,
   });
   consumer.on(consumer.events.CRASH, (ev) => emit('error', { error: describe(ev.payload.error) }));
   await consumer.connect();
@@ -110,6 +112,40 @@ async function group(cfg, inp) {
   await stream(cfg, inp, cfg.group);
 }
 
+// transact runs one transaction per line of input; transaction.send
+// returns once its records are acknowledged.
+async function transact(cfg, inp) {
+  const producer = client(cfg).producer({
+    transactionalId: cfg.transactionalId,
+    idempotent: true,
+    maxInFlightRequests: 1,
+    allowAutoTopicCreation: false,
+  });
+  await producer.connect();
+  try {
+    let index = 0;
+    for (let line = await inp.next(); line !== null; line = await inp.next()) {
+      const txn = JSON.parse(line);
+      const t = await producer.transaction();
+      const messages = txn.records.map((r) => ({ key: r.key || null, value: r.value, partition: cfg.partition }));
+      await t.send({ topic: cfg.topic, messages });
+      const o = txn.offsets;
+      if (o) {
+        await t.sendOffsets({ consumerGroupId: o.group, topics: [{ topic: o.topic, partitions: [{ partition: o.partition, offset: String(o.offset) }] }] });
+      }
+      if (txn.await) {
+        emit('produced', { index });
+        if ((await inp.next()) === null) return; // the input ended instead: leave the transaction open
+      }
+      if (txn.commit) await t.commit();
+      else await t.abort();
+      emit('txn', { index: index++ });
+    }
+  } finally {
+    await producer.disconnect();
+  }
+}
+
 async function metadata(cfg) {
   const admin = client(cfg).admin();
   await admin.connect();
@@ -132,4 +168,12 @@ async function version() {
   emit('version', { version: require('kafkajs/package.json').version });
 }
 
-run({ version, produce, consume, group, metadata });
+run({
+  version,
+  produce,
+  consume,
+  group,
+  metadata,
+  // A failed end (a fenced producer) is named as the client's other errors.
+  transact: (cfg, inp) => transact(cfg, inp).catch((e) => emit('fatal', { error: describe(e) })),
+});

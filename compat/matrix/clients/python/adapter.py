@@ -68,7 +68,7 @@ def is_connection_text(text):
 def run(ops):
     op = sys.argv[1] if len(sys.argv) > 1 else ""
     if op not in ops:
-        emit("fatal", error("usage", "unknown operation %r" % op))
+        emit("fatal", error=error("usage", "unknown operation %r" % op))
         sys.exit(2)
     cfg = {} if op == "version" else json.loads(sys.stdin.readline())
     try:
@@ -76,5 +76,5 @@ def run(ops):
     except NotSupported as e:
         emit("notSupported", reason=str(e))
     except Exception as e:  # reported, not a crash: the harness shows it
-        emit("fatal", error(type(e).__name__, str(e), connection=is_connection_text(type(e).__name__ + " " + str(e))))
+        emit("fatal", error=error(type(e).__name__, str(e), connection=is_connection_text(type(e).__name__ + " " + str(e))))
     sys.stdout.flush()

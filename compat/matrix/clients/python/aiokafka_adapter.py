@@ -109,6 +109,7 @@ async def stream(c, start):
 async def consume_async(cfg):
     conf = base(cfg)
     conf.update({"group_id": None, "enable_auto_commit": False, "fetch_max_wait_ms": cfg["fetchWaitMs"]})
+    conf["isolation_level"] = "read_committed" if cfg["readCommitted"] else "read_uncommitted"
     c = AIOKafkaConsumer(**conf)
     tp = TopicPartition(cfg["topic"], cfg["partition"])
 
@@ -117,6 +118,36 @@ async def consume_async(cfg):
         c.seek(tp, cfg["offset"])
 
     await stream(c, start)
+
+
+async def transact_async(cfg):
+    conf = base(cfg)
+    conf.update({"transactional_id": cfg["transactionalId"], "linger_ms": 5})
+    p = AIOKafkaProducer(**conf)
+    await p.start()  # initialises the transactional producer
+    try:
+        q = input_lines(asyncio.get_running_loop())
+        i = 0
+        while (line := await q.get()) is not None:
+            txn = json.loads(line)
+            await p.begin_transaction()
+            for rec in txn["records"]:  # each acknowledged before the transaction ends
+                await p.send_and_wait(cfg["topic"], partition=cfg["partition"], key=rec["key"].encode() if rec["key"] else None, value=rec["value"].encode())
+            o = txn.get("offsets")
+            if o:
+                await p.send_offsets_to_transaction({TopicPartition(o["topic"], o["partition"]): o["offset"]}, o["group"])
+            if txn.get("await"):
+                emit("produced", index=i)
+                if await q.get() is None:
+                    return  # the input ended instead: leave the transaction open
+            if txn["commit"]:
+                await p.commit_transaction()
+            else:
+                await p.abort_transaction()
+            emit("txn", index=i)
+            i += 1
+    finally:
+        await p.stop()
 
 
 async def group_async(cfg):
@@ -159,4 +190,5 @@ run({
     "consume": lambda cfg: asyncio.run(consume_async(cfg)),
     "group": lambda cfg: asyncio.run(group_async(cfg)),
     "metadata": lambda cfg: asyncio.run(metadata_async(cfg)),
+    "transact": lambda cfg: asyncio.run(transact_async(cfg)),
 })

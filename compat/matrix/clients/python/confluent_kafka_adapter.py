@@ -116,7 +116,55 @@ def consume(cfg):
     conf = base(cfg, lambda e: emit("error", error=e))
     # The consumer needs a group.id; assign never joins it.
     conf.update({"group.id": "matrix-assign-" + cfg["clientId"], "enable.auto.commit": False})
+    isolation(conf, cfg)
     stream(conf, lambda c: c.assign([TopicPartition(cfg["topic"], cfg["partition"], cfg["offset"])]))
+
+
+def isolation(conf, cfg):
+    # librdkafka reads read_committed unless told otherwise.
+    conf["isolation.level"] = "read_committed" if cfg["readCommitted"] else "read_uncommitted"
+
+
+def transact(cfg):
+    try:
+        transact_all(cfg)
+    except confluent_kafka.KafkaException as e:  # named by its KafkaError, as the other operations' errors
+        emit("fatal", error=describe(e.args[0]) if e.args and isinstance(e.args[0], KafkaError) else error("KafkaException", str(e)))
+
+
+def transact_all(cfg):
+    conf = base(cfg, lambda e: emit("error", error=e))
+    conf.update({"transactional.id": cfg["transactionalId"], "linger.ms": 5})
+    p = Producer(conf)
+    p.init_transactions(30)
+    groups = {}  # group id -> a consumer that never joins, for its group metadata
+    lines = records()
+    for i, txn in enumerate(lines):
+        p.begin_transaction()
+        failed = []
+        for rec in txn["records"]:
+            p.produce(cfg["topic"], partition=cfg["partition"], key=rec["key"] or None, value=rec["value"],
+                      on_delivery=lambda err, msg: err is not None and failed.append(err))
+        # Every record acknowledged first: an abort drops what is still queued.
+        if p.flush(30) > 0:
+            raise Exception("transaction %d: records not delivered within 30 s" % i)
+        if failed:
+            raise confluent_kafka.KafkaException(failed[0])
+        o = txn.get("offsets")
+        if o:
+            if o["group"] not in groups:
+                groups[o["group"]] = Consumer({"bootstrap.servers": cfg["bootstrap"], "group.id": o["group"]})
+            p.send_offsets_to_transaction([TopicPartition(o["topic"], o["partition"], o["offset"])],
+                                          groups[o["group"]].consumer_group_metadata(), 30)
+        if txn.get("await"):
+            emit("produced", index=i)
+            if next(lines, None) is None:
+                return  # the input ended instead: leave the transaction open
+        if txn["commit"]:
+            p.commit_transaction(30)
+        else:
+            p.abort_transaction(30)
+        emit("txn", index=i)
 
 
 def group(cfg):
@@ -147,4 +195,4 @@ def metadata(cfg):
     emit("metadata", brokers=[{"id": b.id, "host": b.host, "port": b.port} for b in md.brokers.values()], topics=topics)
 
 
-run({"version": version, "produce": produce, "consume": consume, "group": group, "metadata": metadata})
+run({"version": version, "produce": produce, "consume": consume, "group": group, "metadata": metadata, "transact": transact})

@@ -5,6 +5,7 @@ import time
 import kafka
 from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.errors import KafkaConnectionError, NodeNotReadyError
+from kafka.structs import OffsetAndMetadata
 
 from adapter import InputClosed, emit, error, is_connection_text, records, run
 
@@ -83,11 +84,39 @@ def consume(cfg):
     stop = InputClosed()
     conf = base(cfg)
     conf.update({"group_id": None, "enable_auto_commit": False, "fetch_max_wait_ms": cfg["fetchWaitMs"]})
+    conf["isolation_level"] = "read_committed" if cfg["readCommitted"] else "read_uncommitted"
     c = KafkaConsumer(**conf)
     tp = TopicPartition(cfg["topic"], cfg["partition"])
     c.assign([tp])
     c.seek(tp, cfg["offset"])
     stream(c, stop)
+
+
+def transact(cfg):
+    conf = base(cfg)
+    conf.update({"transactional_id": cfg["transactionalId"], "linger_ms": 5})
+    p = KafkaProducer(**conf)
+    p.init_transactions()
+    lines = records()
+    for i, txn in enumerate(lines):
+        p.begin_transaction()
+        sent = [p.send(cfg["topic"], partition=cfg["partition"], key=rec["key"].encode() if rec["key"] else None, value=rec["value"].encode())
+                for rec in txn["records"]]
+        for f in sent:  # every record acknowledged before the transaction ends
+            f.get(timeout=30)
+        o = txn.get("offsets")
+        if o:
+            p.send_offsets_to_transaction({TopicPartition(o["topic"], o["partition"]): OffsetAndMetadata(o["offset"], "", -1)}, o["group"])
+        if txn.get("await"):
+            emit("produced", index=i)
+            if next(lines, None) is None:
+                return  # the input ended instead: leave the transaction open
+        if txn["commit"]:
+            p.commit_transaction()
+        else:
+            p.abort_transaction()
+        emit("txn", index=i)
+    p.close()
 
 
 def group(cfg):
@@ -123,4 +152,4 @@ def metadata(cfg):
     emit("metadata", brokers=brokers, topics=topics)
 
 
-run({"version": version, "produce": produce, "consume": consume, "group": group, "metadata": metadata})
+run({"version": version, "produce": produce, "consume": consume, "group": group, "metadata": metadata, "transact": transact})

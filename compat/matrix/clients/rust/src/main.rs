@@ -168,12 +168,74 @@ fn consume(cfg: &Value) -> Result<(), KafkaError> {
     let mut c = base(cfg);
     // The consumer needs a group.id; assign never joins it.
     c.set("group.id", format!("matrix-assign-{}", text(cfg, "clientId"))).set("enable.auto.commit", "false");
+    // librdkafka reads read_committed unless told otherwise.
+    let committed = cfg["readCommitted"].as_bool().unwrap_or(false);
+    c.set("isolation.level", if committed { "read_committed" } else { "read_uncommitted" });
     stream(cfg, c, |consumer| {
         let mut tpl = TopicPartitionList::new();
         let offset = Offset::Offset(cfg["offset"].as_i64().unwrap_or(0));
         tpl.add_partition_offset(&text(cfg, "topic"), cfg["partition"].as_i64().unwrap_or(0) as i32, offset)?;
         consumer.assign(&tpl)
     })
+}
+
+/// One transaction per line of input: its records, every one acknowledged
+/// (an abort drops what is still queued), then commit or abort.
+fn transact(cfg: &Value) -> Result<(), KafkaError> {
+    let mut c = base(cfg);
+    c.set("transactional.id", text(cfg, "transactionalId")).set("linger.ms", "5");
+    let producer: ThreadedProducer<Ctx> = c.create_with_context(Ctx { errors: false })?;
+    let timeout = Duration::from_secs(30);
+    producer.init_transactions(timeout)?;
+    let topic = text(cfg, "topic");
+    let partition = cfg["partition"].as_i64().unwrap_or(0) as i32;
+    let mut groups: Vec<(String, BaseConsumer<Ctx>)> = Vec::new();
+    let stdin = std::io::stdin();
+    let mut lines = stdin.lock().lines();
+    let mut i = 0;
+    while let Some(Ok(line)) = lines.next() {
+        let txn: Value = serde_json::from_str(&line).unwrap_or_default();
+        producer.begin_transaction()?;
+        for (j, rec) in txn["records"].as_array().into_iter().flatten().enumerate() {
+            let key = rec["key"].as_str().unwrap_or("");
+            let value = rec["value"].as_str().unwrap_or("");
+            let mut record = BaseRecord::with_opaque_to(&topic, Box::new(j)).partition(partition).payload(value);
+            if !key.is_empty() {
+                record = record.key(key);
+            }
+            producer.send(record).map_err(|(e, _)| e)?;
+        }
+        producer.flush(timeout)?;
+        if let Some(o) = txn["offsets"].as_object() {
+            let group = o["group"].as_str().unwrap_or("").to_string();
+            if !groups.iter().any(|(g, _)| *g == group) {
+                // A consumer that never joins, for its group metadata.
+                let mut gc = base(cfg);
+                gc.set("group.id", &group);
+                groups.push((group.clone(), gc.create_with_context(Ctx { errors: false })?));
+            }
+            let consumer = &groups.iter().find(|(g, _)| *g == group).expect("added above").1;
+            let metadata = consumer.group_metadata().ok_or(KafkaError::Global(RDKafkaErrorCode::InvalidArgument))?;
+            let mut tpl = TopicPartitionList::new();
+            let at = Offset::Offset(o["offset"].as_i64().unwrap_or(0));
+            tpl.add_partition_offset(o["topic"].as_str().unwrap_or(""), o["partition"].as_i64().unwrap_or(0) as i32, at)?;
+            producer.send_offsets_to_transaction(&tpl, &metadata, timeout)?;
+        }
+        if txn["await"].as_bool().unwrap_or(false) {
+            emit(json!({"index": i}), "produced");
+            if !matches!(lines.next(), Some(Ok(_))) {
+                return Ok(()); // the input ended instead: leave the transaction open
+            }
+        }
+        if txn["commit"].as_bool().unwrap_or(false) {
+            producer.commit_transaction(timeout)?;
+        } else {
+            producer.abort_transaction(timeout)?;
+        }
+        emit(json!({"index": i}), "txn");
+        i += 1;
+    }
+    Ok(())
 }
 
 fn group(cfg: &Value) -> Result<(), KafkaError> {
@@ -228,6 +290,7 @@ fn main() {
         "consume" => consume(&cfg),
         "group" => group(&cfg),
         "metadata" => metadata(&cfg),
+        "transact" => transact(&cfg),
         _ => {
             emit(json!({"error": error("usage", &format!("unknown operation {op}"), false, false)}), "fatal");
             Ok(())

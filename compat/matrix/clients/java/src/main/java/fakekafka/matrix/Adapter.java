@@ -17,8 +17,10 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.Node;
@@ -52,6 +54,7 @@ public final class Adapter {
         case "consume" -> consume(cfg);
         case "group" -> group(cfg);
         case "metadata" -> metadata(cfg);
+        case "transact" -> transact(cfg);
         default -> emit("fatal", Map.of("error", error("usage", "unknown operation " + op)));
       }
     } catch (Exception e) {
@@ -196,11 +199,61 @@ public final class Adapter {
   static void consume(JsonNode cfg) {
     Properties p = base(cfg);
     p.put("enable.auto.commit", "false");
+    p.put("isolation.level", cfg.get("readCommitted").asBoolean() ? "read_committed" : "read_uncommitted");
     TopicPartition tp = new TopicPartition(cfg.get("topic").asText(), cfg.get("partition").asInt());
     stream(cfg, p, c -> {
       c.assign(List.of(tp));
       c.seek(tp, cfg.get("offset").asLong());
     });
+  }
+
+  /** One transaction per line of input, each ended before the next begins. */
+  static void transact(JsonNode cfg) throws Exception {
+    Properties p = base(cfg);
+    p.put("transactional.id", cfg.get("transactionalId").asText());
+    p.put("linger.ms", "5");
+    p.put("key.serializer", StringSerializer.class.getName());
+    p.put("value.serializer", StringSerializer.class.getName());
+    String topic = cfg.get("topic").asText();
+    int partition = cfg.get("partition").asInt();
+    try (KafkaProducer<String, String> producer = new KafkaProducer<>(p)) {
+      producer.initTransactions();
+      int i = 0;
+      for (String line = IN.readLine(); line != null; line = IN.readLine()) {
+        if (line.isBlank()) {
+          continue;
+        }
+        JsonNode txn = JSON.readTree(line);
+        producer.beginTransaction();
+        List<java.util.concurrent.Future<?>> sent = new ArrayList<>();
+        for (JsonNode rec : txn.get("records")) {
+          String key = rec.get("key").asText();
+          sent.add(producer.send(new ProducerRecord<>(topic, partition, key.isEmpty() ? null : key, rec.get("value").asText())));
+        }
+        // Every record acknowledged first: an abort drops what is unsent.
+        for (java.util.concurrent.Future<?> f : sent) {
+          f.get();
+        }
+        JsonNode o = txn.path("offsets");
+        if (o.isObject()) {
+          TopicPartition tp = new TopicPartition(o.get("topic").asText(), o.get("partition").asInt());
+          producer.sendOffsetsToTransaction(Map.of(tp, new OffsetAndMetadata(o.get("offset").asLong())),
+              new ConsumerGroupMetadata(o.get("group").asText()));
+        }
+        if (txn.path("await").asBoolean()) {
+          emit("produced", Map.of("index", i));
+          if (IN.readLine() == null) {
+            return; // the input ended instead: leave the transaction open
+          }
+        }
+        if (txn.get("commit").asBoolean()) {
+          producer.commitTransaction();
+        } else {
+          producer.abortTransaction();
+        }
+        emit("txn", Map.of("index", i++));
+      }
+    }
   }
 
   static void group(JsonNode cfg) {
