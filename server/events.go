@@ -56,6 +56,10 @@ const (
 	// delete_records, follower_reset (its log ended below the leader's log
 	// start) or retention.
 	EventLogStartMoved EventType = "log_start_moved"
+	// A follower (Broker) stopped or restarted fetching (PauseReplica,
+	// ResumeReplica).
+	EventReplicaPaused  EventType = "replica_paused"
+	EventReplicaResumed EventType = "replica_resumed"
 )
 
 // Event is one state change the cluster made. Seq numbers events from 1

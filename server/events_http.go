@@ -18,7 +18,7 @@ var EventTypes = []EventType{
 	EventFaultAdded, EventFaultHit, EventFaultExpired, EventFaultRemoved,
 	EventTopicCreated, EventTopicDeleted, EventTopicConfigChanged,
 	EventGroupRebalanceStarted, EventGroupRebalanceCompleted, EventGroupMemberJoined, EventGroupMemberLeft, EventGroupMemberExpired,
-	EventLSOAdvanced, EventLogStartMoved,
+	EventLSOAdvanced, EventLogStartMoved, EventReplicaPaused, EventReplicaResumed,
 	EventTxnStateChanged, EventTxnPartitionsAdded, EventTxnEpochBumped, EventTxnTimedOut, EventTxnMarkerWritten, EventTxnExpired,
 }
 
