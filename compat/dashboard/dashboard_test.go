@@ -1,21 +1,21 @@
 // Package dashboard tests fakekafka's dashboard in headless Chromium (from
-// Debian's chromium package), driven with chromedp. It lives in the compat
-// module so the core module does not depend on chromedp.
+// Debian's chromium package, driven with chromedp) and headless Firefox
+// (Debian's firefox-esr, driven over its built-in WebDriver BiDi). It
+// lives in the compat module so the core module does not depend on
+// chromedp.
 //
-//	go test ./compat/dashboard                       # needs /usr/bin/chromium
+//	go test ./compat/dashboard                       # needs chromium and firefox-esr
 //	go test ./compat/dashboard -update-screenshots   # rewrites docs/dashboard/*.png
 //
-// Without Chromium the test fails, telling how to install it, unless
-// FAKEKAFKA_SKIP_BROWSER=1 says to skip it.
+// Without a browser its tests fail, telling how to install it, unless
+// FAKEKAFKA_SKIP_BROWSER=1 says to skip them.
 package dashboard
 
 import (
 	"context"
 	"flag"
-	"net/http/httptest"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -104,34 +104,14 @@ func waitState(t *testing.T, what string, cond func() bool) {
 
 func screenshot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
-	if !*updateScreenshots {
-		return
-	}
-	// The header is sticky: from the top, it is drawn where it belongs.
-	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.scrollTo(0, 0); true`)); err != nil {
-		t.Fatal(err)
-	}
-	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-	if err != nil {
-		t.Fatalf("screenshot %s: %v", name, err)
-	}
-	dir := filepath.Join("..", "..", "docs", "dashboard")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, name), png, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	saveScreenshot(t, chromePage{ctx}, name)
 }
 
 func TestDashboard(t *testing.T) {
 	ctx := browser(t)
 	// A long lag time keeps a paused follower in the ISR however slow
 	// the machine.
-	c := server.NewTestCluster(t, server.Config{ClusterID: "dashboard-test", ReplicaLagTimeMax: 10 * time.Minute})
-	srv := httptest.NewServer(c.ControlHandler())
-	t.Cleanup(srv.Close)
-	t.Cleanup(func() { c.Close() }) // first: it ends the page's event stream, which srv.Close waits for
+	c, url := dashboardCluster(t, server.Config{ClusterID: "dashboard-test", ReplicaLagTimeMax: 10 * time.Minute})
 	if err := c.CreateTopic("orders", 2, 3, map[string]string{"min.insync.replicas": "2"}); err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +138,7 @@ func TestDashboard(t *testing.T) {
 
 	// The page renders the three brokers and both partitions' replicas.
 	run(t, ctx, "load the dashboard",
-		chromedp.Navigate(srv.URL+"/"),
+		chromedp.Navigate(url+"/"),
 		chromedp.WaitVisible(css(`.broker[data-broker="3"][data-status="up"]`)),
 		chromedp.WaitVisible(css(`.partition[data-topic="orders"][data-partition="1"] .replica[data-broker="3"]`)),
 		chromedp.WaitVisible(css(`#live.on`)),
