@@ -163,6 +163,9 @@ func ProducerFenced(id string) EventMatcher {
 	return func(e Event) bool { return m(e) && (e.Reason == TxnCauseInitProducerID || e.Reason == TxnCauseTimeout) }
 }
 
+// TxnExpired matches id being removed after transactional.id.expiration.ms.
+func TxnExpired(id string) EventMatcher { return txnEvent(EventTxnExpired, id) }
+
 // TxnPartitionsAdded matches partitions joining id's transaction.
 func TxnPartitionsAdded(id string) EventMatcher { return txnEvent(EventTxnPartitionsAdded, id) }
 

@@ -274,3 +274,42 @@ func TestTxnEventsHeldMarkerKeepsLSO(t *testing.T) {
 		}
 	}
 }
+
+// TestTxnEventsExpiry: an idle transactional id is removed once
+// transactional.id.expiration.ms passes on the cluster's clock, and the
+// removal is an event.
+func TestTxnEventsExpiry(t *testing.T) {
+	c := manualCluster(t, Config{TransactionStatePartitions: 3, TransactionalIDExpiration: time.Hour,
+		TransactionAbortTimedOutInterval: 10 * time.Second})
+	scMust(t, c.CreateTopic("x", 1, 3, nil))
+	p := newClient(t, c, kgo.TransactionalID("idle"), kgo.DefaultProduceTopic("x"))
+	runTxn(t, p, true, "once")
+	ctx := testContext(t)
+	committed, err := c.WaitFor(ctx, TxnCommitted("idle"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.AdvanceClock(59 * time.Minute)
+	if ts := c.Transactions(); len(ts) != 1 {
+		t.Fatalf("transactions after 59 min idle: %+v, want idle still there", ts)
+	}
+	for _, e := range c.Events(0) {
+		if e.Type == EventTxnExpired {
+			t.Fatalf("expired before its time: %+v", e)
+		}
+	}
+	c.AdvanceClock(time.Minute + 10*time.Second) // past the hour, and the next check
+	e, err := c.WaitFor(ctx, TxnExpired("idle"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.PreviousState != "CompleteCommit" || e.State != "Dead" || e.ProducerID < 0 {
+		t.Fatalf("txn_expired %+v, want CompleteCommit -> Dead with the producer id", e)
+	}
+	if idle := e.Time.Sub(committed.Time); idle < time.Hour {
+		t.Fatalf("expired after %v idle, want at least an hour", idle)
+	}
+	if ts := c.Transactions(); len(ts) != 0 {
+		t.Fatalf("transactions after expiry: %+v, want none", ts)
+	}
+}
