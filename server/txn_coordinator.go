@@ -267,6 +267,9 @@ func (e *txnEntry) apply(broker int32, cause string, rule func(cur *transaction.
 	e.pending = false
 	if code == 0 {
 		e.md, e.exists = *d.Next, true
+		// Reported before anyone waiting can make the next transition,
+		// so the events keep the transitions' order.
+		e.s.c.emitTxnTransition(prev, existed, e.md, cause)
 	}
 	md := e.md
 	e.finished()
@@ -274,7 +277,6 @@ func (e *txnEntry) apply(broker int32, cause string, rule func(cur *transaction.
 	if code != 0 {
 		return md, code
 	}
-	e.s.c.emitTxnTransition(prev, existed, md, cause)
 	if _, ok := md.State.Completed(); ok {
 		e.s.c.afterPrepare(broker, e, md)
 	}

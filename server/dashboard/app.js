@@ -376,7 +376,7 @@ let lastSeq = 0;
 function eventKind(t) {
   if (t === "records_lost" || t === "log_truncated" || t === "partition_leaderless") return "bad";
   if (t.startsWith("broker_")) return "broker";
-  if (t.startsWith("isr_")) return "isr";
+  if (t.startsWith("isr_") || t.startsWith("replica_") || t === "log_start_moved") return "isr";
   if (t.startsWith("leader_")) return "leader";
   if (t.startsWith("fault_")) return "fault";
   if (t.startsWith("group_")) return "group";
