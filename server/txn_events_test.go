@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"fmt"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -203,6 +204,23 @@ func TestTxnEventsZombieFenced(t *testing.T) {
 		"txn_marker_written ->COMMIT z/0 epoch 2",
 		"txn_state_changed PrepareCommit->CompleteCommit z/0 epoch 2 (markers written)",
 	)
+	// Over HTTP, by transactional id and type.
+	srv := httptest.NewServer(c.ControlHandler())
+	t.Cleanup(srv.Close)
+	var got evAnswer
+	if code := controlCall(t, srv, "GET", "/v1/events?transactional_id=z&type=txn_marker_written", "", &got); code != 200 {
+		t.Fatalf("GET /v1/events?transactional_id=z: %d", code)
+	}
+	var markers []string
+	for _, e := range got.Events {
+		markers = append(markers, txnLine(e))
+	}
+	if want := []string{"txn_marker_written ->ABORT z/0 epoch 1", "txn_marker_written ->COMMIT z/0 epoch 2"}; !slices.Equal(markers, want) {
+		t.Fatalf("markers of z over HTTP: %q, want %q", markers, want)
+	}
+	if code := controlCall(t, srv, "GET", "/v1/events?transactional_id=nobody", "", &got); code != 200 || len(got.Events) != 0 {
+		t.Fatalf("events of an unknown transactional id: %d %+v", code, got.Events)
+	}
 }
 
 // TestTxnEventsTimeout: the coordinator aborts a transaction left open
