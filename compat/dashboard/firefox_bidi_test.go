@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"sync"
 	"syscall"
 	"testing"
@@ -245,6 +246,52 @@ func (b *bidi) eval(js string, out any) error {
 		return fmt.Errorf("script.evaluate answered a %s", res.Result.Type)
 	}
 	return json.Unmarshal([]byte(s), out)
+}
+
+// focus focuses the element sel matches.
+func (b *bidi) focus(sel string) error {
+	var ok bool
+	if err := b.eval(fmt.Sprintf(`(() => { const el = document.querySelector(%s); if (!el) return false; el.focus(); return document.activeElement === el; })()`,
+		strconv.Quote(sel)), &ok); err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("cannot focus %s", sel)
+	}
+	return nil
+}
+
+// keys presses and releases each key in turn (WebDriver key values: a
+// character, or "\uE007" for Enter).
+func (b *bidi) keys(keys ...string) error {
+	var actions []map[string]string
+	for _, k := range keys {
+		actions = append(actions, map[string]string{"type": "keyDown", "value": k}, map[string]string{"type": "keyUp", "value": k})
+	}
+	return b.call("input.performActions", map[string]any{"context": b.context,
+		"actions": []map[string]any{{"type": "key", "id": "keyboard", "actions": actions}}}, nil)
+}
+
+// pressEnter: Firefox 153 delivers BiDi's Enter (and Space) to a focused
+// button as trusted keydown, keypress and keyup events, but the button
+// never gets the click that follows them, with the headless window never
+// focused (document.hasFocus() is false). Typing into fields works.
+func (b *bidi) pressEnter(sel string) error {
+	if err := b.focus(sel); err != nil {
+		return err
+	}
+	return errNoKeyActivation
+}
+
+func (b *bidi) typeText(sel, text string) error {
+	if err := b.focus(sel); err != nil {
+		return err
+	}
+	var ks []string
+	for _, r := range text {
+		ks = append(ks, string(r))
+	}
+	return b.keys(ks...)
 }
 
 func (b *bidi) screenshot() ([]byte, error) {

@@ -3,6 +3,7 @@ package dashboard
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,14 +14,19 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// page is a browser tab as the checks shared by the Chromium and Firefox
-// tests see it: navigate, run JavaScript, take a screenshot. Everything
-// else (waiting for an element, clicking) is JavaScript on top.
+// page is a browser tab as the story shared by the Chromium and Firefox
+// tests sees it: navigate, run JavaScript, real key presses, a
+// screenshot. Waiting for an element and clicking are JavaScript on top.
 type page interface {
 	navigate(url string) error
 	// eval runs the JavaScript expression js (promises are awaited) and
 	// decodes its JSON-encodable value into out.
 	eval(js string, out any) error
+	// pressEnter focuses the element sel matches and presses Enter on
+	// the keyboard.
+	pressEnter(sel string) error
+	// typeText focuses the element sel matches and types text.
+	typeText(sel, text string) error
 	screenshot() ([]byte, error)
 }
 
@@ -36,6 +42,14 @@ func (p chromePage) eval(js string, out any) error {
 		return err
 	}
 	return json.Unmarshal([]byte(s), out)
+}
+
+func (p chromePage) pressEnter(sel string) error {
+	return chromedp.Do(p.ctx, chromedp.Focus(chromedp.CSS(sel)), chromedp.KeyEvent("\r"))
+}
+
+func (p chromePage) typeText(sel, text string) error {
+	return chromedp.Do(p.ctx, chromedp.SendKeys(chromedp.CSS(sel), text))
 }
 
 func (p chromePage) screenshot() ([]byte, error) {
@@ -75,9 +89,15 @@ func waitVisible(t *testing.T, p page, sel string) {
 	waitJS(t, p, "visible "+sel, visible(sel))
 }
 
-// click presses the element sel matches, as a user's click does.
+// errNoKeyActivation is pressEnter's answer where the browser's driver
+// cannot activate a button from the keyboard.
+var errNoKeyActivation = errors.New("this driver's key presses do not activate buttons")
+
+// click waits for the element sel matches to be drawn and enabled, then
+// presses it, as a user's click does.
 func click(t *testing.T, p page, sel string) {
 	t.Helper()
+	waitJS(t, p, "enabled "+sel, fmt.Sprintf(`%s && !document.querySelector(%s).disabled`, visible(sel), strconv.Quote(sel)))
 	var ok bool
 	js := fmt.Sprintf(`(() => { const el = document.querySelector(%s); if (!el || el.disabled) return false; el.click(); return true; })()`, strconv.Quote(sel))
 	if err := p.eval(js, &ok); err != nil || !ok {

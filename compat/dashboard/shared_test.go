@@ -11,8 +11,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// The checks below run in both browsers (TestDashboardTransactionsAndGroups
-// in Chromium, TestDashboardFirefox in Firefox), on a page p.
+// The checks below run in both browsers (TestDashboard in Chromium,
+// TestDashboardFirefox in Firefox), on a page p, as part of dashboardStory.
 
 // dashboardCluster starts a 3-broker cluster with its control API on an
 // httptest server, both closed at the end of the test.
@@ -70,7 +70,7 @@ func checkNotReloaded(t *testing.T, p page) {
 // back; the page marks the LSO short of the HW, names the open
 // transaction beside the partition and lists it in the transactions
 // panel; once committed, the LSO reaches the HW and the panel says so.
-func checkTransactions(t *testing.T, p page, c *server.Cluster, screenshot string) {
+func checkTransactions(t *testing.T, p page, c *server.Cluster, shot bool) {
 	t.Helper()
 	if err := c.CreateTopic("payments", 1, 3, nil); err != nil {
 		t.Fatal(err)
@@ -124,8 +124,8 @@ func checkTransactions(t *testing.T, p page, c *server.Cluster, screenshot strin
 		t.Errorf("undecided records drawn %.1f wide, want about %.1f (3 of 5)", geo.Unstable, want)
 	}
 	waitVisible(t, p, `#events li[data-type="txn_state_changed"]`)
-	if screenshot != "" {
-		saveScreenshot(t, p, screenshot)
+	if shot {
+		saveScreenshot(t, p, "transactions.png")
 	}
 
 	if err := tx.EndTransaction(ctx, kgo.TryCommit); err != nil {
@@ -199,21 +199,4 @@ func checkKIP848Group(t *testing.T, p page, c *server.Cluster) {
 	// Committed 3 and 2 of 4 and 3: lag 1 each.
 	waitJS(t, p, "the lag", `(() => { const rows = [...document.querySelectorAll('`+g+` table:last-of-type tr')].slice(1);
 		return rows.length === 2 && rows.every((r) => r.lastChild.textContent === "1"); })()`)
-}
-
-// checkCrashes: a crash made through the API shows up without a reload,
-// and the Crash button (after the confirmation dialog) stops a broker.
-func checkCrashes(t *testing.T, p page, c *server.Cluster) {
-	t.Helper()
-	if err := c.StopBroker(2, server.StopCrash); err != nil {
-		t.Fatal(err)
-	}
-	waitVisible(t, p, `.broker[data-broker="2"][data-status="fenced"]`)
-	waitVisible(t, p, `#events li[data-type="broker_stopped"]`)
-	click(t, p, `.broker[data-broker="3"] button[data-action="crash"]`)
-	waitVisible(t, p, `#confirm[open]`)
-	click(t, p, `#confirm-ok`)
-	waitState(t, "broker 3 down after the Crash button and the confirmation", func() bool { return !c.State().Brokers[2].Up })
-	waitVisible(t, p, `.broker[data-broker="3"][data-status="fenced"]`)
-	checkNotReloaded(t, p)
 }
