@@ -49,8 +49,9 @@ const (
 	EventGroupMemberLeft         EventType = "group_member_left"
 	EventGroupMemberExpired      EventType = "group_member_expired"
 
-	// LSO moves that differ from the HW's (a transaction holds it back or
-	// lets it go), coalesced with hw_advanced: From, To.
+	// The LSO moved after a transaction held it below the HW (a marker
+	// let it go): From, To, coalesced with hw_advanced. Partitions without
+	// transactions, whose LSO is their HW, report hw_advanced only.
 	EventLSOAdvanced EventType = "lso_advanced"
 	// A replica's log start offset moved up: Broker, From, To; Reason
 	// delete_records, follower_reset (its log ended below the leader's log
