@@ -20,6 +20,9 @@ const (
 	// partition: the new leader (Broker) does not have them, so no
 	// consumer will ever read them again.
 	RecordsLost
+	// LogStartMoved: Broker's log start offset went from From up to To,
+	// for Reason (ReasonDeleteRecords, ReasonFollowerReset).
+	LogStartMoved
 )
 
 // Reasons carried by changes.
@@ -34,6 +37,9 @@ const (
 	ReasonAheadOfLeader   = "ahead of leader"  // the follower's log ran past the new leader's
 	ReasonPowerLoss       = "power loss"       // unflushed records vanished with the page cache
 	ReasonShortLeader     = "new leader lacks acknowledged records"
+	// Reasons of LogStartMoved, named as the event stream names them.
+	ReasonDeleteRecords = "delete_records" // DeleteRecords moved the log start up
+	ReasonFollowerReset = "follower_reset" // the follower's log ended below the leader's log start: it restarts there (OFFSET_OUT_OF_RANGE)
 )
 
 // Change is one notable state change, recorded as it happens so a driver
@@ -44,7 +50,7 @@ type Change struct {
 	OldLeader int32 // LeaderChanged only
 	Epoch     int32 // the leader epoch after the change
 	Unclean   bool
-	From, To  int64 // offsets: LogTruncated (old, new LEO), RecordsLost ([From, To))
+	From, To  int64 // offsets: LogTruncated (old, new LEO), RecordsLost ([From, To)), LogStartMoved (old, new log start)
 	Reason    string
 	ISR       []int32 // the ISR after the change
 }

@@ -208,3 +208,43 @@ func TestPendingChangesAreBounded(t *testing.T) {
 		t.Fatalf("newest change %+v, want the last SetISR's", last)
 	}
 }
+
+// DeleteRecords moves every replica's log start up to the offset, or to
+// the replica's LEO if that is lower; such a follower's next fetch is out
+// of range and restarts its log at the leader's log start.
+func TestChangesLogStartMoved(t *testing.T) {
+	p := newPartition(t, 1)
+	mustAppend(t, p, batch(2), 1)
+	replicateAll(t, p) // everyone at 2, HW 2
+	fetch(t, p, 2, t0)
+	mustAppend(t, p, batch(3), 1) // 3 does not fetch from here on
+	fetch(t, p, 2, t0)
+	later := t0.Add(31 * time.Second)
+	p.MaybeShrinkISR(later) // 3 leaves: the HW reaches 5 with 1 and 2
+	fetch(t, p, 2, later)
+	fetch(t, p, 2, later)
+	checkReplicas(t, p, map[int32]offsets{1: {5, 5}, 2: {5, 5}, 3: {2, 2}})
+	p.TakeChanges()
+
+	if low, code := p.DeleteRecords(4); code != 0 || low != 4 {
+		t.Fatalf("DeleteRecords(4) = %d, %d", low, code)
+	}
+	// Replica 3 ends at 2: its start stops there.
+	checkChanges(t, p, got{LogStartMoved, 1, 0, 4, ReasonDeleteRecords}, got{LogStartMoved, 2, 0, 4, ReasonDeleteRecords},
+		got{LogStartMoved, 3, 0, 2, ReasonDeleteRecords})
+	if s := p.Replica(3).LogStartOffset(); s != 2 {
+		t.Fatalf("replica 3 log start %d, want 2", s)
+	}
+	if _, code := p.DeleteRecords(4); code != 0 {
+		t.Fatal(code)
+	}
+	checkChanges(t, p) // nothing moved
+
+	fetch(t, p, 3, later)
+	checkChanges(t, p, got{LogStartMoved, 3, 2, 4, ReasonFollowerReset})
+	fetch(t, p, 3, later) // the leader learns LEO 5: back in the ISR
+	checkChanges(t, p, got{ISRExpanded, 3, 0, 0, ReasonCaughtUp})
+	if s, e := p.Replica(3).LogStartOffset(), p.Replica(3).LEO(); s != 4 || e != 5 {
+		t.Fatalf("replica 3 log %d-%d after the reset, want 4-5", s, e)
+	}
+}

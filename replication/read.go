@@ -79,8 +79,12 @@ func (p *Partition) DeleteRecords(offset int64) (int64, int16) {
 		return -1, kerr.OffsetOutOfRange.Code
 	}
 	for _, r := range p.replicas {
+		from := r.log.start
 		r.log.advanceStart(min(offset, r.log.end))
 		r.setHW(r.hw)
+		if r.log.start != from {
+			p.note(Change{Kind: LogStartMoved, Broker: r.Broker, From: from, To: r.log.start, Reason: ReasonDeleteRecords})
+		}
 	}
 	return l.log.start, 0
 }

@@ -84,7 +84,9 @@ func (p *Partition) ReplicaFetchUpTo(id int32, maxBytes int32, upTo int64, now t
 		p.truncate(f, l.log.end, ReasonAheadOfLeader)
 		res.Truncated += before - f.log.end
 	case f.log.end < l.log.start:
+		from := f.log.start
 		f.log.truncateFully(l.log.start)
+		p.note(Change{Kind: LogStartMoved, Broker: f.Broker, From: from, To: l.log.start, Reason: ReasonFollowerReset})
 		f.recoveryPoint = l.log.start
 		f.setHW(f.hw)
 		f.prod.rebuild(&f.log)

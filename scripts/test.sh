@@ -3,10 +3,11 @@
 # clients other than franz-go, and the dashboard in headless Chromium) and the
 # testcontainers module's container tests (scripts/containers.sh: starts a
 # Docker engine if none answers, installing docker.io if needed, when we are
-# root). Installs kcat and chromium from Debian's packages when they are
-# missing and we are root; otherwise says how. FAKEKAFKA_SKIP_CONTAINERS=1
-# leaves the container tests out; FAKEKAFKA_SKIP_BROWSER=1 skips the browser
-# test instead of needing chromium.
+# root). Installs kcat, chromium and firefox-esr from Debian's packages when
+# they are missing and we are root; otherwise says how.
+# FAKEKAFKA_SKIP_CONTAINERS=1 leaves the container tests out;
+# FAKEKAFKA_SKIP_BROWSER=1 skips the browser tests instead of needing
+# chromium and firefox-esr.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,6 +15,9 @@ missing=()
 command -v kcat >/dev/null 2>&1 || missing+=(kcat)
 if [ "${FAKEKAFKA_SKIP_BROWSER:-}" != 1 ] && ! command -v chromium >/dev/null 2>&1; then
 	missing+=(chromium)
+fi
+if [ "${FAKEKAFKA_SKIP_BROWSER:-}" != 1 ] && ! command -v firefox-esr >/dev/null 2>&1; then
+	missing+=(firefox-esr)
 fi
 if [ ${#missing[@]} -gt 0 ]; then
 	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

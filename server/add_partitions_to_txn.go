@@ -107,7 +107,11 @@ func (cn *conn) addPartitionsToTxn(id string, pid int64, epoch int16, verifyOnly
 		return codes
 	}
 	nowMs := c.now().UnixMilli()
-	_, code = e.apply(cn.b.id, func(cur *transaction.Metadata, pending bool) transaction.Decision {
+	cause := TxnCauseAddPartitions
+	if len(topics) == 1 && topics[0].Topic == offsetsTopic {
+		cause = TxnCauseAddOffsets // AddOffsetsToTxn adds the group's partition
+	}
+	_, code = e.apply(cn.b.id, cause, func(cur *transaction.Metadata, pending bool) transaction.Decision {
 		if cur == nil {
 			return transaction.Decision{Code: kerr.InvalidProducerIDMapping.Code}
 		}
@@ -139,7 +143,7 @@ func (c *Cluster) addTxnPartitionsImplicitly(id string, pid int64, epoch int16, 
 		}
 		changed := e.changes()
 		nowMs := c.now().UnixMilli()
-		_, code = e.apply(e.s.loadedLeaderID(), func(cur *transaction.Metadata, pending bool) transaction.Decision {
+		_, code = e.apply(e.s.loadedLeaderID(), TxnCauseImplicitAdd, func(cur *transaction.Metadata, pending bool) transaction.Decision {
 			if cur == nil {
 				return transaction.Decision{Code: kerr.InvalidProducerIDMapping.Code}
 			}

@@ -263,13 +263,21 @@ func (c *Cluster) setPaused(topicName string, index, broker int32, paused bool) 
 	if p.st.Replica(broker) == nil {
 		return fmt.Errorf("broker %d has no replica of %s/%d", broker, topicName, index)
 	}
+	was := p.isPaused(broker)
 	if paused {
-		if !p.isPaused(broker) {
+		if !was {
 			p.paused = append(p.paused, broker)
 		}
 	} else {
 		p.paused = slices.DeleteFunc(p.paused, func(id int32) bool { return id == broker })
 		c.fetcherFor(broker).mark(p)
+	}
+	if was != paused {
+		t := EventReplicaResumed
+		if paused {
+			t = EventReplicaPaused
+		}
+		c.emit(t, func(e *Event) { e.Topic, e.Partition, e.Broker = topicName, index, broker })
 	}
 	return nil
 }

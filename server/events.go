@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fakekafka/fakekafka/replication"
+	"github.com/fakekafka/fakekafka/transaction"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -47,6 +48,19 @@ const (
 	EventGroupMemberJoined       EventType = "group_member_joined"
 	EventGroupMemberLeft         EventType = "group_member_left"
 	EventGroupMemberExpired      EventType = "group_member_expired"
+
+	// The LSO moved after a transaction held it below the HW (a marker
+	// let it go): From, To, coalesced with hw_advanced. Partitions without
+	// transactions, whose LSO is their HW, report hw_advanced only.
+	EventLSOAdvanced EventType = "lso_advanced"
+	// A replica's log start offset moved up: Broker, From, To; Reason
+	// delete_records, follower_reset (its log ended below the leader's log
+	// start) or retention.
+	EventLogStartMoved EventType = "log_start_moved"
+	// A follower (Broker) stopped or restarted fetching (PauseReplica,
+	// ResumeReplica).
+	EventReplicaPaused  EventType = "replica_paused"
+	EventReplicaResumed EventType = "replica_resumed"
 )
 
 // Event is one state change the cluster made. Seq numbers events from 1
@@ -74,10 +88,22 @@ type Event struct {
 	Fault      string // the fault rule id
 	Detail     string // a short human-readable summary of anything else
 	Configs    map[string]string
+
+	// Transaction events (txn_events.go): the transactional id, its
+	// producer id and epoch after the change, its state and the one before
+	// (State also names a marker: COMMIT or ABORT), and the partitions
+	// concerned.
+	TransactionalID string
+	ProducerID      int64
+	ProducerEpoch   int16
+	State           string
+	PreviousState   string
+	Partitions      []transaction.Partition
 }
 
 func newEvent(t EventType) Event {
-	return Event{Type: t, Broker: -1, Partition: -1, Leader: -1, OldLeader: -1, Epoch: -1, From: -1, To: -1, Generation: -1}
+	return Event{Type: t, Broker: -1, Partition: -1, Leader: -1, OldLeader: -1, Epoch: -1, From: -1, To: -1, Generation: -1,
+		ProducerID: -1, ProducerEpoch: -1}
 }
 
 type eventJSON struct {
@@ -102,16 +128,23 @@ type eventJSON struct {
 	Fault      string            `json:"fault,omitempty"`
 	Detail     string            `json:"detail,omitempty"`
 	Configs    map[string]string `json:"configs,omitempty"`
+
+	TransactionalID string                  `json:"transactional_id,omitempty"`
+	ProducerID      *int64                  `json:"producer_id,omitempty"`
+	ProducerEpoch   *int16                  `json:"producer_epoch,omitempty"`
+	State           string                  `json:"state,omitempty"`
+	PreviousState   string                  `json:"previous_state,omitempty"`
+	Partitions      []transaction.Partition `json:"partitions,omitempty"`
 }
 
-func opt[T int32 | int64](v T) *T {
+func opt[T int16 | int32 | int64](v T) *T {
 	if v == -1 {
 		return nil
 	}
 	return &v
 }
 
-func unopt[T int32 | int64](v *T) T {
+func unopt[T int16 | int32 | int64](v *T) T {
 	if v == nil {
 		return -1
 	}
@@ -125,6 +158,8 @@ func (e Event) MarshalJSON() ([]byte, error) {
 		Leader: opt(e.Leader), OldLeader: opt(e.OldLeader), Epoch: opt(e.Epoch), ISR: e.ISR, From: opt(e.From), To: opt(e.To),
 		Unclean: e.Unclean, Reason: e.Reason, Mode: e.Mode, Group: e.Group, Member: e.Member, Generation: opt(e.Generation),
 		Fault: e.Fault, Detail: e.Detail, Configs: e.Configs,
+		TransactionalID: e.TransactionalID, ProducerID: opt(e.ProducerID), ProducerEpoch: opt(e.ProducerEpoch),
+		State: e.State, PreviousState: e.PreviousState, Partitions: e.Partitions,
 	})
 }
 
@@ -139,6 +174,8 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 		Leader: unopt(j.Leader), OldLeader: unopt(j.OldLeader), Epoch: unopt(j.Epoch), ISR: j.ISR, From: unopt(j.From), To: unopt(j.To),
 		Unclean: j.Unclean, Reason: j.Reason, Mode: j.Mode, Group: j.Group, Member: j.Member, Generation: unopt(j.Generation),
 		Fault: j.Fault, Detail: j.Detail, Configs: j.Configs,
+		TransactionalID: j.TransactionalID, ProducerID: unopt(j.ProducerID), ProducerEpoch: unopt(j.ProducerEpoch),
+		State: j.State, PreviousState: j.PreviousState, Partitions: j.Partitions,
 	}
 	return nil
 }
@@ -173,6 +210,8 @@ func newEventLog(size int) *eventLog {
 type partitionEvents struct {
 	hwQueued bool
 	hwFrom   int64
+	lsoFrom  int64 // the LSO when the HW or LSO first moved since the last flush
+	lsoHeld  bool  // a transaction held the LSO below the HW since the last flush
 	// cause says why the change under way happens (a controlled shutdown,
 	// a preferred election...); it labels the events it produces.
 	cause string
@@ -319,6 +358,19 @@ func HWReached(topic string, partition int32, hw int64) EventMatcher {
 	return func(e Event) bool { return m(e) && e.To >= hw }
 }
 
+// LSOAdvanced matches the LSO of topic/partition moving on its own (a
+// transaction decided) to at least lso.
+func LSOAdvanced(topic string, partition int32, lso int64) EventMatcher {
+	m := partitionEvent(EventLSOAdvanced, topic, partition)
+	return func(e Event) bool { return m(e) && e.To >= lso }
+}
+
+// LogStartMoved matches a replica of topic/partition moving its log start
+// offset up, for any reason.
+func LogStartMoved(topic string, partition int32) EventMatcher {
+	return partitionEvent(EventLogStartMoved, topic, partition)
+}
+
 func brokerEvent(t EventType, id int32) EventMatcher {
 	return func(e Event) bool { return e.Type == t && e.Broker == id }
 }
@@ -357,8 +409,11 @@ func (c *Cluster) partitionEvents(p *partition, before, after state) {
 		}
 	}
 	p.ev.cause = ""
-	if after.hw != before.hw && after.hw >= 0 && !p.ev.hwQueued {
-		p.ev.hwQueued, p.ev.hwFrom = true, before.hw
+	if after.lso != after.hw {
+		p.ev.lsoHeld = true
+	}
+	if (after.hw != before.hw && after.hw >= 0 || after.lso != before.lso && after.lso >= 0) && !p.ev.hwQueued {
+		p.ev.hwQueued, p.ev.hwFrom, p.ev.lsoFrom = true, before.hw, before.lso
 		l := c.events
 		l.mu.Lock()
 		l.hwQueue = append(l.hwQueue, p)
@@ -386,6 +441,8 @@ func (c *Cluster) emitChange(p *partition, ch replication.Change) {
 		t = EventLogTruncated
 	case replication.RecordsLost:
 		t = EventRecordsLost
+	case replication.LogStartMoved:
+		t = EventLogStartMoved
 	default:
 		return
 	}
@@ -398,7 +455,7 @@ func (c *Cluster) emitChange(p *partition, ch replication.Change) {
 		switch ch.Kind {
 		case replication.LeaderChanged:
 			e.Leader, e.OldLeader, e.Unclean = ch.Broker, ch.OldLeader, ch.Unclean
-		case replication.LogTruncated, replication.RecordsLost:
+		case replication.LogTruncated, replication.RecordsLost, replication.LogStartMoved:
 			e.Broker, e.From, e.To = ch.Broker, ch.From, ch.To
 		default:
 			e.Broker = ch.Broker
@@ -431,10 +488,18 @@ func (c *Cluster) runHWEvents() {
 		for _, p := range queue {
 			p.mu.Lock()
 			from, to := p.ev.hwFrom, p.st.HW()
-			p.ev.hwQueued = false
+			lsoFrom, lsoTo, held := p.ev.lsoFrom, p.lso(), p.ev.lsoHeld
+			p.ev.hwQueued, p.ev.lsoHeld = false, lsoTo != to
 			if to != from && to >= 0 && !p.t.deleted.Load() {
 				c.emit(EventHWAdvanced, func(e *Event) {
 					e.Topic, e.Partition, e.From, e.To, e.Leader, e.Epoch = p.t.name, p.index, from, to, p.st.Leader(), p.st.LeaderEpoch()
+				})
+			}
+			// Without transactions the LSO is the HW: only an LSO that a
+			// transaction held back is news.
+			if lsoTo != lsoFrom && lsoTo >= 0 && (held || lsoFrom != from || lsoTo != to) && !p.t.deleted.Load() {
+				c.emit(EventLSOAdvanced, func(e *Event) {
+					e.Topic, e.Partition, e.From, e.To, e.Leader, e.Epoch = p.t.name, p.index, lsoFrom, lsoTo, p.st.Leader(), p.st.LeaderEpoch()
 				})
 			}
 			p.mu.Unlock()

@@ -18,6 +18,8 @@ var EventTypes = []EventType{
 	EventFaultAdded, EventFaultHit, EventFaultExpired, EventFaultRemoved,
 	EventTopicCreated, EventTopicDeleted, EventTopicConfigChanged,
 	EventGroupRebalanceStarted, EventGroupRebalanceCompleted, EventGroupMemberJoined, EventGroupMemberLeft, EventGroupMemberExpired,
+	EventLSOAdvanced, EventLogStartMoved, EventReplicaPaused, EventReplicaResumed,
+	EventTxnStateChanged, EventTxnPartitionsAdded, EventTxnEpochBumped, EventTxnTimedOut, EventTxnMarkerWritten, EventTxnExpired,
 }
 
 // sseKeepAlive is how often an idle event stream sends a comment, so
@@ -26,7 +28,7 @@ const sseKeepAlive = 15 * time.Second
 
 // registerEventRoutes adds the event stream to the control API:
 //
-//	GET /v1/events?since=SEQ&type=T1,T2&topic=t&partition=0&broker=1&group=g
+//	GET /v1/events?since=SEQ&type=T1,T2&topic=t&partition=0&broker=1&group=g&transactional_id=x
 //	    {"events":[Event...],"last_seq":N}: the kept events after SEQ that
 //	    match every filter given; last_seq is the newest event's number,
 //	    the since of the next poll
@@ -114,13 +116,14 @@ func eventQuery(r *http.Request) (uint64, EventMatcher, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	topic, group := q.Get("topic"), q.Get("group")
+	topic, group, txnID := q.Get("topic"), q.Get("group"), q.Get("transactional_id")
 	return since, func(e Event) bool {
 		return (len(types) == 0 || slices.Contains(types, e.Type)) &&
 			(topic == "" || e.Topic == topic) &&
 			(!hasPartition || e.Partition == partition) &&
 			(!hasBroker || e.Broker == broker || e.Leader == broker) &&
-			(group == "" || e.Group == group)
+			(group == "" || e.Group == group) &&
+			(txnID == "" || e.TransactionalID == txnID)
 	}, nil
 }
 

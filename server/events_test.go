@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fakekafka/fakekafka/transaction"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -231,6 +232,31 @@ func TestEventJSONLeavesOutWhatDoesNotApply(t *testing.T) {
 		t.Fatal(err)
 	}
 	if back.Leader != -1 || back.Epoch != -1 || back.To != 0 || back.Broker != 2 || back.Partition != 0 {
+		t.Fatalf("round trip %+v", back)
+	}
+	if back.ProducerID != -1 || back.ProducerEpoch != -1 {
+		t.Fatalf("round trip of an event without a producer: %+v", back)
+	}
+
+	// A producer id and epoch of 0 are there; the transaction's fields too.
+	e = newEvent(EventTxnStateChanged)
+	e.Seq, e.TransactionalID, e.ProducerID, e.ProducerEpoch = 8, "tx", 0, 0
+	e.PreviousState, e.State, e.Reason = "Empty", "Ongoing", TxnCauseAddPartitions
+	e.Partitions = []transaction.Partition{{Topic: "t", Partition: 1}}
+	e.Time = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	if b, err = json.Marshal(e); err != nil {
+		t.Fatal(err)
+	}
+	const wantTxn = `{"seq":8,"time":"2026-01-02T03:04:05Z","type":"txn_state_changed","reason":"AddPartitionsToTxn",` +
+		`"transactional_id":"tx","producer_id":0,"producer_epoch":0,"state":"Ongoing","previous_state":"Empty","partitions":[{"topic":"t","partition":1}]}`
+	if string(b) != wantTxn {
+		t.Fatalf("JSON\n got %s\nwant %s", b, wantTxn)
+	}
+	back = Event{}
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.ProducerID != 0 || back.ProducerEpoch != 0 || back.Broker != -1 || len(back.Partitions) != 1 || back.State != "Ongoing" {
 		t.Fatalf("round trip %+v", back)
 	}
 }

@@ -28,9 +28,12 @@ type GroupState struct {
 	// "cooperative-sticky"); for KIP-848 groups the server-side assignor.
 	Protocol string `json:"protocol"`
 	// Generation is the generation id; for KIP-848 groups the group epoch.
-	Generation int32              `json:"generation"`
-	Leader     string             `json:"leader,omitempty"`
-	Members    []GroupMemberState `json:"members"`
+	Generation int32 `json:"generation"`
+	// AssignmentEpoch is a KIP-848 group's target assignment epoch: members
+	// whose epoch is below it are still reconciling.
+	AssignmentEpoch *int32             `json:"assignment_epoch,omitempty"`
+	Leader          string             `json:"leader,omitempty"`
+	Members         []GroupMemberState `json:"members"`
 	// Offsets are the committed offsets, sorted by topic and partition.
 	Offsets []GroupOffsetState `json:"offsets"`
 }
@@ -118,6 +121,8 @@ func (g *group) snapshot(broker int32) GroupState {
 	gs.Type, gs.State, gs.ProtocolType = g.kind()
 	if cg := g.consumerProtocol(); cg != nil {
 		gs.Protocol, gs.Generation = cg.assignor, cg.epoch
+		ae := cg.assignmentEpoch
+		gs.AssignmentEpoch = &ae
 		for _, id := range slices.Sorted(maps.Keys(cg.members)) {
 			m := cg.members[id]
 			epoch := m.epoch

@@ -302,6 +302,8 @@ func TestScenario01AcksOneLostOnLeaderCrash(t *testing.T) {
 		"broker_fenced 1",
 		"isr_shrunk s1/0 broker 1 isr [2 3] (broker fenced)",
 		"leader_elected s1/0 leader 2 (was 1) epoch 1 isr [2 3] (broker fenced)",
+		"replica_resumed s1/0 2",
+		"replica_resumed s1/0 3",
 		"broker_started 1",
 		"log_truncated s1/0 broker 1 3->2 (leader epoch)",
 		"isr_expanded s1/0 broker 1 isr [1 2 3] (caught up)",
@@ -510,6 +512,20 @@ func TestScenario02AcksAllSurvivesRollingCrashes(t *testing.T) {
 				t.Errorf("the log holds %d records, %d were acknowledged", len(log), len(acked))
 			}
 			scCheckAcked(t, acked, log)
+			// Every crash moved leadership away and back cleanly, and no
+			// committed record was ever lost.
+			counts := map[EventType]int{}
+			for _, e := range c.Events(0) {
+				if e.Topic == topic || e.Type == EventBrokerStopped {
+					counts[e.Type]++
+				}
+				if e.Type == EventRecordsLost || e.Type == EventLeaderElected && e.Unclean {
+					t.Errorf("event %s", evLine(e))
+				}
+			}
+			if counts[EventBrokerStopped] != int(tc.rf) || counts[EventLeaderElected] < int(tc.rf) || counts[EventISRShrunk] == 0 || counts[EventISRExpanded] == 0 {
+				t.Errorf("events about %s: %v; want leaders elected, ISRs shrunk and expanded", topic, counts)
+			}
 		})
 	}
 }
@@ -555,6 +571,13 @@ func notEnoughReplicas(t *testing.T, byLag bool) {
 		scMust(t, c.SetISR(topic, 0, []int32{1}))
 	}
 	ctx := testContext(t)
+	why := map[bool]string{false: "manual", true: "lag"}[byLag]
+	for _, id := range []int32{2, 3} {
+		e, err := c.WaitFor(ctx, func(e Event) bool { return e.Type == EventISRShrunk && e.Topic == topic && e.Broker == id })
+		if err != nil || e.Reason != why {
+			t.Fatalf("isr_shrunk of %d: %+v, %v; want reason %s", id, e, err, why)
+		}
+	}
 
 	r, err := scProduce(ctx, scAcksClient(t, c, -1), 1, topic, -1, 5000, scBatch(t, -1, -1, -1, "raw"))
 	if err != nil || r.ErrorCode != kerr.NotEnoughReplicas.Code || r.BaseOffset != -1 {
@@ -594,6 +617,7 @@ func notEnoughReplicas(t *testing.T, byLag bool) {
 	default:
 	}
 
+	since := evLastSeq(c)
 	scMust(t, c.ResumeReplica(topic, 0, 2)) // one follower is enough
 	res := <-done
 	if res.err != nil || res.r.Offset != 1 {
@@ -603,6 +627,18 @@ func notEnoughReplicas(t *testing.T, byLag bool) {
 	scWaitSettled(t, c, topic, 0, 2)
 	scLogsAre(t, c, topic, "acks1", "patient")
 	scRecordsAre(t, "consumer", scConsume(t, c, topic, 2), "acks1", "patient")
+	// Follower 2 rejoins first (its return let the producer through),
+	// then follower 3.
+	for _, id := range []int32{2, 3} {
+		if _, err := c.WaitFor(ctx, func(e Event) bool { return e.Type == EventISRExpanded && e.Topic == topic && e.Broker == id }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	evCheckStory(t, c, since, topic,
+		"replica_resumed s3/0 2",
+		"isr_expanded s3/0 broker 2 isr [1 2] (caught up)",
+		"replica_resumed s3/0 3",
+		"isr_expanded s3/0 broker 3 isr [1 2 3] (caught up)")
 }
 
 // TestScenario04ISRShrinksAfterAppend: an acks=all record is appended, then
@@ -683,8 +719,9 @@ func TestScenario04ISRShrinksAfterAppend(t *testing.T) {
 				}
 			}
 			story := evStory(c, since, topic)
-			if len(story) != 4 || story[0] != "isr_shrunk s4/0 broker 2 isr [1] (manual)" || story[1] != "isr_shrunk s4/0 broker 3 isr [1] (manual)" ||
-				!strings.HasPrefix(story[2], "isr_expanded s4/0") || !strings.HasPrefix(story[3], "isr_expanded s4/0") {
+			if len(story) != 6 || story[0] != "isr_shrunk s4/0 broker 2 isr [1] (manual)" || story[1] != "isr_shrunk s4/0 broker 3 isr [1] (manual)" ||
+				story[2] != "replica_resumed s4/0 2" || story[3] != "replica_resumed s4/0 3" ||
+				!strings.HasPrefix(story[4], "isr_expanded s4/0") || !strings.HasPrefix(story[5], "isr_expanded s4/0") {
 				t.Errorf("events: %q", story)
 			}
 		})
@@ -795,6 +832,7 @@ func TestScenario06FollowersConvergeOnTheNewLeader(t *testing.T) {
 		t.Fatalf("LEOs of brokers 1, 2, 3: %v, want [6 5 6]", got)
 	}
 
+	since := evLastSeq(c)
 	scMust(t, c.StopBroker(1, StopCrash))
 	ps = scPartition(t, c, topic, 0)
 	if ps.Leader != b {
@@ -835,6 +873,21 @@ func TestScenario06FollowersConvergeOnTheNewLeader(t *testing.T) {
 	}
 	p.mu.Unlock()
 	scRecordsAre(t, "consumer", scConsume(t, c, topic, 6), want...)
+	// B took over cleanly; A and then the old leader cut their record 5;
+	// it was above the HW, so nothing committed was lost.
+	var story []string
+	for _, e := range c.Events(since) {
+		if e.Topic == topic && (e.Type == EventLeaderElected || e.Type == EventLogTruncated || e.Type == EventRecordsLost) {
+			story = append(story, evLine(e))
+		}
+	}
+	if want := []string{
+		"leader_elected s6/0 leader 2 (was 1) epoch 1 isr [2 3] (broker fenced)",
+		"log_truncated s6/0 broker 3 6->5 (leader epoch)",
+		"log_truncated s6/0 broker 1 6->5 (leader epoch)",
+	}; !slices.Equal(story, want) {
+		t.Errorf("events:\n got %q\nwant %q", story, want)
+	}
 }
 
 // TestScenario07KIP101 reproduces both KIP-101 scenarios with legacy HW

@@ -65,17 +65,26 @@ func (p *partition) unwatch(w chan struct{}) {
 // state is what waiters and fetchers react to.
 type state struct {
 	leader, epoch int32
-	hw, leo       int64
+	hw, leo, lso  int64
 	isr           int
 }
 
 // mark captures the partition's state before a change; pass it to changed.
 func (p *partition) mark() state {
-	s := state{leader: p.st.Leader(), epoch: p.st.LeaderEpoch(), hw: p.st.HW(), isr: len(p.st.ISR())}
+	s := state{leader: p.st.Leader(), epoch: p.st.LeaderEpoch(), hw: p.st.HW(), isr: len(p.st.ISR()), lso: -1}
 	if l := p.st.LeaderReplica(); l != nil {
-		s.leo = l.LEO()
+		s.leo, s.lso = l.LEO(), l.LSO()
 	}
 	return s
+}
+
+// lso is the leader's last stable offset, -1 without a leader. Callers
+// hold p.mu.
+func (p *partition) lso() int64 {
+	if l := p.st.LeaderReplica(); l != nil {
+		return l.LSO()
+	}
+	return -1
 }
 
 // changed wakes whoever cares about the difference since before: parked

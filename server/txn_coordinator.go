@@ -244,13 +244,15 @@ func (e *txnEntry) current() bool {
 // apply runs a rule on the entry and, if it decides a transition, writes
 // it as broker and then lets it take effect. It returns the metadata in
 // force afterwards and the code to answer. A Prepare* transition starts
-// its markers.
-func (e *txnEntry) apply(broker int32, rule func(cur *transaction.Metadata, pending bool) transaction.Decision) (transaction.Metadata, int16) {
+// its markers. cause (TxnCause...) labels the transition's events.
+func (e *txnEntry) apply(broker int32, cause string, rule func(cur *transaction.Metadata, pending bool) transaction.Decision) (transaction.Metadata, int16) {
 	e.mu.Lock()
 	var cur *transaction.Metadata
 	if e.exists {
 		cur = &e.md
 	}
+	// pending keeps prev in force until the transition below takes effect.
+	prev, existed := e.md, e.exists
 	d := rule(cur, e.pending)
 	if d.Next == nil {
 		md := e.md
@@ -265,6 +267,9 @@ func (e *txnEntry) apply(broker int32, rule func(cur *transaction.Metadata, pend
 	e.pending = false
 	if code == 0 {
 		e.md, e.exists = *d.Next, true
+		// Reported before anyone waiting can make the next transition,
+		// so the events keep the transitions' order.
+		e.s.c.emitTxnTransition(prev, existed, e.md, cause)
 	}
 	md := e.md
 	e.finished()
@@ -373,7 +378,7 @@ func (s *txnShard) expire(broker int32) {
 	s.mu.Unlock()
 	nowMs := s.c.now().UnixMilli()
 	for _, e := range entries {
-		e.apply(broker, func(cur *transaction.Metadata, pending bool) transaction.Decision {
+		e.apply(broker, TxnCauseTimeout, func(cur *transaction.Metadata, pending bool) transaction.Decision {
 			if cur == nil || pending || !transaction.TimedOut(*cur, nowMs) {
 				return transaction.Decision{}
 			}
@@ -382,6 +387,7 @@ func (s *txnShard) expire(broker int32) {
 		})
 		e.mu.Lock()
 		expired := e.exists && !e.pending && transaction.Expired(e.md, nowMs, s.c.cfg.TransactionalIDExpiration.Milliseconds())
+		md := e.md
 		if expired {
 			e.pending = true
 		}
@@ -389,10 +395,14 @@ func (s *txnShard) expire(broker int32) {
 		if expired {
 			code := e.write(broker, nil)
 			s.mu.Lock()
-			if code == 0 && s.txns[e.id] == e {
+			removed := code == 0 && s.txns[e.id] == e
+			if removed {
 				delete(s.txns, e.id)
 			}
 			s.mu.Unlock()
+			if removed {
+				s.c.emitTxnExpired(md)
+			}
 			e.mu.Lock()
 			e.pending = false
 			e.finished()

@@ -54,6 +54,9 @@ func (c *Cluster) sendMarkers(broker int32, e *txnEntry, md transaction.Metadata
 				return // the next coordinator finishes the transaction
 			}
 			code := c.writeMarker(tp, md.ProducerID, md.ProducerEpoch, commit, e.coordEpoch)
+			if code == 0 {
+				c.emitTxnMarker(e.id, tp, md.ProducerID, md.ProducerEpoch, commit)
+			}
 			if code == 0 || code == kerr.UnknownTopicOrPartition.Code || code == kerr.InvalidProducerEpoch.Code {
 				// Written, or the partition is gone, or a newer epoch of
 				// the producer already ended it: nothing more to do.
@@ -75,7 +78,7 @@ func (c *Cluster) sendMarkers(broker int32, e *txnEntry, md transaction.Metadata
 	if !alive() {
 		return
 	}
-	e.apply(broker, func(cur *transaction.Metadata, pending bool) transaction.Decision {
+	e.apply(broker, TxnCauseMarkers, func(cur *transaction.Metadata, pending bool) transaction.Decision {
 		if cur == nil || pending || cur.State != md.State || cur.ProducerEpoch != md.ProducerEpoch {
 			return transaction.Decision{}
 		}

@@ -11,6 +11,7 @@ package server
 // acks=all and answered once committed.
 
 import (
+	"github.com/fakekafka/fakekafka/transaction"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -33,6 +34,9 @@ func (cn *conn) handleWriteTxnMarkers(req *kmsg.WriteTxnMarkersRequest) (kmsg.Re
 					rp.ErrorCode = kerr.UnknownTopicOrPartition.Code
 				default:
 					rp.ErrorCode = c.appendMarker(p, cn.b.id, m.ProducerID, m.ProducerEpoch, m.Committed, m.CoordinatorEpoch)
+					if rp.ErrorCode == 0 {
+						c.emitTxnMarker("", transaction.Partition{Topic: t.Topic, Partition: index}, m.ProducerID, m.ProducerEpoch, m.Committed)
+					}
 				}
 				rt.Partitions = append(rt.Partitions, rp)
 			}

@@ -58,6 +58,15 @@ type Event struct {
 	Fault      string            `json:"fault,omitempty"`
 	Detail     string            `json:"detail,omitempty"`
 	Configs    map[string]string `json:"configs,omitempty"`
+
+	// Transaction events (txn_*): the id, producer id and epoch, state
+	// before and after (or the marker, COMMIT/ABORT), partitions.
+	TransactionalID string           `json:"transactional_id,omitempty"`
+	ProducerID      *int64           `json:"producer_id,omitempty"`
+	ProducerEpoch   *int16           `json:"producer_epoch,omitempty"`
+	State           string           `json:"state,omitempty"`
+	PreviousState   string           `json:"previous_state,omitempty"`
+	Partitions      []TopicPartition `json:"partitions,omitempty"`
 }
 
 // EventFilter narrows Events; zero fields match everything.
@@ -67,6 +76,8 @@ type EventFilter struct {
 	Partition *int32
 	Broker    *int32
 	Group     string
+	// TransactionalID selects the events of one transactional id.
+	TransactionalID string
 }
 
 // Events returns the events after sequence number since that match f, and
@@ -88,6 +99,9 @@ func (c *Control) Events(ctx context.Context, since uint64, f EventFilter) ([]Ev
 	}
 	if f.Group != "" {
 		q.Set("group", f.Group)
+	}
+	if f.TransactionalID != "" {
+		q.Set("transactional_id", f.TransactionalID)
 	}
 	var out struct {
 		Events  []Event `json:"events"`

@@ -91,16 +91,18 @@ type FaultState struct {
 
 // GroupState is one consumer group.
 type GroupState struct {
-	Group        string             `json:"group"`
-	Coordinator  int32              `json:"coordinator"`
-	Type         string             `json:"type"` // "classic" or "consumer" (KIP-848)
-	State        string             `json:"state"`
-	ProtocolType string             `json:"protocol_type"`
-	Protocol     string             `json:"protocol"`
-	Generation   int32              `json:"generation"`
-	Leader       string             `json:"leader,omitempty"`
-	Members      []GroupMemberState `json:"members"`
-	Offsets      []GroupOffsetState `json:"offsets"`
+	Group        string `json:"group"`
+	Coordinator  int32  `json:"coordinator"`
+	Type         string `json:"type"` // "classic" or "consumer" (KIP-848)
+	State        string `json:"state"`
+	ProtocolType string `json:"protocol_type"`
+	Protocol     string `json:"protocol"`
+	Generation   int32  `json:"generation"`
+	// AssignmentEpoch is a KIP-848 group's target assignment epoch.
+	AssignmentEpoch *int32             `json:"assignment_epoch,omitempty"`
+	Leader          string             `json:"leader,omitempty"`
+	Members         []GroupMemberState `json:"members"`
+	Offsets         []GroupOffsetState `json:"offsets"`
 }
 
 // GroupMemberState is one group member.

@@ -32,7 +32,7 @@ The control URL defaults to $FAKEKAFKA_CONTROL, else ` + defaultControl + `.
 Cluster
   state                              brokers, topics, partitions and every replica's LEO/HW
   groups [GROUP]                     consumer groups with members, offsets and lag
-  events [--since N] [--type T,..] [--topic T] [--partition P] [--broker B] [--group G] [--follow]
+  events [--since N] [--type T,..] [--topic T] [--partition P] [--broker B] [--group G] [--transactional_id ID] [--follow]
 Brokers
   crash ID | powerloss ID            stop a broker abruptly (powerloss also loses unflushed data)
   stop ID [--mode clean|crash|powerloss]   (default clean)
@@ -362,7 +362,7 @@ func (c *ctl) events(ctx context.Context, fs *flag.FlagSet, args []string) error
 	follow := fs.Bool("follow", false, "")
 	fs.BoolVar(follow, "f", false, "")
 	q := url.Values{}
-	for _, k := range []string{"type", "topic", "partition", "broker", "group"} {
+	for _, k := range []string{"type", "topic", "partition", "broker", "group", "transactional_id"} {
 		fs.Func(k, "", func(v string) error { q.Set(k, v); return nil })
 	}
 	if _, err := c.args(fs, args, 0, 0, ""); err != nil {

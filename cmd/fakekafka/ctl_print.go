@@ -150,6 +150,17 @@ func eventSummary(e server.Event) string {
 	if e.Member != "" {
 		add("member %s", e.Member)
 	}
+	if e.TransactionalID != "" {
+		add("txn %s producer %d epoch %d", e.TransactionalID, e.ProducerID, e.ProducerEpoch)
+	}
+	if e.PreviousState != "" {
+		add("%s -> %s", e.PreviousState, e.State)
+	} else if e.State != "" {
+		add("%s", e.State)
+	}
+	for _, tp := range e.Partitions {
+		add("%s/%d", tp.Topic, tp.Partition)
+	}
 	switch e.Type {
 	case server.EventLeaderElected:
 		add("leader %d (was %d) epoch %d", e.Leader, e.OldLeader, e.Epoch)
@@ -158,6 +169,10 @@ func eventSummary(e server.Event) string {
 		}
 	case server.EventHWAdvanced:
 		add("HW %d -> %d", e.From, e.To)
+	case server.EventLSOAdvanced:
+		add("LSO %d -> %d", e.From, e.To)
+	case server.EventLogStartMoved:
+		add("replica %d log start %d -> %d", e.Broker, e.From, e.To)
 	case server.EventLogTruncated:
 		add("replica %d LEO %d -> %d", e.Broker, e.From, e.To)
 	case server.EventRecordsLost:

@@ -300,4 +300,14 @@ func TestCtlClockAndTransactions(t *testing.T) {
 			t.Fatalf("ctl transactions lacks %q:\n%s", want, out)
 		}
 	}
+	// The transaction's events, by id.
+	out = mustCtl(t, ctl, "events", "--transactional_id", "tx", "--type", "txn_state_changed")
+	for _, want := range []string{"txn tx producer", "Empty -> Ongoing t/0", "(AddPartitionsToTxn)"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("ctl events --transactional_id tx lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "topic_created") {
+		t.Fatalf("ctl events --transactional_id tx shows other events:\n%s", out)
+	}
 }

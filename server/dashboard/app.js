@@ -1,5 +1,5 @@
 // fakekafka dashboard: a client of the HTTP control API. It loads the
-// cluster, groups and fault rules, then follows GET /v1/events/stream and
+// cluster, groups, transactions and fault rules, then follows GET /v1/events/stream and
 // reloads them whenever the cluster reports a change (and once a second).
 // No build step, no external assets.
 "use strict";
@@ -11,6 +11,8 @@ const EVENT_TYPES = [
   "fault_added", "fault_hit", "fault_expired", "fault_removed",
   "topic_created", "topic_deleted", "topic_config_changed",
   "group_rebalance_started", "group_rebalance_completed", "group_member_joined", "group_member_left", "group_member_expired",
+  "lso_advanced", "log_start_moved", "replica_paused", "replica_resumed",
+  "txn_state_changed", "txn_partitions_added", "txn_epoch_bumped", "txn_timed_out", "txn_marker_written", "txn_expired",
 ];
 const MAX_EVENTS = 300;
 
@@ -82,7 +84,7 @@ function confirmAction(text) {
 
 // ---- state and rendering ----
 
-const state = { cluster: null, groups: [], faults: [], showInternal: false };
+const state = { cluster: null, groups: [], faults: [], txns: [], showInternal: false };
 // Elements are rebuilt only when what they show changed, so a refresh
 // never swaps a button away under the pointer or the keyboard.
 const partitionCache = new Map(); // "topic/partition" -> {json, el}
@@ -102,11 +104,12 @@ async function refresh() {
   if (refreshing) { again = true; return refreshing; }
   refreshing = (async () => {
     try {
-      const [cluster, groups, faults] = await Promise.all([
-        api("GET", "/v1/cluster"), api("GET", "/v1/groups"), api("GET", "/v1/faults")]);
+      const [cluster, groups, faults, txns] = await Promise.all([
+        api("GET", "/v1/cluster"), api("GET", "/v1/groups"), api("GET", "/v1/faults"), api("GET", "/v1/transactions")]);
       state.cluster = cluster;
       state.groups = groups.groups || [];
       state.faults = faults.faults || [];
+      state.txns = txns.transactions || [];
       render();
     } catch (e) {
       setStatus(`cannot load the cluster: ${e.message}`, true);
@@ -130,8 +133,9 @@ function render() {
   $("#cluster-id").textContent = state.cluster.cluster_id;
   sync($("#brokers"), state.cluster.brokers.map(cachedBroker));
   renderTopics();
-  const groupsJSON = JSON.stringify(state.groups), faultsJSON = JSON.stringify(state.faults);
+  const groupsJSON = JSON.stringify(state.groups), faultsJSON = JSON.stringify(state.faults), txnsJSON = JSON.stringify(state.txns);
   if (groupsJSON !== render.groups) { render.groups = groupsJSON; renderGroups(); }
+  if (txnsJSON !== render.txns) { render.txns = txnsJSON; renderTransactions(); }
   if (faultsJSON !== render.faults) { render.faults = faultsJSON; renderFaults(); }
   if (focused && (!document.activeElement || !document.activeElement.isConnected || document.activeElement === document.body)) {
     const el = document.querySelector(`[data-key="${CSS.escape(focused)}"]`);
@@ -199,10 +203,11 @@ function renderTopics() {
     sync(card.el.querySelector(".parts"), t.partitions.map((p) => {
       const key = `${t.name}/${p.partition}`;
       seen.add(key);
-      const json = JSON.stringify(p);
+      const txns = openTxns(t.name, p.partition);
+      const json = JSON.stringify(p) + JSON.stringify(txns);
       const cached = partitionCache.get(key);
       if (cached && cached.json === json) return cached.el;
-      const el = renderPartition(t.name, p);
+      const el = renderPartition(t.name, p, txns);
       partitionCache.set(key, { json, el });
       return el;
     }));
@@ -213,7 +218,17 @@ function renderTopics() {
   sync(box, [internalToggle, ...cards]);
 }
 
-function renderPartition(topic, p) {
+// openTxns lists the transactions not yet complete on topic/partition:
+// they hold its LSO back.
+function openTxns(topic, partition) {
+  return state.txns.filter((x) => /^(Ongoing|Prepare)/.test(x.state) &&
+    (x.partitions || []).some((tp) => tp.topic === topic && tp.partition === partition));
+}
+
+function renderPartition(topic, p, txns) {
+  // The LSO matters where transactions exist: it differs from the HW, or
+  // a transaction is open here.
+  const showLSO = p.last_stable_offset >= 0 && (p.last_stable_offset !== p.high_watermark || txns.length > 0);
   const base = `/v1/partitions/${encodeURIComponent(topic)}/${p.partition}`;
   const label = `${topic}/${p.partition}`;
   const scale = Math.max(1, ...p.replicas.map((r) => r.log_end_offset));
@@ -223,14 +238,21 @@ function renderPartition(topic, p) {
     const who = [`broker ${r.broker}`, r.state];
     const k = `${label}-r${r.broker}`;
     return h("div", { class: "replica", "data-broker": r.broker, "data-state": r.state, "data-leo": r.log_end_offset,
-      "data-hw": r.high_watermark, "data-start": r.log_start_offset },
+      "data-hw": r.high_watermark, "data-start": r.log_start_offset, "data-lso": r.last_stable_offset },
       h("span", { class: "who" }, who.join(" · "), paused ? " · paused" : "", r.in_sync ? "" : h("span", { class: "out" }, " out of ISR")),
       h("div", { class: "track", role: "img",
-        "aria-label": `broker ${r.broker}: log ${r.log_start_offset} to ${r.log_end_offset}, HW ${r.high_watermark}` },
+        "aria-label": `broker ${r.broker}: log ${r.log_start_offset} to ${r.log_end_offset}, HW ${r.high_watermark}` +
+          (showLSO ? `, LSO ${r.last_stable_offset}` : "") },
         h("div", { class: "bar-log", style: `left:${pct(r.log_start_offset)};width:${pct(r.log_end_offset - r.log_start_offset)}` }),
         h("div", { class: "bar-hw", style: `left:${pct(r.log_start_offset)};width:${pct(r.high_watermark - r.log_start_offset)}` }),
-        p.high_watermark >= 0 ? h("div", { class: "hw-line", style: `left:${pct(p.high_watermark)}` }) : null),
-      h("span", { class: "nums" }, `start ${r.log_start_offset} · LEO ${r.log_end_offset} · HW ${r.high_watermark}`),
+        // Between the LSO and the HW: committed but undecided, hidden
+        // from read_committed consumers.
+        showLSO && r.high_watermark > r.last_stable_offset ? h("div", { class: "bar-unstable",
+          style: `left:${pct(Math.max(r.log_start_offset, r.last_stable_offset))};width:${pct(r.high_watermark - Math.max(r.log_start_offset, r.last_stable_offset))}` }) : null,
+        p.high_watermark >= 0 ? h("div", { class: "hw-line", style: `left:${pct(p.high_watermark)}` }) : null,
+        showLSO ? h("div", { class: "lso-line", style: `left:${pct(p.last_stable_offset)}` }) : null),
+      h("span", { class: "nums" }, `start ${r.log_start_offset} · LEO ${r.log_end_offset} · HW ${r.high_watermark}`,
+        showLSO ? ` · LSO ${r.last_stable_offset}` : ""),
       h("span", { class: "actions" },
         r.state === "leader" ? null : h("button", { "data-action": paused ? "resume" : "pause", "data-key": `${k}-pause`,
           onclick: () => act(`${paused ? "resume" : "pause"} ${label} replica ${r.broker}`, "POST", `${base}/replicas/${r.broker}/${paused ? "resume" : "pause"}`) },
@@ -260,13 +282,17 @@ function renderPartition(topic, p) {
   } }, "ISR", p.replicas.map((r, i) => h("label", {}, boxes[i], ` ${r.broker}`)),
   h("button", { type: "submit", "data-key": `${label}-setisr` }, "Set ISR"));
 
-  return h("div", { class: "partition", "data-topic": topic, "data-partition": p.partition, "data-hw": p.high_watermark },
+  return h("div", { class: "partition", "data-topic": topic, "data-partition": p.partition, "data-hw": p.high_watermark,
+    "data-lso": p.last_stable_offset },
     h("div", { class: "pmeta" },
       h("strong", {}, `partition ${p.partition}`),
       p.leader < 0 ? h("span", { class: "warn" }, "no leader") : h("span", {}, `leader ${p.leader}`),
       h("span", {}, `epoch ${p.leader_epoch}`),
       h("span", {}, `ISR [${p.isr.join(", ")}]`),
-      h("span", {}, `HW ${p.high_watermark}`)),
+      h("span", {}, `HW ${p.high_watermark}`),
+      showLSO ? h("span", { class: "lso", title: "last stable offset: read_committed consumers read below it" }, `LSO ${p.last_stable_offset}`) : null,
+      txns.map((x) => h("span", { class: "txn-open", "data-txn": x.transactional_id },
+        `${x.state === "Ongoing" ? "open" : "ending"} transaction ${x.transactional_id} (${x.state})`))),
     h("div", { class: "replicas" }, rows),
     h("div", { class: "pforms" }, electForm, isrForm));
 }
@@ -277,16 +303,42 @@ function renderGroups() {
     box.replaceChildren(h("p", { class: "empty" }, "No consumer groups."));
     return;
   }
-  box.replaceChildren(...state.groups.map((g) => h("div", { class: "group", "data-group": g.group },
-    h("h3", { class: "group-title" }, `${g.group} · ${g.type} · ${g.state} · generation ${g.generation} · coordinator ${g.coordinator}`),
+  // KIP-848 groups (type "consumer") have a group epoch, a target
+  // assignment epoch and an epoch per member instead of a generation.
+  const kip848 = (g) => g.type === "consumer";
+  box.replaceChildren(...state.groups.map((g) => h("div", { class: "group", "data-group": g.group, "data-type": g.type, "data-state": g.state },
+    h("h3", { class: "group-title" }, [g.group, g.type === "consumer" ? "consumer (KIP-848)" : g.type, g.state,
+      kip848(g) ? `group epoch ${g.generation}` : `generation ${g.generation}`,
+      kip848(g) && g.assignment_epoch !== undefined ? `assignment epoch ${g.assignment_epoch}` : null,
+      g.protocol ? `assignor ${g.protocol}` : null, `coordinator ${g.coordinator}`].filter((x) => x !== null).join(" · ")),
     (g.members || []).length === 0 ? h("p", { class: "empty" }, "No members.") : h("table", {},
-      h("tr", {}, h("th", {}, "member"), h("th", {}, "client"), h("th", {}, "host"), h("th", {}, "assignment")),
-      g.members.map((m) => h("tr", {}, h("td", {}, m.member_id), h("td", {}, m.client_id), h("td", {}, m.client_host),
-        h("td", {}, Object.entries(m.assignment || {}).map(([t, ps]) => `${t}: ${ps.join(",")}`).join("; "))))),
+      h("tr", {}, h("th", {}, "member"), kip848(g) ? h("th", {}, "epoch") : null, h("th", {}, "client"), h("th", {}, "host"),
+        h("th", {}, "subscription"), h("th", {}, "assignment")),
+      g.members.map((m) => h("tr", { "data-member": m.member_id }, h("td", {}, m.member_id),
+        kip848(g) ? h("td", { class: "num member-epoch" }, m.member_epoch) : null,
+        h("td", {}, m.client_id), h("td", {}, m.client_host), h("td", {}, (m.subscription || []).join(", ")),
+        h("td", { class: "assignment" }, Object.entries(m.assignment || {}).sort().map(([t, ps]) => `${t}: ${[...ps].sort((a, b) => a - b).join(",")}`).join("; "))))),
     (g.offsets || []).length === 0 ? null : h("table", {},
       h("tr", {}, h("th", {}, "topic"), h("th", {}, "partition"), h("th", {}, "committed"), h("th", {}, "HW"), h("th", {}, "lag")),
       g.offsets.map((o) => h("tr", {}, h("td", {}, o.topic), h("td", { class: "num" }, o.partition), h("td", { class: "num" }, o.offset),
         h("td", { class: "num" }, o.high_watermark), h("td", { class: "num" }, o.lag)))))));
+}
+
+function renderTransactions() {
+  const box = $("#transactions");
+  if (state.txns.length === 0) {
+    box.replaceChildren(h("p", { class: "empty" }, "No transactional ids."));
+    return;
+  }
+  const since = (ms) => ms < 0 ? "-" : new Date(ms).toLocaleTimeString([], { hour12: false });
+  box.replaceChildren(h("table", {},
+    h("tr", {}, ["transactional id", "state", "producer id", "epoch", "partitions", "started", "timeout", "coordinator", "version"].map((c) => h("th", {}, c))),
+    state.txns.map((x) => h("tr", { "data-txn": x.transactional_id, "data-state": x.state },
+      h("td", {}, x.transactional_id), h("td", { class: `txn-state s-${x.state}` }, x.state),
+      h("td", { class: "num" }, x.producer_id), h("td", { class: "num" }, x.producer_epoch),
+      h("td", {}, (x.partitions || []).map((tp) => `${tp.topic}/${tp.partition}`).join(", ") || "-"),
+      h("td", { class: "num" }, since(x.start_timestamp)), h("td", { class: "num" }, `${x.timeout_ms} ms`),
+      h("td", { class: "num" }, x.coordinator), h("td", { class: "num" }, x.transaction_version)))));
 }
 
 function renderFaults() {
@@ -324,10 +376,11 @@ let lastSeq = 0;
 function eventKind(t) {
   if (t === "records_lost" || t === "log_truncated" || t === "partition_leaderless") return "bad";
   if (t.startsWith("broker_")) return "broker";
-  if (t.startsWith("isr_")) return "isr";
+  if (t.startsWith("isr_") || t.startsWith("replica_") || t === "log_start_moved") return "isr";
   if (t.startsWith("leader_")) return "leader";
   if (t.startsWith("fault_")) return "fault";
   if (t.startsWith("group_")) return "group";
+  if (t.startsWith("txn_") || t === "lso_advanced") return "txn";
   return "other";
 }
 
@@ -336,9 +389,15 @@ function eventSummary(e) {
   if (e.topic) parts.push(e.partition !== undefined ? `${e.topic}/${e.partition}` : e.topic);
   if (e.group) parts.push(`group ${e.group}`);
   if (e.member) parts.push(`member ${e.member}`);
+  if (e.transactional_id) parts.push(`txn ${e.transactional_id} producer ${e.producer_id} epoch ${e.producer_epoch}`);
+  if (e.previous_state) parts.push(`${e.previous_state} → ${e.state}`);
+  else if (e.state) parts.push(e.state);
+  if (e.partitions) parts.push(e.partitions.map((tp) => `${tp.topic}/${tp.partition}`).join(" "));
   switch (e.type) {
     case "leader_elected": parts.push(`leader ${e.leader}${e.old_leader !== undefined ? ` (was ${e.old_leader})` : ""} epoch ${e.epoch}${e.unclean ? " UNCLEAN" : ""}`); break;
     case "hw_advanced": parts.push(`HW ${e.from} → ${e.to}`); break;
+    case "lso_advanced": parts.push(`LSO ${e.from} → ${e.to}`); break;
+    case "log_start_moved": parts.push(`replica ${e.broker}: log start ${e.from} → ${e.to}`); break;
     case "log_truncated": parts.push(`replica ${e.broker}: LEO ${e.from} → ${e.to}`); break;
     case "records_lost": parts.push(`offsets ${e.from}–${e.to - 1} LOST (leader ${e.broker})`); break;
     default: if (e.broker !== undefined) parts.push(`broker ${e.broker}`);
