@@ -20,6 +20,9 @@ const (
 	// partition: the new leader (Broker) does not have them, so no
 	// consumer will ever read them again.
 	RecordsLost
+	// LogStartMoved: Broker's log start offset went from From up to To,
+	// for Reason (ReasonDeleteRecords, ReasonFollowerReset).
+	LogStartMoved
 )
 
 // Reasons carried by changes.
@@ -44,7 +47,7 @@ type Change struct {
 	OldLeader int32 // LeaderChanged only
 	Epoch     int32 // the leader epoch after the change
 	Unclean   bool
-	From, To  int64 // offsets: LogTruncated (old, new LEO), RecordsLost ([From, To))
+	From, To  int64 // offsets: LogTruncated (old, new LEO), RecordsLost ([From, To)), LogStartMoved (old, new log start)
 	Reason    string
 	ISR       []int32 // the ISR after the change
 }

@@ -165,7 +165,9 @@ func (ps *producers) update(b *Batch) {
 func (ps *producers) rebuild(l *Log) {
 	clear(ps.m)
 	ps.txns = txnIndex{}
-	for _, b := range l.batches {
-		ps.update(b)
+	for _, s := range l.segs {
+		for _, b := range s.batches {
+			ps.update(b)
+		}
 	}
 }

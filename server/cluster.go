@@ -44,6 +44,7 @@ type Cluster struct {
 	// isrChecks and checkpoints are the periodic jobs on the cluster's
 	// clock (clock.go); lastCheckpoint is used only by checkpoints.
 	isrChecks, checkpoints *job
+	retention, compaction  *job // log_retention.go, log_compaction.go
 	lastCheckpoint         time.Time
 
 	// configMu serialises config changes (alter_configs.go); brokerCfg holds
@@ -101,6 +102,7 @@ func NewCluster(cfg Config) (*Cluster, error) {
 	c.isrChecks = c.every(c.isrCheckInterval, c.checkISRs)
 	c.lastCheckpoint = c.now()
 	c.checkpoints = c.every(c.checkpointInterval, c.checkpoint)
+	c.retention = c.every(c.retentionCheckInterval, c.checkRetention)
 	for _, b := range c.brokers {
 		for _, bl := range b.listeners {
 			c.wg.Add(1)
@@ -154,6 +156,7 @@ func (c *Cluster) Close() error {
 		}
 		c.isrChecks.stop()
 		c.checkpoints.stop()
+		c.retention.stop()
 		c.wg.Wait()
 	})
 	return nil

@@ -115,14 +115,17 @@ var brokerConfigDefs = map[string]brokerConfigDef{
 		func(c *Config) string { return msString(c.BrokerSessionTimeout) }, nil},
 	"replica.high.watermark.checkpoint.interval.ms": {kmsg.ConfigTypeLong, "5000",
 		func(c *Config) string { return msString(c.HWCheckpointInterval) }, nil},
+	"log.retention.check.interval.ms": {kmsg.ConfigTypeLong, "300000",
+		func(c *Config) string { return msString(c.RetentionCheckInterval) }, nil},
+	// Defaults of the log's topic configs, changeable at runtime (log_config.go).
+	"log.retention.ms":    {kmsg.ConfigTypeLong, "604800000", constant("604800000"), intAtLeast(-1)},
+	"log.retention.bytes": {kmsg.ConfigTypeLong, "-1", constant("-1"), intAtLeast(-1)},
+	"log.cleanup.policy":  {kmsg.ConfigTypeList, "delete", constant("delete"), cleanupPolicy},
+	"log.segment.bytes":   {kmsg.ConfigTypeInt, "1073741824", constant("1073741824"), int32AtLeast(14)},
+	"log.roll.ms":         {kmsg.ConfigTypeLong, "604800000", constant("604800000"), intAtLeast(1)},
 	// Defaults of topic configs that fakekafka accepts but does not act on.
-	"log.retention.ms":           {kmsg.ConfigTypeLong, "604800000", constant("604800000"), nil},
-	"log.retention.bytes":        {kmsg.ConfigTypeLong, "-1", constant("-1"), nil},
-	"log.cleanup.policy":         {kmsg.ConfigTypeList, "delete", constant("delete"), nil},
 	"compression.type":           {kmsg.ConfigTypeString, "producer", constant("producer"), nil},
 	"log.message.timestamp.type": {kmsg.ConfigTypeString, "CreateTime", constant("CreateTime"), nil},
-	"log.segment.bytes":          {kmsg.ConfigTypeInt, "1073741824", constant("1073741824"), nil},
-	"log.roll.ms":                {kmsg.ConfigTypeLong, "604800000", constant("604800000"), nil},
 }
 
 // configEntry is one described config, before version-specific encoding.

@@ -31,7 +31,8 @@ const (
 	EventISRExpanded         EventType = "isr_expanded" // Broker joined
 	EventHWAdvanced          EventType = "hw_advanced"  // From, To; coalesced per partition
 	EventLogTruncated        EventType = "log_truncated"
-	EventRecordsLost         EventType = "records_lost" // acknowledged offsets [From, To) are gone
+	EventRecordsLost         EventType = "records_lost"    // acknowledged offsets [From, To) are gone
+	EventLogStartMoved       EventType = "log_start_moved" // Broker's log start From -> To; Reason: retention, delete_records, ...
 
 	EventFaultAdded   EventType = "fault_added"
 	EventFaultHit     EventType = "fault_hit"
@@ -313,6 +314,12 @@ func RecordsLost(topic string, partition int32) EventMatcher {
 	return partitionEvent(EventRecordsLost, topic, partition)
 }
 
+// LogStartMoved matches the log start offset of any replica of
+// topic/partition moving up (retention, DeleteRecords, ...).
+func LogStartMoved(topic string, partition int32) EventMatcher {
+	return partitionEvent(EventLogStartMoved, topic, partition)
+}
+
 // HWReached matches the HW of topic/partition advancing to at least hw.
 func HWReached(topic string, partition int32, hw int64) EventMatcher {
 	m := partitionEvent(EventHWAdvanced, topic, partition)
@@ -386,6 +393,8 @@ func (c *Cluster) emitChange(p *partition, ch replication.Change) {
 		t = EventLogTruncated
 	case replication.RecordsLost:
 		t = EventRecordsLost
+	case replication.LogStartMoved:
+		t = EventLogStartMoved
 	default:
 		return
 	}
@@ -398,7 +407,7 @@ func (c *Cluster) emitChange(p *partition, ch replication.Change) {
 		switch ch.Kind {
 		case replication.LeaderChanged:
 			e.Leader, e.OldLeader, e.Unclean = ch.Broker, ch.OldLeader, ch.Unclean
-		case replication.LogTruncated, replication.RecordsLost:
+		case replication.LogTruncated, replication.RecordsLost, replication.LogStartMoved:
 			e.Broker, e.From, e.To = ch.Broker, ch.From, ch.To
 		default:
 			e.Broker = ch.Broker

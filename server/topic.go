@@ -67,13 +67,14 @@ type state struct {
 	leader, epoch int32
 	hw, leo       int64
 	isr           int
+	start         int64 // the leader's log start: followers follow it
 }
 
 // mark captures the partition's state before a change; pass it to changed.
 func (p *partition) mark() state {
 	s := state{leader: p.st.Leader(), epoch: p.st.LeaderEpoch(), hw: p.st.HW(), isr: len(p.st.ISR())}
 	if l := p.st.LeaderReplica(); l != nil {
-		s.leo = l.LEO()
+		s.leo, s.start = l.LEO(), l.LogStartOffset()
 	}
 	return s
 }
@@ -94,7 +95,7 @@ func (p *partition) changed(before state) {
 		default:
 		}
 	}
-	if after.leo != before.leo || after.hw != before.hw || after.epoch != before.epoch {
+	if after.leo != before.leo || after.hw != before.hw || after.epoch != before.epoch || after.start != before.start {
 		p.markFollowers()
 	}
 	if after.epoch != before.epoch && p.t.name == txnStateTopic {
@@ -158,7 +159,7 @@ var topicConfigs = map[string]func(string) error{
 	"replica.lag.time.max.ms":        intAtLeast(1),
 	"retention.ms":                   intAtLeast(-1),
 	"retention.bytes":                intAtLeast(-1),
-	"cleanup.policy":                 oneOf("delete", "compact", "compact,delete", "delete,compact"),
+	"cleanup.policy":                 cleanupPolicy,
 	"compression.type":               oneOf("producer", "uncompressed", "gzip", "snappy", "lz4", "zstd"),
 	"message.timestamp.type":         oneOf("CreateTime", "LogAppendTime"),
 	"segment.bytes":                  int32AtLeast(14),
@@ -251,6 +252,7 @@ func (c *Cluster) replicationConfig(cfg map[string]string) replication.Config {
 	if v, ok := cfg["unclean.leader.election.enable"]; ok {
 		rc.UncleanLeaderElection = v == "true"
 	}
+	rc.Segment, rc.Retention = logConfig(cfg, bs)
 	return rc
 }
 
