@@ -136,7 +136,7 @@ func TestRetentionNeverPassesTheHW(t *testing.T) {
 	p := NewPartition([]int32{1, 2}, Config{Segment: SegmentConfig{Bytes: 100}, Retention: RetentionConfig{Delete: true, Ms: 0, Bytes: -1}}, t0)
 	mustAppend(t, p, sized(1, 100, 1), 1) // segment 0
 	mustAppend(t, p, sized(1, 100, 1), 1) // segment 1
-	replicateAll(t, p) // HW 2 (a fetch reads one segment)
+	replicateAll(t, p)                    // HW 2 (a fetch reads one segment)
 	mustAppend(t, p, sized(1, 100, 1), 1) // segment 2, above the HW
 	if res := p.ApplyRetention(time.UnixMilli(10_000)); res.LogStartOffset != 2 || res.Segments != 2 {
 		t.Fatalf("retention: %+v", res)
