@@ -22,15 +22,21 @@ type Batch struct {
 	// abort) marker written by the coordinator of that epoch.
 	Commit           bool
 	CoordinatorEpoch int32
+	// DeleteHorizon is when the log cleaner may drop this batch's
+	// tombstones and, once its transaction has no data left, its marker
+	// (Unix ms; 0 until a cleaning pass first sets it to that pass's time
+	// plus delete.retention.ms, as KIP-534's delete horizon).
+	DeleteHorizon int64
 }
 
 // EndOffset is the offset after the batch's last record.
 func (b *Batch) EndOffset() int64 { return b.LastOffset + 1 }
 
 // lastSequence is the sequence number of the batch's last record, with
-// Kafka's wrap from MaxInt32 to 0.
+// Kafka's wrap from MaxInt32 to 0. Like Kafka it counts by the last offset
+// delta, which the log cleaner keeps when it removes records.
 func (b *Batch) lastSequence() int32 {
-	return incrementSequence(b.BaseSequence, b.NumRecords-1)
+	return incrementSequence(b.BaseSequence, int32(b.LastOffset-b.BaseOffset))
 }
 
 // EpochEntry is one leader-epoch-checkpoint entry: the first offset written
@@ -52,6 +58,10 @@ type Log struct {
 	epochs []EpochEntry
 	bytes  int64
 	roll   SegmentConfig
+	// cleanedTo is the cleaner's checkpoint: below it the log was
+	// compacted (Kafka's cleaner-offset-checkpoint).
+	cleanedTo int64
+	horizon   int64 // the earliest delete horizon the cleaner waits for; 0 none
 }
 
 // StartOffset is the log start offset.

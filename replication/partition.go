@@ -54,6 +54,8 @@ type Config struct {
 	Segment SegmentConfig
 	// Retention is cleanup.policy=delete's limits (retention.go).
 	Retention RetentionConfig
+	// Compaction is cleanup.policy=compact's settings (cleaner.go).
+	Compaction CompactionConfig
 }
 
 // DefaultReplicaLagTimeMax is Kafka's replica.lag.time.max.ms default.

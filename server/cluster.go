@@ -103,6 +103,7 @@ func NewCluster(cfg Config) (*Cluster, error) {
 	c.lastCheckpoint = c.now()
 	c.checkpoints = c.every(c.checkpointInterval, c.checkpoint)
 	c.retention = c.every(c.retentionCheckInterval, c.checkRetention)
+	c.compaction = c.every(c.cleanerBackoff, c.cleanLogs)
 	for _, b := range c.brokers {
 		for _, bl := range b.listeners {
 			c.wg.Add(1)
@@ -157,6 +158,7 @@ func (c *Cluster) Close() error {
 		c.isrChecks.stop()
 		c.checkpoints.stop()
 		c.retention.stop()
+		c.compaction.stop()
 		c.wg.Wait()
 	})
 	return nil

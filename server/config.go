@@ -76,6 +76,10 @@ type Config struct {
 	// retention.ms and retention.bytes delete old segments, on the cluster's
 	// clock. Default 5 minutes, as in Kafka.
 	RetentionCheckInterval time.Duration
+	// CleanerBackoff is log.cleaner.backoff.ms: how often the log cleaner
+	// looks for compacted partitions to clean, on the cluster's clock.
+	// Default 15 s, as in Kafka.
+	CleanerBackoff time.Duration
 	// LegacyHWTruncation makes a replica that becomes a follower truncate to
 	// its own HW, as Kafka did before 0.11, instead of by leader epoch
 	// (KIP-101). It reproduces both data-loss scenarios of KIP-101.
@@ -238,6 +242,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.RetentionCheckInterval <= 0 {
 		c.RetentionCheckInterval = 5 * time.Minute
+	}
+	if c.CleanerBackoff <= 0 {
+		c.CleanerBackoff = 15 * time.Second
 	}
 	if c.TransactionStatePartitions == 0 {
 		c.TransactionStatePartitions = 50

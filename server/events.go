@@ -33,6 +33,7 @@ const (
 	EventLogTruncated        EventType = "log_truncated"
 	EventRecordsLost         EventType = "records_lost"    // acknowledged offsets [From, To) are gone
 	EventLogStartMoved       EventType = "log_start_moved" // Broker's log start From -> To; Reason: retention, delete_records, ...
+	EventLogCleaned          EventType = "log_cleaned"     // the cleaner compacted [.., To) on leader Broker; From: first dirty offset
 
 	EventFaultAdded   EventType = "fault_added"
 	EventFaultHit     EventType = "fault_hit"

@@ -1,6 +1,10 @@
 package server
 
-import "time"
+import (
+	"time"
+
+	"github.com/fakekafka/fakekafka/replication"
+)
 
 // Retention on the cluster's clock: every log.retention.check.interval.ms
 // each partition's leader deletes the segments retention.ms and
@@ -19,10 +23,11 @@ func (c *Cluster) checkRetention() {
 }
 
 // applyRetention runs one retention check on p.
-func (p *partition) applyRetention(now time.Time) {
+func (p *partition) applyRetention(now time.Time) replication.RetentionResult {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	before := p.mark()
-	p.st.ApplyRetention(now)
+	res := p.st.ApplyRetention(now)
 	p.changed(before)
+	return res
 }

@@ -167,6 +167,10 @@ var topicConfigs = map[string]func(string) error{
 	"max.message.bytes":              int32AtLeast(0),
 	"flush.messages":                 intAtLeast(1),
 	"flush.ms":                       intAtLeast(0),
+	"min.cleanable.dirty.ratio":      ratio,
+	"min.compaction.lag.ms":          intAtLeast(0),
+	"max.compaction.lag.ms":          intAtLeast(1),
+	"delete.retention.ms":            intAtLeast(0),
 }
 
 func intAtLeast(lo int64) func(string) error {
@@ -252,7 +256,7 @@ func (c *Cluster) replicationConfig(cfg map[string]string) replication.Config {
 	if v, ok := cfg["unclean.leader.election.enable"]; ok {
 		rc.UncleanLeaderElection = v == "true"
 	}
-	rc.Segment, rc.Retention = logConfig(cfg, bs)
+	rc.Segment, rc.Retention, rc.Compaction = logConfig(cfg, bs)
 	return rc
 }
 

@@ -7,7 +7,7 @@
 const EVENT_TYPES = [
   "broker_started", "broker_stopped", "broker_fenced", "broker_isolated", "broker_healed",
   "leader_elected", "partition_leaderless", "isr_shrunk", "isr_expanded", "hw_advanced",
-  "log_truncated", "records_lost", "log_start_moved",
+  "log_truncated", "records_lost", "log_start_moved", "log_cleaned",
   "fault_added", "fault_hit", "fault_expired", "fault_removed",
   "topic_created", "topic_deleted", "topic_config_changed",
   "group_rebalance_started", "group_rebalance_completed", "group_member_joined", "group_member_left", "group_member_expired",
