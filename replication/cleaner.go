@@ -151,6 +151,7 @@ func (l *Log) replace(m map[*Batch]*Batch, end int64) {
 		kept = append(kept, s)
 	}
 	l.segs = kept
+	l.rewrites++
 	l.bytes = 0
 	for _, s := range l.segs {
 		l.bytes += s.bytes

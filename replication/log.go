@@ -62,7 +62,13 @@ type Log struct {
 	// compacted (Kafka's cleaner-offset-checkpoint).
 	cleanedTo int64
 	horizon   int64 // the earliest delete horizon the cleaner waits for; 0 none
+	// rewrites counts changes other than appends (truncation, a moved log
+	// start, compaction), so a copy on disk knows to rewrite itself.
+	rewrites uint64
 }
+
+// Rewrites counts the changes to the log other than appends.
+func (l *Log) Rewrites() uint64 { return l.rewrites }
 
 // StartOffset is the log start offset.
 func (l *Log) StartOffset() int64 { return l.start }
@@ -198,6 +204,7 @@ func (l *Log) truncateTo(offset int64) {
 	if offset >= l.end {
 		return
 	}
+	l.rewrites++
 	si, bi := l.locate(offset)
 	if si == len(l.segs) {
 		si, bi = len(l.segs)-1, len(l.segs[len(l.segs)-1].batches)
@@ -225,6 +232,7 @@ func (l *Log) truncateTo(offset int64) {
 // truncateFully empties the log and restarts it at offset, the way a
 // follower restarts when its fetch offset falls below the leader's log start.
 func (l *Log) truncateFully(offset int64) {
+	l.rewrites++
 	clear(l.segs)
 	l.segs = append(l.segs[:0], newSegment(offset))
 	l.bytes = 0
@@ -243,6 +251,7 @@ func (l *Log) advanceStart(offset int64) {
 	if offset > l.end {
 		offset = l.end
 	}
+	l.rewrites++
 	si, bi := l.locate(offset)
 	if si == len(l.segs) { // everything is below: keep only the active segment
 		si, bi = len(l.segs)-1, len(l.segs[len(l.segs)-1].batches)

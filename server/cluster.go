@@ -36,6 +36,8 @@ type Cluster struct {
 
 	nextProducerID atomic.Int64
 
+	data *dataDir // Config.DataDir's persistence (persist.go), else nil
+
 	coord coordinators    // the group coordinators' shards (coordinator.go)
 	txn   txnCoordinators // the transaction coordinators (txn_coordinator.go)
 
@@ -93,6 +95,10 @@ func NewCluster(cfg Config) (*Cluster, error) {
 		}
 		b.up.Store(true)
 		c.fetchers = append(c.fetchers, newFetcher(c, b.id))
+	}
+	if err := c.openDataDir(); err != nil {
+		c.closeListeners()
+		return nil, err
 	}
 	for _, f := range c.fetchers {
 		c.wg.Add(1)
@@ -160,6 +166,7 @@ func (c *Cluster) Close() error {
 		c.retention.stop()
 		c.compaction.stop()
 		c.wg.Wait()
+		c.flushData(true)
 	})
 	return nil
 }

@@ -76,6 +76,10 @@ type Config struct {
 	// retention.ms and retention.bytes delete old segments, on the cluster's
 	// clock. Default 5 minutes, as in Kafka.
 	RetentionCheckInterval time.Duration
+	// DataDir keeps topics, configs, logs, HW checkpoints and with them
+	// group and transaction state in this directory across restarts of the
+	// whole process (persist.go). Empty: everything stays in memory.
+	DataDir string
 	// CleanerBackoff is log.cleaner.backoff.ms: how often the log cleaner
 	// looks for compacted partitions to clean, on the cluster's clock.
 	// Default 15 s, as in Kafka.

@@ -281,6 +281,9 @@ func (c *Cluster) checkpoint() {
 			p.mu.Lock()
 			if checkpoint {
 				p.st.CheckpointHW()
+				if p.disk != nil {
+					p.disk.flush()
+				}
 			}
 			if flush {
 				for _, r := range p.st.Replicas() {

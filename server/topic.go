@@ -50,6 +50,7 @@ type partition struct {
 	waiters []chan struct{}
 	paused  []int32 // followers that do not fetch
 	ev      partitionEvents
+	disk    *diskLog // the log on disk with Config.DataDir (persist.go)
 }
 
 // watch registers w to be signalled whenever the partition changes.
@@ -85,6 +86,7 @@ func (p *partition) mark() state {
 // Callers hold p.mu.
 func (p *partition) changed(before state) {
 	after := p.mark()
+	p.persist()
 	p.t.c.partitionEvents(p, before, after)
 	if after == before {
 		return
@@ -131,6 +133,7 @@ type topicSpec struct {
 	rf         int16
 	assignment [][]int32 // optional explicit replicas per partition
 	configs    map[string]string
+	id         [16]byte // a restored topic's id; zero: a new one
 }
 
 // legalTopicName follows Kafka's Topic.validate.
@@ -342,6 +345,12 @@ func (c *Cluster) createTopic(s topicSpec, validateOnly bool) (*topic, *kerr.Err
 	if kerr, msg := c.validateSpec(&s); kerr != nil {
 		return nil, kerr, msg
 	}
+	created := false
+	defer func() { // after the unlock below
+		if created {
+			c.saveMeta()
+		}
+	}()
 	c.topicsMu.Lock()
 	defer c.topicsMu.Unlock()
 	cur := c.topics.Load()
@@ -358,7 +367,10 @@ func (c *Cluster) createTopic(s topicSpec, validateOnly bool) (*topic, *kerr.Err
 	if s.configs == nil {
 		s.configs = map[string]string{}
 	}
-	t := &topic{name: s.name, id: newTopicID(), c: c}
+	t := &topic{name: s.name, id: s.id, c: c}
+	if t.id == ([16]byte{}) {
+		t.id = newTopicID()
+	}
 	c.applyTopicSettings(t, s.configs)
 	rc := c.replicationConfig(s.configs)
 	now := c.now()
@@ -374,6 +386,7 @@ func (c *Cluster) createTopic(s topicSpec, validateOnly bool) (*topic, *kerr.Err
 		}
 		p.st.TakeChanges() // part of the creation, which is its own event
 		t.partitions = append(t.partitions, p)
+		c.attachDisk(p)
 	}
 	next := &topics{byName: maps.Clone(cur.byName), byID: maps.Clone(cur.byID)}
 	next.byName[t.name] = t
@@ -384,6 +397,7 @@ func (c *Cluster) createTopic(s topicSpec, validateOnly bool) (*topic, *kerr.Err
 	c.emit(EventTopicCreated, func(e *Event) {
 		e.Topic, e.Configs, e.Detail = t.name, maps.Clone(s.configs), fmt.Sprintf("%d partitions, replication factor %d", len(assignment), len(assignment[0]))
 	})
+	created = true
 	return t, nil, ""
 }
 
@@ -458,6 +472,7 @@ func (c *Cluster) deleteTopic(t *topic) bool {
 		}
 		p.mu.Unlock()
 	}
+	c.removeTopicData(t)
 	c.log.Info("topic deleted", "topic", t.name)
 	c.emit(EventTopicDeleted, func(e *Event) { e.Topic = t.name })
 	return true
