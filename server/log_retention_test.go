@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -152,4 +153,67 @@ func readAt(c *Cluster, topic string, p int32, offset int64) (int64, int16) {
 	defer pt.mu.Unlock()
 	res, code := pt.st.Read(pt.st.Leader(), offset, 1<<20)
 	return res.LogStartOffset, code
+}
+
+// heapAfterGC is the live heap after a full collection.
+func heapAfterGC() uint64 {
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+// An hour of produce on the manual clock with retention.ms of 10 minutes:
+// the log and the heap stay bounded by what retention keeps, not by what
+// was produced (60 MB).
+func TestRetentionBoundsMemoryOverAnHour(t *testing.T) {
+	if testing.Short() {
+		t.Skip("produces 60 MB")
+	}
+	c := NewTestCluster(t, Config{Clock: clock.NewManual(time.Time{}), RetentionCheckInterval: time.Minute})
+	if err := c.CreateTopic("m", 1, 3, map[string]string{"retention.ms": "600000", "segment.ms": "60000"}); err != nil {
+		t.Fatal(err)
+	}
+	cl := newClient(t, c, kgo.DefaultProduceTopic("m"), kgo.RequiredAcks(kgo.AllISRAcks()), kgo.ProducerBatchMaxBytes(2<<20),
+		kgo.ProducerBatchCompression(kgo.NoCompression()))
+	value := make([]byte, 10_000)
+	var heap20 uint64
+	var maxSize int64
+	for minute := range 60 {
+		rs := make([]*kgo.Record, 100)
+		for i := range rs {
+			rs[i] = &kgo.Record{Value: value, Timestamp: c.Now()}
+		}
+		if err := cl.ProduceSync(testContext(t), rs...).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.AdvanceClock(time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		p := c.partition("m", 0)
+		p.mu.Lock()
+		for _, r := range p.st.Replicas() {
+			maxSize = max(maxSize, r.Log().Size())
+		}
+		p.mu.Unlock()
+		if minute == 19 {
+			heap20 = heapAfterGC()
+		}
+	}
+	// Followers drop what the leader dropped on their next fetch.
+	waitFor(t, 10*time.Second, "followers at the leader's log start", func() bool {
+		s := logStarts(t, c, "m")
+		return s[0] > 0 && s[1] == s[0] && s[2] == s[0]
+	})
+	heap60 := heapAfterGC()
+	// 11 one-minute segments of ~1 MB at most are kept at any time.
+	if maxSize > 12<<20 {
+		t.Fatalf("a replica's log reached %d bytes", maxSize)
+	}
+	t.Logf("heap after 20 min %d MB, after 60 min %d MB; largest log %d MB; 60 MB produced",
+		heap20>>20, heap60>>20, maxSize>>20)
+	if heap60 > heap20+16<<20 {
+		t.Fatalf("heap grew from %d to %d bytes between minute 20 and minute 60", heap20, heap60)
+	}
 }
