@@ -171,6 +171,18 @@ func (l *Log) locate(offset int64) (int, int) {
 	return len(l.segs), 0
 }
 
+// BatchAt returns the batch holding offset, or nil (a gap or out of range).
+func (l *Log) BatchAt(offset int64) *Batch {
+	si, bi := l.locate(offset)
+	if si == len(l.segs) {
+		return nil
+	}
+	if b := l.segs[si].batches[bi]; b.BaseOffset <= offset {
+		return b
+	}
+	return nil
+}
+
 // Read returns the batches from the one holding offset up to (not past)
 // bound, at most maxBytes in total but always at least one batch if any fits
 // below bound, as Kafka does so a consumer never stalls on a large batch.

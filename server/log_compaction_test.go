@@ -1,12 +1,14 @@
 package server
 
 import (
+	"errors"
 	"fmt"
 	"testing"
 	"time"
 
 	"github.com/fakekafka/fakekafka/clock"
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -160,4 +162,21 @@ func (c *Cluster) setTopicConfigsByName(name string, configs map[string]string) 
 	c.configMu.Lock()
 	defer c.configMu.Unlock()
 	return c.setTopicConfigs(c.topic(name), configs)
+}
+
+// A compacted topic refuses records without a key with INVALID_RECORD, as
+// Kafka does; keyed records go in.
+func TestCompactedTopicRefusesKeylessRecords(t *testing.T) {
+	c := NewTestCluster(t, Config{})
+	if err := c.CreateTopic("kc", 1, 1, map[string]string{"cleanup.policy": "compact"}); err != nil {
+		t.Fatal(err)
+	}
+	cl := newClient(t, c, kgo.DefaultProduceTopic("kc"), kgo.RecordRetries(0))
+	err := cl.ProduceSync(testContext(t), kgo.StringRecord("no key")).FirstErr()
+	if !errors.Is(err, kerr.InvalidRecord) {
+		t.Fatalf("keyless record: %v, want INVALID_RECORD", err)
+	}
+	if err := cl.ProduceSync(testContext(t), kgo.KeyStringRecord("k", "v")).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -35,6 +36,7 @@ type topicSettings struct {
 	logAppendTime bool              // message.timestamp.type=LogAppendTime
 	lagTimeMax    time.Duration
 	flushInterval time.Duration // flush.ms, else log.flush.interval.ms
+	compact       bool          // cleanup.policy includes compact: records need keys
 }
 
 func (t *topic) cfg() *topicSettings { return t.settings.Load() }
@@ -411,6 +413,7 @@ func (c *Cluster) applyTopicSettings(t *topic, configs map[string]string) {
 		logAppendTime: configs["message.timestamp.type"] == "LogAppendTime",
 		lagTimeMax:    c.replicationConfig(configs).ReplicaLagTimeMax,
 		flushInterval: c.cfg.FlushInterval,
+		compact:       strings.Contains(logValue(configs, bs, "cleanup.policy"), "compact"),
 	}
 	if v, ok := configs["flush.ms"]; ok {
 		ts.flushInterval = millis(v)
