@@ -281,14 +281,14 @@ func (c *Cluster) checkpoint() {
 			p.mu.Lock()
 			if checkpoint {
 				p.st.CheckpointHW()
-				if p.disk != nil {
-					p.disk.flush()
-				}
 			}
 			if flush {
 				for _, r := range p.st.Replicas() {
 					p.st.Flush(r.Broker)
 				}
+			}
+			if p.disk != nil && (checkpoint || flush) {
+				p.disk.flush() // fsync: the data dir follows the flush settings too
 			}
 			p.mu.Unlock()
 		}
