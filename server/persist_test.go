@@ -209,3 +209,60 @@ func TestDataDirWithPowerLoss(t *testing.T) {
 		}
 	}
 }
+
+// Transaction state comes back with __transaction_state: after a restart
+// the transactional id keeps its producer id, a read_committed consumer
+// sees the committed records and not the aborted ones, and the producer
+// can go on (its epoch is bumped, as after any InitProducerId).
+func TestDataDirKeepsTransactions(t *testing.T) {
+	dir := t.TempDir()
+	c1, err := NewCluster(Config{DataDir: dir, TransactionStatePartitions: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c1.CreateTopic("tx", 1, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	txn := func(c *Cluster, commit bool, value string) {
+		t.Helper()
+		cl := newClient(t, c, kgo.TransactionalID("tid"), kgo.DefaultProduceTopic("tx"))
+		ctx := testContext(t)
+		if err := cl.BeginTransaction(); err != nil {
+			t.Fatal(err)
+		}
+		if err := cl.ProduceSync(ctx, kgo.StringRecord(value)).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+		if err := cl.EndTransaction(ctx, kgo.TransactionEndTry(commit)); err != nil {
+			t.Fatal(err)
+		}
+		cl.Close()
+	}
+	txn(c1, true, "committed-1")
+	txn(c1, false, "aborted")
+	before := c1.Transactions()
+	c1.Close()
+
+	c2 := NewTestCluster(t, Config{DataDir: dir, TransactionStatePartitions: 1})
+	after := c2.Transactions()
+	if len(before) != 1 || len(after) != 1 || after[0].ProducerID != before[0].ProducerID || after[0].State != "CompleteAbort" {
+		t.Fatalf("transactions before %+v, after the restart %+v", before, after)
+	}
+	txn(c2, true, "committed-2")
+	cons := newClient(t, c2, kgo.ConsumeTopics("tx"), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	var got []string
+	for len(got) < 2 {
+		fs := cons.PollFetches(testContext(t))
+		if err := fs.Err(); err != nil {
+			t.Fatal(err)
+		}
+		fs.EachRecord(func(r *kgo.Record) { got = append(got, string(r.Value)) })
+	}
+	if fmt.Sprint(got) != "[committed-1 committed-2]" {
+		t.Fatalf("read_committed after the restart: %v", got)
+	}
+	if tr := c2.Transactions(); tr[0].ProducerID != before[0].ProducerID || tr[0].ProducerEpoch <= before[0].ProducerEpoch {
+		t.Fatalf("after a new transaction: %+v, before the restart %+v", tr, before)
+	}
+}
