@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -264,5 +265,48 @@ func TestDataDirKeepsTransactions(t *testing.T) {
 	}
 	if tr := c2.Transactions(); tr[0].ProducerID != before[0].ProducerID || tr[0].ProducerEpoch <= before[0].ProducerEpoch {
 		t.Fatalf("after a new transaction: %+v, before the restart %+v", tr, before)
+	}
+}
+
+// BenchmarkProduceDataDir compares acks=all produce in memory and with a
+// data dir (every batch written to its file before the answer).
+func BenchmarkProduceDataDir(b *testing.B) {
+	for _, mode := range []string{"memory", "data-dir"} {
+		b.Run(mode, func(b *testing.B) {
+			cfg := Config{}
+			if mode == "data-dir" {
+				cfg.DataDir = b.TempDir()
+			}
+			c := NewTestCluster(b, cfg)
+			if err := c.CreateTopic("bench", 6, 3, nil); err != nil {
+				b.Fatal(err)
+			}
+			prod := newClient(b, c, kgo.DefaultProduceTopic("bench"), kgo.RequiredAcks(kgo.AllISRAcks()), kgo.MaxBufferedRecords(100_000))
+			value := make([]byte, 100)
+			b.SetBytes(int64(len(value)))
+			b.ResetTimer()
+			results := make(chan error, 1)
+			var n int
+			for range b.N {
+				prod.Produce(context.Background(), &kgo.Record{Value: value}, func(_ *kgo.Record, err error) {
+					if err != nil {
+						select {
+						case results <- err:
+						default:
+						}
+					}
+				})
+				n++
+			}
+			if err := prod.Flush(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+			select {
+			case err := <-results:
+				b.Fatal(err)
+			default:
+			}
+			b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "records/s")
+		})
 	}
 }
