@@ -55,8 +55,9 @@ type metaPartition struct {
 
 // dataDir is the cluster's persistence, nil without Config.DataDir.
 type dataDir struct {
-	dir string
-	mu  sync.Mutex // serialises meta.json writes
+	dir  string
+	lock *os.File   // DIR/.lock, held while the cluster runs
+	mu   sync.Mutex // serialises meta.json writes
 	// restoring is set while restore recreates the topics: they must not
 	// overwrite their files or a meta.json that names topics not yet back.
 	restoring bool
@@ -142,14 +143,23 @@ func (d *dataDir) writeMeta(m metaFile) error {
 
 // openDataDir creates the data dir or restores the cluster from it.
 // Called by NewCluster before any broker serves.
-func (c *Cluster) openDataDir() error {
+func (c *Cluster) openDataDir() (err error) {
 	if c.cfg.DataDir == "" {
 		return nil
 	}
-	c.data = &dataDir{dir: c.cfg.DataDir}
 	if err := os.MkdirAll(filepath.Join(c.cfg.DataDir, "logs"), 0o755); err != nil {
 		return fmt.Errorf("data dir: %w", err)
 	}
+	lock, err := lockDataDir(c.cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	c.data = &dataDir{dir: c.cfg.DataDir, lock: lock}
+	defer func() {
+		if err != nil {
+			lock.Close()
+		}
+	}()
 	raw, err := os.ReadFile(filepath.Join(c.cfg.DataDir, "meta.json"))
 	if errors.Is(err, os.ErrNotExist) {
 		c.saveMeta()
@@ -277,4 +287,7 @@ func (c *Cluster) flushData(closeLogs bool) {
 		}
 	}
 	c.saveMeta()
+	if closeLogs {
+		c.data.lock.Close() // releases the flock
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -308,5 +309,27 @@ func BenchmarkProduceDataDir(b *testing.B) {
 			}
 			b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "records/s")
 		})
+	}
+}
+
+// A second cluster cannot open a data dir in use; it can once the first
+// closed. A meta.json it cannot read is an error, not an empty cluster.
+func TestDataDirIsLockedAndChecked(t *testing.T) {
+	dir := t.TempDir()
+	c1 := NewTestCluster(t, Config{DataDir: dir})
+	if _, err := NewCluster(Config{DataDir: dir}); err == nil || !strings.Contains(err.Error(), "in use") {
+		t.Fatalf("second cluster on the same data dir: %v", err)
+	}
+	c1.Close()
+	c2, err := NewCluster(Config{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2.Close()
+	if err := os.WriteFile(filepath.Join(dir, "meta.json"), []byte("{not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewCluster(Config{DataDir: dir}); err == nil || !strings.Contains(err.Error(), "meta.json") {
+		t.Fatalf("unreadable meta.json: %v", err)
 	}
 }
