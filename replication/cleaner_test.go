@@ -193,4 +193,11 @@ func TestCleanerRemovesAbortedRecordsAndThenMarkers(t *testing.T) {
 	if bs[0].ProducerID != 7 || bs[0].LastOffset != 1 || bs[0].lastSequence() != 1 {
 		t.Fatalf("empty batch %+v", bs[0])
 	}
+	// Replaying the cleaned log (a restart) opens no transaction for the
+	// empty batch whose marker is gone: the LSO is the HW.
+	r := p.Replica(1)
+	r.prod.rebuild(&r.log)
+	if r.LSO() != r.HW() || r.HW() != 8 {
+		t.Fatalf("after replaying the cleaned log: LSO %d HW %d", r.LSO(), r.HW())
+	}
 }
