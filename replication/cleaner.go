@@ -53,24 +53,52 @@ type CleanResult struct {
 
 // Clean runs the cleaner on the leader's log at now, if the policy is
 // compact and the dirty ratio or max.compaction.lag.ms says so (force: in
-// any case), and applies the same rewrite to every replica's closed
-// segments below the cleaned range's end, so the replicas go on sharing the
-// rewritten batches.
+// any case). A follower whose log below the cleaned range holds the same
+// batches takes the same rewrite, so the replicas go on sharing batches; a
+// follower whose log differs there (it was behind, or offline) and whose
+// cleaning lags the leader's is cleaned on its own, as each Kafka broker
+// runs its own cleaner.
 func (p *Partition) Clean(now time.Time, force bool) CleanResult {
 	l := p.LeaderReplica()
 	cc := p.cfg.Compaction
 	if l == nil || !cc.Compact {
 		return CleanResult{}
 	}
-	log := &l.log
+	res, c := planClean(l, now, cc, force)
+	if c != nil {
+		for _, r := range p.replicas {
+			if r != l && sameBatches(&l.log, &r.log, res.End) {
+				r.log.replace(c.replaced, res.End)
+				r.log.horizon = c.nextHorizon
+			}
+		}
+		l.log.replace(c.replaced, res.End)
+		l.log.horizon = c.nextHorizon
+		res.BytesAfter = l.log.bytes
+	}
+	for _, r := range p.replicas {
+		if r != l && r.online && r.log.cleanedTo < l.log.cleanedTo {
+			if _, rc := planClean(r, now, cc, true); rc != nil {
+				r.log.replace(rc.replaced, rc.end)
+				r.log.horizon = rc.nextHorizon
+			}
+		}
+	}
+	return res
+}
+
+// planClean decides whether r's log needs a pass and runs the pass's
+// rules, returning the rewrite to apply (nil: no pass).
+func planClean(r *Replica, now time.Time, cc CompactionConfig, force bool) (CleanResult, *cleaning) {
+	log := &r.log
 	res := CleanResult{BytesBefore: log.bytes, BytesAfter: log.bytes}
 	res.FirstDirty = max(log.cleanedTo, log.start)
-	res.End = log.cleanableEnd(l.LSO(), now.UnixMilli()-cc.MinLagMs, cc.MinLagMs > 0)
+	res.End = log.cleanableEnd(r.LSO(), now.UnixMilli()-cc.MinLagMs, cc.MinLagMs > 0)
 	// A pass over nothing dirty still drops tombstones and markers whose
 	// delete horizon has passed (KIP-534), or runs when forced.
 	horizonDue := log.horizon > 0 && now.UnixMilli() >= log.horizon
 	if res.End <= log.start || (res.End <= res.FirstDirty && !force && !horizonDue) {
-		return res
+		return res, nil
 	}
 	res.End = max(res.End, res.FirstDirty)
 	var clean, dirty int64
@@ -88,20 +116,34 @@ func (p *Partition) Clean(now time.Time, force bool) CleanResult {
 	if clean+dirty > 0 {
 		res.DirtyRatio = float64(dirty) / float64(clean+dirty)
 	}
-	ratio := cc.MinCleanableDirtyRatio
 	overdue := cc.MaxLagMs > 0 && oldestDirty >= 0 && now.UnixMilli()-oldestDirty > cc.MaxLagMs
-	if !force && res.DirtyRatio <= ratio && !overdue && !horizonDue {
-		return res
+	if !force && res.DirtyRatio <= cc.MinCleanableDirtyRatio && !overdue && !horizonDue {
+		return res, nil
 	}
 	res.Cleaned = true
 	c := newCleaning(log, res.FirstDirty, res.End, now.UnixMilli(), cc.DeleteRetentionMs)
 	c.run(&res)
-	for _, r := range p.replicas {
-		r.log.replace(c.replaced, res.End)
+	return res, c
+}
+
+// sameBatches reports whether follower log f holds exactly leader log l's
+// batches below end (the same pointers), so l's rewrite applies to it.
+func sameBatches(l, f *Log, end int64) bool {
+	if f.start != l.start || f.end < end {
+		return false
 	}
-	log.horizon = c.nextHorizon
-	res.BytesAfter = log.bytes
-	return res
+	var lb, fb []*Batch
+	l.each(l.start, end, func(b *Batch) { lb = append(lb, b) })
+	f.each(f.start, end, func(b *Batch) { fb = append(fb, b) })
+	if len(lb) != len(fb) {
+		return false
+	}
+	for i := range lb {
+		if lb[i] != fb[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // cleanableEnd is the end of the closed segments the cleaner may touch:

@@ -201,3 +201,34 @@ func TestCleanerRemovesAbortedRecordsAndThenMarkers(t *testing.T) {
 		t.Fatalf("after replaying the cleaned log: LSO %d HW %d", r.LSO(), r.HW())
 	}
 }
+
+// A follower that was down when the leader compacted keeps the batches it
+// had, fetches the compacted ones after them, gaps and all, and its own
+// cleaning pass (each replica cleans its own log, as in Kafka) brings it to
+// the leader's contents once its segment is closed.
+func TestFollowerCatchesUpAcrossCompactedGaps(t *testing.T) {
+	p := NewPartition([]int32{1, 2, 3}, Config{Segment: SegmentConfig{Ms: 1000}, Compaction: CompactionConfig{Compact: true}}, t0)
+	appendAt(t, p, kv(t, 1000, -1, -1, false, "a=1", "b=1")) // 0-1, on every replica
+	crash(p, 3)
+	appendAt(t, p, kv(t, 1100, -1, -1, false, "a=2")) // 2
+	appendAt(t, p, kv(t, 3000, -1, -1, false, "b=2")) // 3, rolls
+	appendAt(t, p, kv(t, 5000, -1, -1, false, "c=1")) // 4, rolls: the active segment
+	if res := p.Clean(time.UnixMilli(6000), true); !res.Cleaned || res.End != 4 || res.RecordsRemoved != 2 {
+		t.Fatalf("clean: %+v", res)
+	}
+	p.SetOnline(3, true, t0)
+	replicateAll(t, p)
+	checkContents(t, p.Replica(3).Log(), "0:a=1", "1:b=1", "2:a=2", "3:b=2", "4:c=1")
+	if res := p.Clean(time.UnixMilli(6500), false); res.Cleaned {
+		t.Fatalf("the leader had nothing dirty: %+v", res)
+	}
+	for _, id := range []int32{1, 2, 3} {
+		checkContents(t, p.Replica(id).Log(), "2:a=2", "3:b=2", "4:c=1")
+		if r := p.Replica(id); r.LEO() != 5 {
+			t.Fatalf("replica %d LEO %d", id, r.LEO())
+		}
+	}
+	if !p.InISR(3) {
+		t.Fatal("the follower did not rejoin the ISR")
+	}
+}
