@@ -247,6 +247,9 @@ func (d *diskLog) reopen(leader int32, l *replication.Replica) error {
 	}
 	d.f = f
 	d.rewrites, d.start, d.end = l.Log().Rewrites(), l.Log().StartOffset(), l.Log().EndOffset()
+	if bs := l.Log().Batches(); len(bs) > 0 {
+		d.last = bs[len(bs)-1]
+	}
 	return nil
 }
 

@@ -75,7 +75,8 @@ func appendEntry(dst []byte, kind byte, n int64, raw []byte) []byte {
 // compaction, DeleteRecords) rewrites the file. Callers hold the
 // partition's lock.
 func (d *diskLog) sync(leader int32, l *replication.Log) error {
-	if d.f != nil && leader == d.leader && l.Rewrites() == d.rewrites && l.StartOffset() == d.start && l.EndOffset() >= d.end {
+	if d.f != nil && l.StartOffset() == d.start && l.EndOffset() >= d.end && d.extends(leader, l) {
+		d.leader, d.rewrites = leader, l.Rewrites()
 		if l.EndOffset() == d.end {
 			return nil
 		}
@@ -88,6 +89,7 @@ func (d *diskLog) sync(leader int32, l *replication.Log) error {
 			for _, b := range bs {
 				d.buf = appendEntry(d.buf, entryBatch, b.DeleteHorizon, b.Raw)
 				off = b.EndOffset()
+				d.last = b
 			}
 		}
 		if _, err := d.f.Write(d.buf); err != nil {
@@ -97,6 +99,20 @@ func (d *diskLog) sync(leader int32, l *replication.Log) error {
 		return nil
 	}
 	return d.rewrite(leader, l)
+}
+
+// extends reports whether l only grew since the file was written: the same
+// log with no rewrite since, or after a leader change a log that holds the
+// file's last batch at its offset (the replicas share batches, so a clean
+// failover costs no rewrite).
+func (d *diskLog) extends(leader int32, l *replication.Log) bool {
+	if leader == d.leader {
+		return l.Rewrites() == d.rewrites
+	}
+	if d.last == nil {
+		return l.EndOffset() == d.end && l.Size() == 0
+	}
+	return l.BatchAt(d.last.BaseOffset) == d.last
 }
 
 // rewrite writes the whole log to a new file and renames it into place.
@@ -113,9 +129,11 @@ func (d *diskLog) rewrite(leader int32, l *replication.Log) error {
 	var buf []byte
 	buf = appendEntry(buf[:0], entryStart, l.StartOffset(), nil)
 	w.Write(buf)
+	var last *replication.Batch
 	for _, b := range l.Batches() {
 		buf = appendEntry(buf[:0], entryBatch, b.DeleteHorizon, b.Raw)
 		w.Write(buf)
+		last = b
 	}
 	if err := errors.Join(w.Flush(), f.Sync(), f.Close()); err != nil {
 		return err
@@ -130,7 +148,7 @@ func (d *diskLog) rewrite(leader int32, l *replication.Log) error {
 	if d.f, err = os.OpenFile(filepath.Join(d.dir, "log"), os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
 		return err
 	}
-	d.leader, d.rewrites, d.start, d.end, d.dirty = leader, l.Rewrites(), l.StartOffset(), l.EndOffset(), false
+	d.leader, d.rewrites, d.start, d.end, d.last, d.dirty = leader, l.Rewrites(), l.StartOffset(), l.EndOffset(), last, false
 	return nil
 }
 
