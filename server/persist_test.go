@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -246,8 +247,14 @@ func TestDataDirKeepsTransactions(t *testing.T) {
 	c1.Close()
 
 	c2 := NewTestCluster(t, Config{DataDir: dir, TransactionStatePartitions: 1})
-	after := c2.Transactions()
-	if len(before) != 1 || len(after) != 1 || after[0].ProducerID != before[0].ProducerID || after[0].State != "CompleteAbort" {
+	// The abort may still have been writing its markers at the stop
+	// (PrepareAbort): the restored coordinator finishes it.
+	var after []TransactionState
+	waitFor(t, 10*time.Second, "the restored transaction to complete its abort", func() bool {
+		after = c2.Transactions()
+		return len(after) == 1 && after[0].State == "CompleteAbort"
+	})
+	if len(before) != 1 || after[0].ProducerID != before[0].ProducerID {
 		t.Fatalf("transactions before %+v, after the restart %+v", before, after)
 	}
 	txn(c2, true, "committed-2")
