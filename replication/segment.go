@@ -74,6 +74,9 @@ func (l *Log) Segments() []SegmentInfo {
 	return out
 }
 
+// NumSegments is the number of segments, the active one included.
+func (l *Log) NumSegments() int { return max(len(l.segs), 1) }
+
 // active returns the active segment, creating the first one at the LEO.
 func (l *Log) active() *segment {
 	if len(l.segs) == 0 {

@@ -208,6 +208,9 @@ func TestRetentionBoundsMemoryOverAnHour(t *testing.T) {
 	})
 	heap60 := heapAfterGC()
 	// 11 one-minute segments of ~1 MB at most are kept at any time.
+	if ps, _ := c.Partition("m", 0); ps.Replicas[0].Segments > 12 || ps.Replicas[0].LogBytes > 12<<20 {
+		t.Fatalf("leader replica: %d segments, %d bytes", ps.Replicas[0].Segments, ps.Replicas[0].LogBytes)
+	}
 	if maxSize > 12<<20 {
 		t.Fatalf("a replica's log reached %d bytes", maxSize)
 	}
