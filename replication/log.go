@@ -62,12 +62,14 @@ type Log struct {
 	// compacted (Kafka's cleaner-offset-checkpoint).
 	cleanedTo int64
 	horizon   int64 // the earliest delete horizon the cleaner waits for; 0 none
-	// rewrites counts changes other than appends (truncation, a moved log
-	// start, compaction), so a copy on disk knows to rewrite itself.
+	// rewrites counts changes to the log's contents other than appends and
+	// a moved log start (truncation, compaction), so a copy on disk knows
+	// to rewrite itself.
 	rewrites uint64
 }
 
-// Rewrites counts the changes to the log other than appends.
+// Rewrites counts the changes to the log's contents other than appends
+// and a moved log start.
 func (l *Log) Rewrites() uint64 { return l.rewrites }
 
 // StartOffset is the log start offset.
@@ -263,7 +265,6 @@ func (l *Log) advanceStart(offset int64) {
 	if offset > l.end {
 		offset = l.end
 	}
-	l.rewrites++
 	si, bi := l.locate(offset)
 	if si == len(l.segs) { // everything is below: keep only the active segment
 		si, bi = len(l.segs)-1, len(l.segs[len(l.segs)-1].batches)

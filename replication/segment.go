@@ -1,5 +1,7 @@
 package replication
 
+import "sort"
+
 // Segments: a replica's log is a list of them, rolled as Kafka's
 // UnifiedLog.maybeRoll does. Retention deletes whole segments and the
 // cleaner rewrites closed ones; the last (active) segment is only appended
@@ -72,6 +74,25 @@ func (l *Log) Segments() []SegmentInfo {
 		out = append(out, SegmentInfo{BaseOffset: s.base, Batches: len(s.batches), Bytes: s.bytes, MaxTimestamp: s.maxTimestamp})
 	}
 	return out
+}
+
+// SegmentBase is the base offset of the segment holding offset (the active
+// segment's for the LEO).
+func (l *Log) SegmentBase(offset int64) int64 {
+	si := sort.Search(len(l.segs), func(i int) bool { return l.segs[i].base > offset }) - 1
+	if si < 0 {
+		return l.active().base
+	}
+	return l.segs[si].base
+}
+
+// EachSegment calls f with every segment's base offset and batches, in
+// order; f must not modify the slice.
+func (l *Log) EachSegment(f func(base int64, batches []*Batch)) {
+	l.active()
+	for _, s := range l.segs {
+		f(s.base, s.batches)
+	}
 }
 
 // NumSegments is the number of segments, the active one included.

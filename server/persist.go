@@ -22,7 +22,8 @@ import (
 //	DIR/meta.json           topics (id, configs, assignment, leader, epoch,
 //	                        ISR, HW checkpoint), broker configs, the next
 //	                        producer id; replaced by write-then-rename
-//	DIR/logs/TOPIC-N/log    the partition's log (persist_log.go)
+//	DIR/logs/TOPIC-N/       the partition's log: one file per segment and
+//	                        its log start (persist_log.go)
 //
 // meta.json is written when topics or configs change, at every HW
 // checkpoint (replica.high.watermark.checkpoint.interval.ms) and at Close;
@@ -232,25 +233,15 @@ func (c *Cluster) restore(m metaFile) error {
 	return nil
 }
 
-// reopen continues the restored file: appends go on at the leader's LEO.
+// reopen writes the restored leader log back in the segments the restore
+// rolled (they may differ from the files read, after compaction) and
+// continues from there.
 func (d *diskLog) reopen(leader int32, l *replication.Replica) error {
 	d.leader = leader
 	if l == nil {
-		return nil
+		return nil // leaderless: the files stay as they are until a leader writes
 	}
-	f, err := os.OpenFile(filepath.Join(d.dir, "log"), os.O_WRONLY|os.O_APPEND, 0o644)
-	if errors.Is(err, os.ErrNotExist) {
-		return d.rewrite(leader, l.Log())
-	}
-	if err != nil {
-		return err
-	}
-	d.f = f
-	d.rewrites, d.start, d.end = l.Log().Rewrites(), l.Log().StartOffset(), l.Log().EndOffset()
-	if bs := l.Log().Batches(); len(bs) > 0 {
-		d.last = bs[len(bs)-1]
-	}
-	return nil
+	return d.rewrite(leader, l.Log())
 }
 
 // removeTopicData deletes a deleted topic's logs.
@@ -263,7 +254,10 @@ func (c *Cluster) removeTopicData(t *topic) {
 		p.disk.close()
 		p.disk = nil
 		p.mu.Unlock()
-		os.RemoveAll(c.data.logDir(t.name, p.index))
+		dir := c.data.logDir(t.name, p.index)
+		os.RemoveAll(dir)
+		os.RemoveAll(dir + ".tmp")
+		os.RemoveAll(dir + ".old")
 	}
 	c.saveMeta()
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -87,19 +88,21 @@ func TestDataDirSurvivesRestart(t *testing.T) {
 	}
 }
 
-// A torn write at the end of a log file (a crash in the middle of an
+// A torn write at the end of a segment file (a crash in the middle of an
 // append) is detected by its checksum and cut at load; everything before
-// it is intact.
+// it is intact. A corrupt entry in an earlier segment cuts from there,
+// later segment files included.
 func TestDataDirCutsATornTail(t *testing.T) {
 	dir := t.TempDir()
 	c1, err := NewCluster(Config{DataDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c1.CreateTopic("t", 1, 1, nil); err != nil {
+	// Segments of two batches: 0-1, 2-3, ... 8-9.
+	if err := c1.CreateTopic("t", 1, 1, map[string]string{"segment.bytes": "150"}); err != nil {
 		t.Fatal(err)
 	}
-	cl := newClient(t, c1, kgo.DefaultProduceTopic("t"))
+	cl := newClient(t, c1, kgo.DefaultProduceTopic("t"), kgo.ProducerBatchCompression(kgo.NoCompression()))
 	for i := range 10 {
 		if err := cl.ProduceSync(testContext(t), kgo.StringRecord(fmt.Sprintf("v%d", i))).FirstErr(); err != nil {
 			t.Fatal(err)
@@ -107,15 +110,17 @@ func TestDataDirCutsATornTail(t *testing.T) {
 	}
 	cl.Close()
 	c1.Close()
-	path := filepath.Join(dir, "logs", "t-0", "log")
-	raw, err := os.ReadFile(path)
+	seg := func(base int64) string { return segmentFile(filepath.Join(dir, "logs", "t-0"), base) }
+	if _, err := os.Stat(seg(8)); err != nil {
+		t.Fatalf("segment files: %v", err)
+	}
+	raw, err := os.ReadFile(seg(8))
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Tear the last entry in half, and flip a byte of the one before.
+	// Tear the last entry in half.
 	last := lastEntryStart(t, raw)
-	torn := append([]byte(nil), raw[:last+(len(raw)-last)/2]...)
-	if err := os.WriteFile(path, torn, 0o644); err != nil {
+	if err := os.WriteFile(seg(8), raw[:last+(len(raw)-last)/2], 0o644); err != nil {
 		t.Fatal(err)
 	}
 	c2 := NewTestCluster(t, Config{DataDir: dir})
@@ -123,26 +128,66 @@ func TestDataDirCutsATornTail(t *testing.T) {
 	if len(got) != 9 || got[8] != "v8" {
 		t.Fatalf("after a torn tail: %v", got)
 	}
-	if st, _ := os.Stat(path); st.Size() != int64(last) {
-		t.Fatalf("file is %d bytes, want the torn entry cut at %d", st.Size(), last)
-	}
 	cl2 := newClient(t, c2, kgo.DefaultProduceTopic("t"))
 	if r, err := cl2.ProduceSync(testContext(t), kgo.StringRecord("v9")).First(); err != nil || r.Offset != 9 {
 		t.Fatalf("produce after the cut: %v %v", r, err)
 	}
+	cl2.Close()
 	c2.Close()
 
-	// A corrupt byte in the middle cuts from that entry on.
-	raw, _ = os.ReadFile(path)
-	raw[entryStartOf(t, raw, 5)+20] ^= 0xff
-	os.WriteFile(path, raw, 0o644)
+	// A corrupt byte in the second batch of segment 2 cuts 3 and all after.
+	raw, _ = os.ReadFile(seg(2))
+	raw[entryStartOf(t, raw, 1)+20] ^= 0xff
+	os.WriteFile(seg(2), raw, 0o644)
 	c3 := NewTestCluster(t, Config{DataDir: dir})
-	if got := readAll(t, c3, "t"); len(got) != 4 || got[3] != "v3" {
+	if got := readAll(t, c3, "t"); len(got) != 3 || got[2] != "v2" {
 		t.Fatalf("after a corrupt entry: %v", got)
+	}
+	if _, err := os.Stat(seg(8)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("segment 8 after the cut in segment 2: %v", err)
 	}
 }
 
-// entryStartOf is where the i-th entry (0 the log start entry) begins.
+// Retention deletes whole segment files and records the new log start;
+// a restart comes back with it.
+func TestDataDirRetentionDeletesSegmentFiles(t *testing.T) {
+	dir := t.TempDir()
+	c1, err := NewCluster(Config{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c1.CreateTopic("r", 1, 3, map[string]string{"segment.bytes": "150", "retention.bytes": "300"}); err != nil {
+		t.Fatal(err)
+	}
+	cl := newClient(t, c1, kgo.DefaultProduceTopic("r"), kgo.ProducerBatchCompression(kgo.NoCompression()), kgo.RequiredAcks(kgo.AllISRAcks()))
+	for i := range 10 {
+		if err := cl.ProduceSync(testContext(t), kgo.StringRecord(fmt.Sprintf("v%d", i))).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files := func() int {
+		names, _ := filepath.Glob(filepath.Join(dir, "logs", "r-0", "*.log"))
+		return len(names)
+	}
+	if n := files(); n != 5 {
+		t.Fatalf("%d segment files, want 5", n)
+	}
+	res, err := c1.CleanPartition("r", 0)
+	if err != nil || res.SegmentsDeleted == 0 {
+		t.Fatalf("retention: %+v %v", res, err)
+	}
+	if n := files(); n != 5-res.SegmentsDeleted {
+		t.Fatalf("%d segment files after deleting %d of 5", n, res.SegmentsDeleted)
+	}
+	cl.Close()
+	c1.Close()
+	c2 := NewTestCluster(t, Config{DataDir: dir})
+	if ps, _ := c2.Partition("r", 0); ps.Replicas[0].LogStartOffset != res.LogStartOffset || ps.Replicas[0].LogEndOffset != 10 {
+		t.Fatalf("after the restart: %+v, want log start %d", ps.Replicas[0], res.LogStartOffset)
+	}
+}
+
+// entryStartOf is where the i-th entry of a file begins.
 func entryStartOf(t *testing.T, raw []byte, i int) int {
 	t.Helper()
 	pos := 0
@@ -338,5 +383,50 @@ func TestDataDirIsLockedAndChecked(t *testing.T) {
 	}
 	if _, err := NewCluster(Config{DataDir: dir}); err == nil || !strings.Contains(err.Error(), "meta.json") {
 		t.Fatalf("unreadable meta.json: %v", err)
+	}
+}
+
+// A rewrite interrupted between its two renames (the old directory moved
+// away, the complete new one not yet in place) is finished at load; one
+// interrupted while writing (a partial .tmp beside the directory) is
+// dropped.
+func TestDataDirFinishesAnInterruptedRewrite(t *testing.T) {
+	dir := t.TempDir()
+	c1, err := NewCluster(Config{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c1.CreateTopic("w", 1, 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	cl := newClient(t, c1, kgo.DefaultProduceTopic("w"))
+	for i := range 3 {
+		if err := cl.ProduceSync(testContext(t), kgo.StringRecord(fmt.Sprintf("v%d", i))).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cl.Close()
+	c1.Close()
+	logDir := filepath.Join(dir, "logs", "w-0")
+	if err := os.Rename(logDir, logDir+".tmp"); err != nil {
+		t.Fatal(err)
+	}
+	c2 := NewTestCluster(t, Config{DataDir: dir})
+	if got := readAll(t, c2, "w"); len(got) != 3 {
+		t.Fatalf("after finishing the rewrite: %v", got)
+	}
+	c2.Close()
+	if err := os.MkdirAll(logDir+".tmp", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(segmentFile(logDir+".tmp", 0), []byte("partial"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c3 := NewTestCluster(t, Config{DataDir: dir})
+	if got := readAll(t, c3, "w"); len(got) != 3 {
+		t.Fatalf("with a partial rewrite beside it: %v", got)
+	}
+	if _, err := os.Stat(logDir + ".tmp"); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the partial rewrite is still there: %v", err)
 	}
 }
