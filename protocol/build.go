@@ -18,6 +18,19 @@ import (
 // TimestampDelta. h.LastOffsetDelta is kept for an empty batch and
 // h.MaxTimestamp for an empty or LogAppendTime one.
 func BuildBatch(h BatchHeader, codec Codec, records []Record) ([]byte, error) {
+	return buildBatch(h, codec, records, false)
+}
+
+// RebuildBatch is BuildBatch for the log cleaner: it keeps each record's
+// OffsetDelta (so the offsets the cleaner removed stay gaps) and
+// h.LastOffsetDelta (so the producer's last sequence survives, as Kafka's
+// cleaner keeps the original last offset), with records in increasing
+// offset-delta order below it.
+func RebuildBatch(h BatchHeader, codec Codec, records []Record) ([]byte, error) {
+	return buildBatch(h, codec, records, true)
+}
+
+func buildBatch(h BatchHeader, codec Codec, records []Record, keepDeltas bool) ([]byte, error) {
 	if !codec.valid() {
 		return nil, fmt.Errorf("%w: %v", ErrUnsupportedCompression, codec)
 	}
@@ -26,7 +39,11 @@ func BuildBatch(h BatchHeader, codec Codec, records []Record) ([]byte, error) {
 	}
 	var raw []byte
 	for i := range records {
-		raw = appendRecord(raw, &records[i], int32(i))
+		delta := int32(i)
+		if keepDeltas {
+			delta = records[i].OffsetDelta
+		}
+		raw = appendRecord(raw, &records[i], delta)
 	}
 	body := raw
 	if codec != CodecNone {
@@ -44,7 +61,9 @@ func BuildBatch(h BatchHeader, codec Codec, records []Record) ([]byte, error) {
 	h.Attributes = h.Attributes&^attrCodecMask | int16(codec)
 	h.NumRecords = int32(len(records))
 	if n := len(records); n > 0 {
-		h.LastOffsetDelta = int32(n - 1)
+		if !keepDeltas {
+			h.LastOffsetDelta = int32(n - 1)
+		}
 		if !h.LogAppendTime() {
 			maxDelta := records[0].TimestampDelta
 			for i := range records {

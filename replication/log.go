@@ -22,15 +22,21 @@ type Batch struct {
 	// abort) marker written by the coordinator of that epoch.
 	Commit           bool
 	CoordinatorEpoch int32
+	// DeleteHorizon is when the log cleaner may drop this batch's
+	// tombstones and, once its transaction has no data left, its marker
+	// (Unix ms; 0 until a cleaning pass first sets it to that pass's time
+	// plus delete.retention.ms, as KIP-534's delete horizon).
+	DeleteHorizon int64
 }
 
 // EndOffset is the offset after the batch's last record.
 func (b *Batch) EndOffset() int64 { return b.LastOffset + 1 }
 
 // lastSequence is the sequence number of the batch's last record, with
-// Kafka's wrap from MaxInt32 to 0.
+// Kafka's wrap from MaxInt32 to 0. Like Kafka it counts by the last offset
+// delta, which the log cleaner keeps when it removes records.
 func (b *Batch) lastSequence() int32 {
-	return incrementSequence(b.BaseSequence, b.NumRecords-1)
+	return incrementSequence(b.BaseSequence, int32(b.LastOffset-b.BaseOffset))
 }
 
 // EpochEntry is one leader-epoch-checkpoint entry: the first offset written
@@ -40,16 +46,31 @@ type EpochEntry struct {
 	StartOffset int64
 }
 
-// Log is one replica's log: batches in offset order, its log start offset,
-// its log end offset (LEO) and its leader epoch cache. It is not safe for
-// concurrent use; Partition serialises access.
+// Log is one replica's log: a list of segments (segment.go) holding batches
+// in offset order, its log start offset, its log end offset (LEO) and its
+// leader epoch cache. The last segment is the active one, the only one
+// appended to. It is not safe for concurrent use; Partition serialises
+// access.
 type Log struct {
-	batches []*Batch
-	start   int64 // log start offset
-	end     int64 // log end offset
-	epochs  []EpochEntry
-	bytes   int64
+	segs   []*segment
+	start  int64 // log start offset
+	end    int64 // log end offset
+	epochs []EpochEntry
+	bytes  int64
+	roll   SegmentConfig
+	// cleanedTo is the cleaner's checkpoint: below it the log was
+	// compacted (Kafka's cleaner-offset-checkpoint).
+	cleanedTo int64
+	horizon   int64 // the earliest delete horizon the cleaner waits for; 0 none
+	// rewrites counts changes to the log's contents other than appends and
+	// a moved log start (truncation, compaction), so a copy on disk knows
+	// to rewrite itself.
+	rewrites uint64
 }
+
+// Rewrites counts the changes to the log's contents other than appends
+// and a moved log start.
+func (l *Log) Rewrites() uint64 { return l.rewrites }
 
 // StartOffset is the log start offset.
 func (l *Log) StartOffset() int64 { return l.start }
@@ -60,8 +81,19 @@ func (l *Log) EndOffset() int64 { return l.end }
 // Size is the number of stored batch bytes.
 func (l *Log) Size() int64 { return l.bytes }
 
-// Batches returns the stored batches; the slice must not be modified.
-func (l *Log) Batches() []*Batch { return l.batches }
+// Batches returns every stored batch in offset order, in a new slice (for
+// loading coordinators and for tests; hot paths use Read).
+func (l *Log) Batches() []*Batch {
+	n := 0
+	for _, s := range l.segs {
+		n += len(s.batches)
+	}
+	out := make([]*Batch, 0, n)
+	for _, s := range l.segs {
+		out = append(out, s.batches...)
+	}
+	return out
+}
 
 // Epochs returns a copy of the leader epoch cache.
 func (l *Log) Epochs() []EpochEntry { return append([]EpochEntry(nil), l.epochs...) }
@@ -74,10 +106,15 @@ func (l *Log) LatestEpoch() int32 {
 	return l.epochs[len(l.epochs)-1].Epoch
 }
 
-// append adds a batch whose BaseOffset must equal the LEO.
+// append adds a batch whose BaseOffset must equal the LEO, rolling a new
+// active segment first when segment.bytes or segment.ms says so.
 func (l *Log) append(b *Batch) {
 	l.assignEpoch(b.Epoch, b.BaseOffset)
-	l.batches = append(l.batches, b)
+	s := l.active()
+	if s.shouldRoll(b, l.roll) {
+		s = l.rollAt(b.BaseOffset)
+	}
+	s.add(b)
 	l.end = b.EndOffset()
 	l.bytes += int64(len(b.Raw))
 }
@@ -120,19 +157,48 @@ func (l *Log) EndOffsetForEpoch(epoch int32) (int32, int64) {
 	return l.epochs[hi-1].Epoch, l.epochs[hi].StartOffset
 }
 
-// find returns the index of the first batch whose last offset is >= offset.
-func (l *Log) find(offset int64) int {
-	return sort.Search(len(l.batches), func(i int) bool { return l.batches[i].LastOffset >= offset })
+// locate returns the segment and batch index of the first batch whose last
+// offset is >= offset, or (len(segs), 0) if there is none. Compaction can
+// leave a segment without such a batch; the search moves on to the next.
+func (l *Log) locate(offset int64) (int, int) {
+	// The last segment whose base offset is <= offset.
+	si := sort.Search(len(l.segs), func(i int) bool { return l.segs[i].base > offset }) - 1
+	si = max(si, 0)
+	for ; si < len(l.segs); si++ {
+		bs := l.segs[si].batches
+		if bi := sort.Search(len(bs), func(i int) bool { return bs[i].LastOffset >= offset }); bi < len(bs) {
+			return si, bi
+		}
+	}
+	return len(l.segs), 0
+}
+
+// BatchAt returns the batch holding offset, or nil (a gap or out of range).
+func (l *Log) BatchAt(offset int64) *Batch {
+	si, bi := l.locate(offset)
+	if si == len(l.segs) {
+		return nil
+	}
+	if b := l.segs[si].batches[bi]; b.BaseOffset <= offset {
+		return b
+	}
+	return nil
 }
 
 // Read returns the batches from the one holding offset up to (not past)
 // bound, at most maxBytes in total but always at least one batch if any fits
 // below bound, as Kafka does so a consumer never stalls on a large batch.
+// Like Kafka it reads from one segment: the next read continues in the next.
+// The result shares the log's backing array and must not be modified.
 func (l *Log) Read(offset, bound int64, maxBytes int32) []*Batch {
-	i := l.find(offset)
+	si, i := l.locate(offset)
+	if si == len(l.segs) {
+		return nil
+	}
+	bs := l.segs[si].batches
 	j, size := i, int64(0)
-	for ; j < len(l.batches); j++ {
-		b := l.batches[j]
+	for ; j < len(bs); j++ {
+		b := bs[j]
 		if b.LastOffset >= bound {
 			break
 		}
@@ -141,25 +207,34 @@ func (l *Log) Read(offset, bound int64, maxBytes int32) []*Batch {
 			break
 		}
 	}
-	return l.batches[i:j]
+	return bs[i:j:j]
 }
 
 // truncateTo removes every batch at or past offset; the LEO becomes the end
 // of the last batch kept (batches are never split), and the epoch cache
-// forgets epochs that started at or after the new LEO.
+// forgets epochs that started at or after the new LEO. Segments that start
+// past the cut go; the one holding it becomes the active segment.
 func (l *Log) truncateTo(offset int64) {
 	if offset >= l.end {
 		return
 	}
-	i := l.find(offset)
-	for _, b := range l.batches[i:] {
-		l.bytes -= int64(len(b.Raw))
+	l.rewrites++
+	si, bi := l.locate(offset)
+	if si == len(l.segs) {
+		si, bi = len(l.segs)-1, len(l.segs[len(l.segs)-1].batches)
 	}
-	clear(l.batches[i:])
-	l.batches = l.batches[:i]
+	for _, s := range l.segs[si+1:] {
+		l.bytes -= s.bytes
+	}
+	clear(l.segs[si+1:])
+	l.segs = l.segs[:si+1]
+	l.bytes -= l.segs[si].cut(bi)
 	l.end = l.start
-	if i > 0 {
-		l.end = l.batches[i-1].EndOffset()
+	for k := si; k >= 0; k-- {
+		if bs := l.segs[k].batches; len(bs) > 0 {
+			l.end = bs[len(bs)-1].EndOffset()
+			break
+		}
 	}
 	if offset < l.start {
 		l.end = l.start
@@ -171,15 +246,18 @@ func (l *Log) truncateTo(offset int64) {
 // truncateFully empties the log and restarts it at offset, the way a
 // follower restarts when its fetch offset falls below the leader's log start.
 func (l *Log) truncateFully(offset int64) {
-	clear(l.batches)
-	l.batches = l.batches[:0]
+	l.rewrites++
+	clear(l.segs)
+	l.segs = append(l.segs[:0], newSegment(offset))
 	l.bytes = 0
 	l.start, l.end = offset, offset
 	l.epochs = l.epochs[:0]
 }
 
 // advanceStart moves the log start offset forward (DeleteRecords,
-// retention), dropping whole batches that end before it.
+// retention, a follower following its leader), dropping whole batches that
+// end before it and the segments left empty, except the active one, so
+// their memory is released.
 func (l *Log) advanceStart(offset int64) {
 	if offset <= l.start {
 		return
@@ -187,11 +265,15 @@ func (l *Log) advanceStart(offset int64) {
 	if offset > l.end {
 		offset = l.end
 	}
-	i := sort.Search(len(l.batches), func(i int) bool { return l.batches[i].LastOffset >= offset })
-	for _, b := range l.batches[:i] {
-		l.bytes -= int64(len(b.Raw))
+	si, bi := l.locate(offset)
+	if si == len(l.segs) { // everything is below: keep only the active segment
+		si, bi = len(l.segs)-1, len(l.segs[len(l.segs)-1].batches)
 	}
-	l.batches = append(l.batches[:0:0], l.batches[i:]...)
+	for _, s := range l.segs[:si] {
+		l.bytes -= s.bytes
+	}
+	l.segs = append(l.segs[:0:0], l.segs[si:]...)
+	l.bytes -= l.segs[0].dropFront(bi)
 	l.start = offset
 	// Keep the epoch in force at the new start, re-based to it.
 	k := sort.Search(len(l.epochs), func(k int) bool { return l.epochs[k].StartOffset > offset })
@@ -205,16 +287,14 @@ func (l *Log) advanceStart(offset int64) {
 // >= ts among batches below bound, or -1 (ListOffsets by timestamp works at
 // batch granularity here; records inside a batch share its max timestamp).
 func (l *Log) OffsetForTimestamp(ts, bound int64) (int64, int64) {
-	for _, b := range l.batches {
-		if b.LastOffset >= bound {
-			break
-		}
-		if b.MaxTimestamp >= ts {
-			off := b.BaseOffset
-			if off < l.start {
-				off = l.start
+	for _, s := range l.segs {
+		for _, b := range s.batches {
+			if b.LastOffset >= bound {
+				return -1, -1
 			}
-			return off, b.MaxTimestamp
+			if b.MaxTimestamp >= ts {
+				return max(b.BaseOffset, l.start), b.MaxTimestamp
+			}
 		}
 	}
 	return -1, -1
@@ -224,12 +304,14 @@ func (l *Log) OffsetForTimestamp(ts, bound int64) (int64, int64) {
 // max timestamp below bound (ListOffsets MAX_TIMESTAMP, KIP-734).
 func (l *Log) MaxTimestamp(bound int64) (int64, int64) {
 	off, ts := int64(-1), int64(-1)
-	for _, b := range l.batches {
-		if b.LastOffset >= bound {
-			break
-		}
-		if b.MaxTimestamp > ts {
-			off, ts = b.LastOffset, b.MaxTimestamp
+	for _, s := range l.segs {
+		for _, b := range s.batches {
+			if b.LastOffset >= bound {
+				return off, ts
+			}
+			if b.MaxTimestamp > ts {
+				off, ts = b.LastOffset, b.MaxTimestamp
+			}
 		}
 	}
 	return off, ts

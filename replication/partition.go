@@ -50,6 +50,12 @@ type Config struct {
 	// which makes NOT_ENOUGH_REPLICAS_AFTER_APPEND the usual acks=all answer
 	// to an ISR shrink instead of REQUEST_TIMED_OUT.
 	LegacyMinISR bool
+	// Segment is when each replica's active segment rolls.
+	Segment SegmentConfig
+	// Retention is cleanup.policy=delete's limits (retention.go).
+	Retention RetentionConfig
+	// Compaction is cleanup.policy=compact's settings (cleaner.go).
+	Compaction CompactionConfig
 }
 
 // DefaultReplicaLagTimeMax is Kafka's replica.lag.time.max.ms default.
@@ -143,7 +149,9 @@ type Partition struct {
 func NewPartition(replicas []int32, cfg Config, now time.Time) *Partition {
 	p := &Partition{cfg: cfg, leader: -1, epoch: -1, zombie: -1}
 	for _, id := range replicas {
-		p.replicas = append(p.replicas, &Replica{Broker: id, prod: newProducers(), online: true})
+		r := &Replica{Broker: id, prod: newProducers(), online: true}
+		r.log.roll = cfg.Segment
+		p.replicas = append(p.replicas, r)
 		p.isr = append(p.isr, id)
 	}
 	if len(replicas) > 0 {
@@ -161,6 +169,9 @@ func (p *Partition) Config() Config { return p.cfg }
 // is re-evaluated since a lower minimum may let it move.
 func (p *Partition) SetConfig(cfg Config, now time.Time) {
 	p.cfg = cfg
+	for _, r := range p.replicas {
+		r.log.roll = cfg.Segment
+	}
 	p.maybeIncrementHW(now)
 }
 

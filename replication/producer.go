@@ -150,7 +150,9 @@ func (ps *producers) update(b *Batch) {
 		ps.txns.end(b, e)
 		return
 	}
-	if b.Transactional && e.txnFirst < 0 {
+	// An empty batch (the cleaner keeps a producer's last one, emptied)
+	// opens nothing: its transaction's marker may be gone.
+	if b.Transactional && e.txnFirst < 0 && b.NumRecords > 0 {
 		e.txnFirst = b.BaseOffset
 		ps.txns.begin(b.ProducerID, b.BaseOffset)
 	}
@@ -165,7 +167,9 @@ func (ps *producers) update(b *Batch) {
 func (ps *producers) rebuild(l *Log) {
 	clear(ps.m)
 	ps.txns = txnIndex{}
-	for _, b := range l.batches {
-		ps.update(b)
+	for _, s := range l.segs {
+		for _, b := range s.batches {
+			ps.update(b)
+		}
 	}
 }

@@ -108,6 +108,7 @@ func (p *Partition) ReplicaFetchUpTo(id int32, maxBytes int32, upTo int64, now t
 	p.maybeFlush(f)
 	res.Batches = len(batches)
 	f.setHW(res.HW)
+	p.followLeaderStart(f, l.log.start)
 	return res, 0
 }
 

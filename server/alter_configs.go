@@ -110,6 +110,7 @@ func (c *Cluster) setTopicConfigs(t *topic, configs map[string]string) error {
 	c.applyTopicSettings(t, configs)
 	c.emit(EventTopicConfigChanged, func(e *Event) { e.Topic, e.Configs = t.name, maps.Clone(configs) })
 	c.applyReplicationConfig(t)
+	c.saveMeta()
 	c.log.Info("topic configs changed", "topic", t.name, "configs", configs)
 	return nil
 }
@@ -149,6 +150,7 @@ func (c *Cluster) setBrokerConfigs(dynamic map[string]string) error {
 		c.applyTopicSettings(t, t.cfg().configs)
 		c.applyReplicationConfig(t)
 	}
+	c.saveMeta()
 	c.log.Info("broker configs changed", "configs", dynamic)
 	return nil
 }

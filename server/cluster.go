@@ -36,6 +36,8 @@ type Cluster struct {
 
 	nextProducerID atomic.Int64
 
+	data *dataDir // Config.DataDir's persistence (persist.go), else nil
+
 	coord coordinators    // the group coordinators' shards (coordinator.go)
 	txn   txnCoordinators // the transaction coordinators (txn_coordinator.go)
 
@@ -44,6 +46,7 @@ type Cluster struct {
 	// isrChecks and checkpoints are the periodic jobs on the cluster's
 	// clock (clock.go); lastCheckpoint is used only by checkpoints.
 	isrChecks, checkpoints *job
+	retention, compaction  *job // log_retention.go, log_compaction.go
 	lastCheckpoint         time.Time
 
 	// configMu serialises config changes (alter_configs.go); brokerCfg holds
@@ -93,6 +96,10 @@ func NewCluster(cfg Config) (*Cluster, error) {
 		b.up.Store(true)
 		c.fetchers = append(c.fetchers, newFetcher(c, b.id))
 	}
+	if err := c.openDataDir(); err != nil {
+		c.closeListeners()
+		return nil, err
+	}
 	for _, f := range c.fetchers {
 		c.wg.Add(1)
 		go f.run()
@@ -101,6 +108,8 @@ func NewCluster(cfg Config) (*Cluster, error) {
 	c.isrChecks = c.every(c.isrCheckInterval, c.checkISRs)
 	c.lastCheckpoint = c.now()
 	c.checkpoints = c.every(c.checkpointInterval, c.checkpoint)
+	c.retention = c.every(c.retentionCheckInterval, c.checkRetention)
+	c.compaction = c.every(c.cleanerBackoff, c.cleanLogs)
 	for _, b := range c.brokers {
 		for _, bl := range b.listeners {
 			c.wg.Add(1)
@@ -154,7 +163,10 @@ func (c *Cluster) Close() error {
 		}
 		c.isrChecks.stop()
 		c.checkpoints.stop()
+		c.retention.stop()
+		c.compaction.stop()
 		c.wg.Wait()
+		c.flushData(true)
 	})
 	return nil
 }

@@ -72,6 +72,18 @@ type Config struct {
 	// FlushInterval is log.flush.interval.ms: every replica is flushed this
 	// often. Default 0: never.
 	FlushInterval time.Duration
+	// RetentionCheckInterval is log.retention.check.interval.ms: how often
+	// retention.ms and retention.bytes delete old segments, on the cluster's
+	// clock. Default 5 minutes, as in Kafka.
+	RetentionCheckInterval time.Duration
+	// DataDir keeps topics, configs, logs, HW checkpoints and with them
+	// group and transaction state in this directory across restarts of the
+	// whole process (persist.go). Empty: everything stays in memory.
+	DataDir string
+	// CleanerBackoff is log.cleaner.backoff.ms: how often the log cleaner
+	// looks for compacted partitions to clean, on the cluster's clock.
+	// Default 15 s, as in Kafka.
+	CleanerBackoff time.Duration
 	// LegacyHWTruncation makes a replica that becomes a follower truncate to
 	// its own HW, as Kafka did before 0.11, instead of by leader epoch
 	// (KIP-101). It reproduces both data-loss scenarios of KIP-101.
@@ -231,6 +243,12 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.HWCheckpointInterval == 0 {
 		c.HWCheckpointInterval = 5 * time.Second
+	}
+	if c.RetentionCheckInterval <= 0 {
+		c.RetentionCheckInterval = 5 * time.Minute
+	}
+	if c.CleanerBackoff <= 0 {
+		c.CleanerBackoff = 15 * time.Second
 	}
 	if c.TransactionStatePartitions == 0 {
 		c.TransactionStatePartitions = 50

@@ -287,6 +287,9 @@ func (c *Cluster) checkpoint() {
 					p.st.Flush(r.Broker)
 				}
 			}
+			if p.disk != nil && (checkpoint || flush) {
+				p.disk.flush() // fsync: the data dir follows the flush settings too
+			}
 			p.mu.Unlock()
 		}
 	}

@@ -116,7 +116,7 @@ func (c *Cluster) shards() ([]*shard, error) {
 	co.once.Do(func() {
 		var t *topic
 		t, co.err = c.internalTopic(offsetsTopic, c.cfg.OffsetsTopicPartitions, c.cfg.OffsetsTopicReplicationFactor,
-			map[string]string{"cleanup.policy": "compact"})
+			map[string]string{"cleanup.policy": "compact", "segment.bytes": "104857600"}) // offsets.topic.segment.bytes
 		if t == nil {
 			return
 		}

@@ -60,6 +60,10 @@ var topicConfigDefs = map[string]topicConfigDef{
 	"max.message.bytes":              {kmsg.ConfigTypeInt, "message.max.bytes"},
 	"flush.messages":                 {kmsg.ConfigTypeLong, "log.flush.interval.messages"},
 	"flush.ms":                       {kmsg.ConfigTypeLong, "log.flush.interval.ms"},
+	"min.cleanable.dirty.ratio":      {kmsg.ConfigTypeDouble, "log.cleaner.min.cleanable.ratio"},
+	"min.compaction.lag.ms":          {kmsg.ConfigTypeLong, "log.cleaner.min.compaction.lag.ms"},
+	"max.compaction.lag.ms":          {kmsg.ConfigTypeLong, "log.cleaner.max.compaction.lag.ms"},
+	"delete.retention.ms":            {kmsg.ConfigTypeLong, "log.cleaner.delete.retention.ms"},
 }
 
 // brokerConfigDef is one broker config fakekafka models: its type, Kafka's
@@ -115,14 +119,23 @@ var brokerConfigDefs = map[string]brokerConfigDef{
 		func(c *Config) string { return msString(c.BrokerSessionTimeout) }, nil},
 	"replica.high.watermark.checkpoint.interval.ms": {kmsg.ConfigTypeLong, "5000",
 		func(c *Config) string { return msString(c.HWCheckpointInterval) }, nil},
+	"log.retention.check.interval.ms": {kmsg.ConfigTypeLong, "300000",
+		func(c *Config) string { return msString(c.RetentionCheckInterval) }, nil},
+	// Defaults of the log's topic configs, changeable at runtime (log_config.go).
+	"log.retention.ms":                  {kmsg.ConfigTypeLong, "604800000", constant("604800000"), intAtLeast(-1)},
+	"log.retention.bytes":               {kmsg.ConfigTypeLong, "-1", constant("-1"), intAtLeast(-1)},
+	"log.cleanup.policy":                {kmsg.ConfigTypeList, "delete", constant("delete"), cleanupPolicy},
+	"log.segment.bytes":                 {kmsg.ConfigTypeInt, "1073741824", constant("1073741824"), int32AtLeast(14)},
+	"log.roll.ms":                       {kmsg.ConfigTypeLong, "604800000", constant("604800000"), intAtLeast(1)},
+	"log.cleaner.min.cleanable.ratio":   {kmsg.ConfigTypeDouble, "0.5", constant("0.5"), ratio},
+	"log.cleaner.min.compaction.lag.ms": {kmsg.ConfigTypeLong, "0", constant("0"), intAtLeast(0)},
+	"log.cleaner.max.compaction.lag.ms": {kmsg.ConfigTypeLong, maxLong, constant(maxLong), intAtLeast(1)},
+	"log.cleaner.delete.retention.ms":   {kmsg.ConfigTypeLong, "86400000", constant("86400000"), intAtLeast(0)},
+	"log.cleaner.backoff.ms": {kmsg.ConfigTypeLong, "15000",
+		func(c *Config) string { return msString(c.CleanerBackoff) }, nil},
 	// Defaults of topic configs that fakekafka accepts but does not act on.
-	"log.retention.ms":           {kmsg.ConfigTypeLong, "604800000", constant("604800000"), nil},
-	"log.retention.bytes":        {kmsg.ConfigTypeLong, "-1", constant("-1"), nil},
-	"log.cleanup.policy":         {kmsg.ConfigTypeList, "delete", constant("delete"), nil},
 	"compression.type":           {kmsg.ConfigTypeString, "producer", constant("producer"), nil},
 	"log.message.timestamp.type": {kmsg.ConfigTypeString, "CreateTime", constant("CreateTime"), nil},
-	"log.segment.bytes":          {kmsg.ConfigTypeInt, "1073741824", constant("1073741824"), nil},
-	"log.roll.ms":                {kmsg.ConfigTypeLong, "604800000", constant("604800000"), nil},
 }
 
 // configEntry is one described config, before version-specific encoding.

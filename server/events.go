@@ -33,6 +33,7 @@ const (
 	EventHWAdvanced          EventType = "hw_advanced"  // From, To; coalesced per partition
 	EventLogTruncated        EventType = "log_truncated"
 	EventRecordsLost         EventType = "records_lost" // acknowledged offsets [From, To) are gone
+	EventLogCleaned          EventType = "log_cleaned"  // the cleaner compacted [.., To) on leader Broker; From: first dirty offset
 
 	EventFaultAdded   EventType = "fault_added"
 	EventFaultHit     EventType = "fault_hit"
@@ -352,6 +353,12 @@ func RecordsLost(topic string, partition int32) EventMatcher {
 	return partitionEvent(EventRecordsLost, topic, partition)
 }
 
+// LogStartMoved matches the log start offset of any replica of
+// topic/partition moving up (retention, DeleteRecords, ...).
+func LogStartMoved(topic string, partition int32) EventMatcher {
+	return partitionEvent(EventLogStartMoved, topic, partition)
+}
+
 // HWReached matches the HW of topic/partition advancing to at least hw.
 func HWReached(topic string, partition int32, hw int64) EventMatcher {
 	m := partitionEvent(EventHWAdvanced, topic, partition)
@@ -363,12 +370,6 @@ func HWReached(topic string, partition int32, hw int64) EventMatcher {
 func LSOAdvanced(topic string, partition int32, lso int64) EventMatcher {
 	m := partitionEvent(EventLSOAdvanced, topic, partition)
 	return func(e Event) bool { return m(e) && e.To >= lso }
-}
-
-// LogStartMoved matches a replica of topic/partition moving its log start
-// offset up, for any reason.
-func LogStartMoved(topic string, partition int32) EventMatcher {
-	return partitionEvent(EventLogStartMoved, topic, partition)
 }
 
 func brokerEvent(t EventType, id int32) EventMatcher {

@@ -14,7 +14,7 @@ import (
 var EventTypes = []EventType{
 	EventBrokerStarted, EventBrokerStopped, EventBrokerFenced, EventBrokerIsolated, EventBrokerHealed,
 	EventLeaderElected, EventPartitionLeaderless, EventISRShrunk, EventISRExpanded, EventHWAdvanced,
-	EventLogTruncated, EventRecordsLost,
+	EventLogTruncated, EventRecordsLost, EventLogStartMoved, EventLogCleaned,
 	EventFaultAdded, EventFaultHit, EventFaultExpired, EventFaultRemoved,
 	EventTopicCreated, EventTopicDeleted, EventTopicConfigChanged,
 	EventGroupRebalanceStarted, EventGroupRebalanceCompleted, EventGroupMemberJoined, EventGroupMemberLeft, EventGroupMemberExpired,

@@ -30,7 +30,6 @@ package server
 
 import (
 	"github.com/fakekafka/fakekafka/protocol"
-	"sort"
 
 	"github.com/fakekafka/fakekafka/replication"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -164,12 +163,11 @@ func firstEpoch(l *replication.Log) int32 {
 
 // epochAt is the leader epoch stamped on the batch holding offset, or -1.
 func epochAt(l *replication.Log, offset int64) int32 {
-	bs := l.Batches()
-	i := sort.Search(len(bs), func(i int) bool { return bs[i].LastOffset >= offset })
-	if i == len(bs) || bs[i].BaseOffset > offset {
+	b := l.BatchAt(offset)
+	if b == nil {
 		return -1
 	}
-	return bs[i].Epoch
+	return b.Epoch
 }
 
 // recordAt narrows a timestamp search from the batch holding offset to its

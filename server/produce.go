@@ -120,6 +120,11 @@ func (cn *conn) produceTo(t *topic, rp *kmsg.ProduceRequestTopicPartition, req *
 		c.log.Debug("produce rejected", "topic", t.name, "partition", rp.Partition, "error", kerr.ErrorForCode(code), "reason", msg)
 		return nil, code, msg
 	}
+	if settings.compact {
+		if code, msg := checkKeys(b.Raw); code != 0 {
+			return nil, code, msg
+		}
+	}
 	if b.Transactional && req.TransactionID != nil {
 		if code, msg := cn.checkTxnProduce(*req.TransactionID, req.Version, b, t.name, rp.Partition); code != 0 {
 			return nil, code, msg

@@ -62,6 +62,9 @@ type ReplicaState struct {
 	LogStartOffset int64 `json:"log_start_offset"`
 	LogEndOffset   int64 `json:"log_end_offset"`
 	HighWatermark  int64 `json:"high_watermark"`
+	// LogBytes is the size of the stored batches; Segments their segments.
+	LogBytes int64 `json:"log_bytes"`
+	Segments int   `json:"segments"`
 	// LastStableOffset is the replica's own LSO: min(first offset of an
 	// open transaction in its log, its HW).
 	LastStableOffset int64  `json:"last_stable_offset"`
@@ -151,6 +154,8 @@ func (p *partition) state() PartitionState {
 			LogStartOffset:   r.LogStartOffset(),
 			LogEndOffset:     r.LEO(),
 			HighWatermark:    r.HW(),
+			LogBytes:         r.Log().Size(),
+			Segments:         r.Log().NumSegments(),
 			LastStableOffset: r.LSO(),
 			InSync:           p.st.InISR(r.Broker),
 			Paused:           p.isPaused(r.Broker),

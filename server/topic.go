@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -35,6 +36,7 @@ type topicSettings struct {
 	logAppendTime bool              // message.timestamp.type=LogAppendTime
 	lagTimeMax    time.Duration
 	flushInterval time.Duration // flush.ms, else log.flush.interval.ms
+	compact       bool          // cleanup.policy includes compact: records need keys
 }
 
 func (t *topic) cfg() *topicSettings { return t.settings.Load() }
@@ -50,6 +52,7 @@ type partition struct {
 	waiters []chan struct{}
 	paused  []int32 // followers that do not fetch
 	ev      partitionEvents
+	disk    *diskLog // the log on disk with Config.DataDir (persist.go)
 }
 
 // watch registers w to be signalled whenever the partition changes.
@@ -67,13 +70,14 @@ type state struct {
 	leader, epoch int32
 	hw, leo, lso  int64
 	isr           int
+	start         int64 // the leader's log start: followers follow it
 }
 
 // mark captures the partition's state before a change; pass it to changed.
 func (p *partition) mark() state {
 	s := state{leader: p.st.Leader(), epoch: p.st.LeaderEpoch(), hw: p.st.HW(), isr: len(p.st.ISR()), lso: -1}
 	if l := p.st.LeaderReplica(); l != nil {
-		s.leo, s.lso = l.LEO(), l.LSO()
+		s.leo, s.lso, s.start = l.LEO(), l.LSO(), l.LogStartOffset()
 	}
 	return s
 }
@@ -93,6 +97,7 @@ func (p *partition) lso() int64 {
 // Callers hold p.mu.
 func (p *partition) changed(before state) {
 	after := p.mark()
+	p.persist()
 	p.t.c.partitionEvents(p, before, after)
 	if after == before {
 		return
@@ -103,7 +108,7 @@ func (p *partition) changed(before state) {
 		default:
 		}
 	}
-	if after.leo != before.leo || after.hw != before.hw || after.epoch != before.epoch {
+	if after.leo != before.leo || after.hw != before.hw || after.epoch != before.epoch || after.start != before.start {
 		p.markFollowers()
 	}
 	if after.epoch != before.epoch && p.t.name == txnStateTopic {
@@ -139,6 +144,7 @@ type topicSpec struct {
 	rf         int16
 	assignment [][]int32 // optional explicit replicas per partition
 	configs    map[string]string
+	id         [16]byte // a restored topic's id; zero: a new one
 }
 
 // legalTopicName follows Kafka's Topic.validate.
@@ -167,7 +173,7 @@ var topicConfigs = map[string]func(string) error{
 	"replica.lag.time.max.ms":        intAtLeast(1),
 	"retention.ms":                   intAtLeast(-1),
 	"retention.bytes":                intAtLeast(-1),
-	"cleanup.policy":                 oneOf("delete", "compact", "compact,delete", "delete,compact"),
+	"cleanup.policy":                 cleanupPolicy,
 	"compression.type":               oneOf("producer", "uncompressed", "gzip", "snappy", "lz4", "zstd"),
 	"message.timestamp.type":         oneOf("CreateTime", "LogAppendTime"),
 	"segment.bytes":                  int32AtLeast(14),
@@ -175,6 +181,10 @@ var topicConfigs = map[string]func(string) error{
 	"max.message.bytes":              int32AtLeast(0),
 	"flush.messages":                 intAtLeast(1),
 	"flush.ms":                       intAtLeast(0),
+	"min.cleanable.dirty.ratio":      ratio,
+	"min.compaction.lag.ms":          intAtLeast(0),
+	"max.compaction.lag.ms":          intAtLeast(1),
+	"delete.retention.ms":            intAtLeast(0),
 }
 
 func intAtLeast(lo int64) func(string) error {
@@ -260,6 +270,7 @@ func (c *Cluster) replicationConfig(cfg map[string]string) replication.Config {
 	if v, ok := cfg["unclean.leader.election.enable"]; ok {
 		rc.UncleanLeaderElection = v == "true"
 	}
+	rc.Segment, rc.Retention, rc.Compaction = logConfig(cfg, bs)
 	return rc
 }
 
@@ -345,6 +356,12 @@ func (c *Cluster) createTopic(s topicSpec, validateOnly bool) (*topic, *kerr.Err
 	if kerr, msg := c.validateSpec(&s); kerr != nil {
 		return nil, kerr, msg
 	}
+	created := false
+	defer func() { // after the unlock below
+		if created {
+			c.saveMeta()
+		}
+	}()
 	c.topicsMu.Lock()
 	defer c.topicsMu.Unlock()
 	cur := c.topics.Load()
@@ -361,7 +378,10 @@ func (c *Cluster) createTopic(s topicSpec, validateOnly bool) (*topic, *kerr.Err
 	if s.configs == nil {
 		s.configs = map[string]string{}
 	}
-	t := &topic{name: s.name, id: newTopicID(), c: c}
+	t := &topic{name: s.name, id: s.id, c: c}
+	if t.id == ([16]byte{}) {
+		t.id = newTopicID()
+	}
 	c.applyTopicSettings(t, s.configs)
 	rc := c.replicationConfig(s.configs)
 	now := c.now()
@@ -377,6 +397,7 @@ func (c *Cluster) createTopic(s topicSpec, validateOnly bool) (*topic, *kerr.Err
 		}
 		p.st.TakeChanges() // part of the creation, which is its own event
 		t.partitions = append(t.partitions, p)
+		c.attachDisk(p)
 	}
 	next := &topics{byName: maps.Clone(cur.byName), byID: maps.Clone(cur.byID)}
 	next.byName[t.name] = t
@@ -387,6 +408,7 @@ func (c *Cluster) createTopic(s topicSpec, validateOnly bool) (*topic, *kerr.Err
 	c.emit(EventTopicCreated, func(e *Event) {
 		e.Topic, e.Configs, e.Detail = t.name, maps.Clone(s.configs), fmt.Sprintf("%d partitions, replication factor %d", len(assignment), len(assignment[0]))
 	})
+	created = true
 	return t, nil, ""
 }
 
@@ -400,6 +422,7 @@ func (c *Cluster) applyTopicSettings(t *topic, configs map[string]string) {
 		logAppendTime: configs["message.timestamp.type"] == "LogAppendTime",
 		lagTimeMax:    c.replicationConfig(configs).ReplicaLagTimeMax,
 		flushInterval: c.cfg.FlushInterval,
+		compact:       strings.Contains(logValue(configs, bs, "cleanup.policy"), "compact"),
 	}
 	if v, ok := configs["flush.ms"]; ok {
 		ts.flushInterval = millis(v)
@@ -461,6 +484,7 @@ func (c *Cluster) deleteTopic(t *topic) bool {
 		}
 		p.mu.Unlock()
 	}
+	c.removeTopicData(t)
 	c.log.Info("topic deleted", "topic", t.name)
 	c.emit(EventTopicDeleted, func(e *Event) { e.Topic = t.name })
 	return true

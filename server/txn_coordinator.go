@@ -110,7 +110,7 @@ func (c *Cluster) txnShards() ([]*txnShard, error) {
 	co.once.Do(func() {
 		var t *topic
 		t, co.err = c.internalTopic(txnStateTopic, c.cfg.TransactionStatePartitions, c.cfg.TransactionStateReplicationFactor,
-			map[string]string{"cleanup.policy": "compact", "min.insync.replicas": "2"})
+			map[string]string{"cleanup.policy": "compact", "min.insync.replicas": "2", "segment.bytes": "104857600"}) // transaction.state.log.segment.bytes
 		if t == nil {
 			return
 		}

@@ -50,6 +50,9 @@ type ReplicaState struct {
 	LogStartOffset int64 `json:"log_start_offset"`
 	LogEndOffset   int64 `json:"log_end_offset"`
 	HighWatermark  int64 `json:"high_watermark"`
+	// LogBytes is the size of the stored batches; Segments their segments.
+	LogBytes int64 `json:"log_bytes"`
+	Segments int   `json:"segments"`
 	// LastStableOffset is the replica's own LSO.
 	LastStableOffset int64  `json:"last_stable_offset"`
 	State            string `json:"state"`

@@ -44,6 +44,7 @@ Partitions
   step TOPIC PARTITION BROKER [--up-to OFFSET]   one fetch by a paused follower
   isr TOPIC PARTITION BROKER...      set the ISR
   elect TOPIC PARTITION [LEADER] [--unclean | --preferred]
+  clean TOPIC [PARTITION]            run retention and compaction now (the active segment stays)
 Time and transactions
   clock                              the cluster's clock: mode, now, how far it was advanced
   advance DURATION                   move the clock forward (30s, 1500ms, 2m); everything due runs first
@@ -228,6 +229,8 @@ func (c *ctl) run(ctx context.Context, args []string) error {
 			body["leader"] = n
 		}
 		return c.partitionAction(pos[0], pos[1], "/elect", body)
+	case "clean":
+		return c.clean(fs, args)
 	case "fault", "faults":
 		return c.fault(verb, args)
 	case "groups", "group":

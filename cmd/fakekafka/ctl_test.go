@@ -311,3 +311,35 @@ func TestCtlClockAndTransactions(t *testing.T) {
 		t.Fatalf("ctl events --transactional_id tx shows other events:\n%s", out)
 	}
 }
+
+// ctl clean runs retention now: with retention.bytes 0 every segment below
+// the HW goes (the active one after a roll, as in Kafka) and the log start
+// moves to the LEO.
+func TestCtlClean(t *testing.T) {
+	c, ctl := ctlEnv(t)
+	if err := c.CreateTopic("r", 1, 1, map[string]string{"retention.bytes": "0", "segment.bytes": "100", "retention.ms": "-1"}); err != nil {
+		t.Fatal(err)
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.Bootstrap()...), kgo.DefaultProduceTopic("r"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	for range 5 {
+		if err := cl.ProduceSync(context.Background(), kgo.StringRecord(strings.Repeat("x", 60))).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := mustCtl(t, ctl, "clean", "r", "0")
+	ps, _ := c.Partition("r", 0)
+	if ps.Replicas[0].LogStartOffset != 5 || !strings.Contains(out, "SEGMENTS DELETED") {
+		t.Fatalf("after ctl clean r 0: log start %d, output\n%s", ps.Replicas[0].LogStartOffset, out)
+	}
+	var rs []server.CleanResult
+	if err := json.Unmarshal([]byte(mustCtl(t, ctl, "--json", "clean", "r")), &rs); err != nil || len(rs) != 1 || rs[0].LogStartOffset != 5 || rs[0].SegmentsDeleted != 0 {
+		t.Fatalf("ctl --json clean r: %+v %v", rs, err)
+	}
+	if code, _, errs := ctl("clean", "nope"); code != 1 || !strings.Contains(errs, "404") {
+		t.Fatalf("ctl clean nope: exit %d %q", code, errs)
+	}
+}

@@ -104,6 +104,9 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*o
 	fs.Var(durationMs{&o.cfg.HWCheckpointInterval}, "hw-checkpoint-interval", "replica.high.watermark.checkpoint.interval.ms")
 	fs.Int64Var(&o.cfg.FlushMessages, "log-flush-interval-messages", 0, "log.flush.interval.messages (0: never, so power loss loses unflushed data)")
 	fs.Var(durationMs{&o.cfg.FlushInterval}, "log-flush-interval", "log.flush.interval.ms (default never)")
+	fs.StringVar(&o.cfg.DataDir, "data-dir", "", "keep topics, logs, offsets, groups and transactions in this directory across restarts (default: memory only)")
+	fs.Var(durationMs{&o.cfg.RetentionCheckInterval}, "log-retention-check-interval", "log.retention.check.interval.ms (default 5m)")
+	fs.Var(durationMs{&o.cfg.CleanerBackoff}, "log-cleaner-backoff", "log.cleaner.backoff.ms: how often the log cleaner looks for work (default 15s)")
 	fs.IntVar(&o.cfg.TransactionStatePartitions, "transaction-state-log-num-partitions", 50, "transaction.state.log.num.partitions: __transaction_state partitions")
 	fs.Var(durationMs{&o.cfg.TransactionMaxTimeout}, "transaction-max-timeout", "transaction.max.timeout.ms (default 15m)")
 	fs.Var(durationMs{&o.cfg.TransactionAbortTimedOutInterval}, "transaction-abort-timed-out-transaction-cleanup-interval", "how often coordinators abort transactions past their timeout (default 10s)")
@@ -201,6 +204,9 @@ func createTopics(c *server.Cluster, spec string) error {
 			if rf, err = strconv.ParseInt(parts[2], 10, 16); err != nil || rf < 1 {
 				return fmt.Errorf("%q: replication factor must be a positive number", item)
 			}
+		}
+		if _, ok := c.Partition(parts[0], 0); ok {
+			continue // restored from --data-dir
 		}
 		if err := c.CreateTopic(parts[0], int32(partitions), int16(rf), nil); err != nil {
 			return fmt.Errorf("%s: %v", parts[0], err)

@@ -7,7 +7,7 @@
 const EVENT_TYPES = [
   "broker_started", "broker_stopped", "broker_fenced", "broker_isolated", "broker_healed",
   "leader_elected", "partition_leaderless", "isr_shrunk", "isr_expanded", "hw_advanced",
-  "log_truncated", "records_lost",
+  "log_truncated", "records_lost", "log_start_moved", "log_cleaned",
   "fault_added", "fault_hit", "fault_expired", "fault_removed",
   "topic_created", "topic_deleted", "topic_config_changed",
   "group_rebalance_started", "group_rebalance_completed", "group_member_joined", "group_member_left", "group_member_expired",
@@ -400,6 +400,7 @@ function eventSummary(e) {
     case "log_start_moved": parts.push(`replica ${e.broker}: log start ${e.from} → ${e.to}`); break;
     case "log_truncated": parts.push(`replica ${e.broker}: LEO ${e.from} → ${e.to}`); break;
     case "records_lost": parts.push(`offsets ${e.from}–${e.to - 1} LOST (leader ${e.broker})`); break;
+    case "log_start_moved": parts.push(`replica ${e.broker}: log start ${e.from} → ${e.to}`); break;
     default: if (e.broker !== undefined) parts.push(`broker ${e.broker}`);
   }
   if (e.isr) parts.push(`ISR [${e.isr.join(",")}]`);

@@ -1,0 +1,127 @@
+package replication
+
+import "time"
+
+// Retention (cleanup.policy=delete): whole segments deleted from the front
+// of the leader's log by age and by size, as Kafka's
+// UnifiedLog.deleteOldSegments does; followers move their log start up to
+// the leader's when their next fetch answer carries it.
+
+// Reasons of LogStartMoved added by retention.
+const (
+	ReasonRetention      = "retention"        // retention.ms or retention.bytes deleted segments
+	ReasonLeaderLogStart = "leader_log_start" // a follower followed the leader's log start
+)
+
+// Kafka's retention.ms default (log.retention.hours = 168).
+const DefaultRetentionMs = 7 * 24 * 60 * 60 * 1000
+
+// RetentionConfig is cleanup.policy=delete's limits. The zero value keeps
+// everything.
+type RetentionConfig struct {
+	// Delete is whether cleanup.policy includes delete.
+	Delete bool
+	// Ms is retention.ms: a segment whose largest timestamp is more than
+	// this before now is deleted. Negative: no limit.
+	Ms int64
+	// Bytes is retention.bytes: the oldest segments are deleted while the
+	// partition stays above it without them. Negative: no limit.
+	Bytes int64
+}
+
+// RetentionResult says what one retention check did on the leader.
+type RetentionResult struct {
+	Segments       int   // segments deleted
+	Bytes          int64 // batch bytes released
+	LogStartOffset int64 // the leader's log start after the check
+}
+
+// ApplyRetention runs one retention check on the leader at now. A segment
+// is deletable only if everything in it is below the HW (consumers may not
+// have read the rest) and it is not the empty active segment; when every
+// segment goes, the log rolls a new empty active segment at its LEO first,
+// as Kafka does. The log start offset moves to the first kept segment's
+// base offset.
+func (p *Partition) ApplyRetention(now time.Time) RetentionResult {
+	l := p.LeaderReplica()
+	if l == nil {
+		return RetentionResult{LogStartOffset: -1}
+	}
+	rc := p.cfg.Retention
+	res := RetentionResult{LogStartOffset: l.log.start}
+	if !rc.Delete {
+		return res
+	}
+	log := &l.log
+	nowMs := now.UnixMilli()
+	if rc.Ms >= 0 {
+		n := log.deletable(l.hw, func(s *segment) bool { return nowMs-s.maxTimestamp > rc.Ms })
+		res.add(p.deleteSegments(l, n))
+	}
+	if rc.Bytes >= 0 {
+		diff := log.bytes - rc.Bytes
+		n := log.deletable(l.hw, func(s *segment) bool {
+			if diff-s.bytes < 0 {
+				return false
+			}
+			diff -= s.bytes
+			return true
+		})
+		res.add(p.deleteSegments(l, n))
+	}
+	res.LogStartOffset = log.start
+	return res
+}
+
+func (r *RetentionResult) add(o RetentionResult) {
+	r.Segments += o.Segments
+	r.Bytes += o.Bytes
+}
+
+// deletable counts the segments from the front that pred accepts, stopping
+// at the first that is not wholly below hw or is the empty active segment.
+func (l *Log) deletable(hw int64, pred func(*segment) bool) int {
+	n := 0
+	for i, s := range l.segs {
+		upper := l.end
+		if i+1 < len(l.segs) {
+			upper = l.segs[i+1].base
+		}
+		if upper > hw || (i == len(l.segs)-1 && len(s.batches) == 0) || !pred(s) {
+			break
+		}
+		n++
+	}
+	return n
+}
+
+// deleteSegments deletes r's first n segments and records the move.
+func (p *Partition) deleteSegments(r *Replica, n int) RetentionResult {
+	if n == 0 {
+		return RetentionResult{}
+	}
+	log := &r.log
+	if n == len(log.segs) {
+		log.rollAt(log.end)
+	}
+	before, from := log.bytes, log.start
+	log.advanceStart(max(log.start, log.segs[n].base))
+	r.setHW(r.hw)
+	if log.start != from {
+		p.note(Change{Kind: LogStartMoved, Broker: r.Broker, From: from, To: log.start, Reason: ReasonRetention})
+	}
+	return RetentionResult{Segments: n, Bytes: before - log.bytes}
+}
+
+// followLeaderStart moves follower f's log start up to the leader's, as a
+// Kafka follower does with the log start offset in each fetch response,
+// bounded by its own HW.
+func (p *Partition) followLeaderStart(f *Replica, leaderStart int64) {
+	to := min(leaderStart, f.hw, f.log.end)
+	if to <= f.log.start {
+		return
+	}
+	from := f.log.start
+	f.log.advanceStart(to)
+	p.note(Change{Kind: LogStartMoved, Broker: f.Broker, From: from, To: f.log.start, Reason: ReasonLeaderLogStart})
+}

@@ -1,0 +1,175 @@
+package replication
+
+import "sort"
+
+// Segments: a replica's log is a list of them, rolled as Kafka's
+// UnifiedLog.maybeRoll does. Retention deletes whole segments and the
+// cleaner rewrites closed ones; the last (active) segment is only appended
+// to.
+
+// Kafka's defaults for segment.bytes (log.segment.bytes) and segment.ms
+// (log.roll.ms / log.roll.hours = 168).
+const (
+	DefaultSegmentBytes = 1 << 30
+	DefaultSegmentMs    = 7 * 24 * 60 * 60 * 1000
+)
+
+// SegmentConfig is when the active segment rolls.
+type SegmentConfig struct {
+	// Bytes is segment.bytes: roll before an append would take the active
+	// segment past it. 0 means the default.
+	Bytes int64
+	// Ms is segment.ms: roll when the new batch's max timestamp is more
+	// than this past the max timestamp of the segment's first batch (Kafka
+	// judges by record timestamps, so every replica rolls at the same
+	// offsets). 0 means the default.
+	Ms int64
+}
+
+func (c SegmentConfig) bytes() int64 {
+	if c.Bytes <= 0 {
+		return DefaultSegmentBytes
+	}
+	return c.Bytes
+}
+
+func (c SegmentConfig) ms() int64 {
+	if c.Ms <= 0 {
+		return DefaultSegmentMs
+	}
+	return c.Ms
+}
+
+// segment is one segment: its batches, its base offset (its file name in
+// Kafka, kept when retention trims its front or the cleaner empties it),
+// size and timestamps.
+type segment struct {
+	base    int64
+	batches []*Batch
+	bytes   int64
+	// firstTimestamp is the max timestamp of the first batch appended,
+	// which segment.ms counts from (Kafka's rollingBasedTimestamp); -1 none.
+	firstTimestamp int64
+	// maxTimestamp is the largest batch timestamp, which retention.ms
+	// judges the segment by; -1 none.
+	maxTimestamp int64
+}
+
+func newSegment(base int64) *segment {
+	return &segment{base: base, firstTimestamp: -1, maxTimestamp: -1}
+}
+
+// SegmentInfo describes one segment of a log.
+type SegmentInfo struct {
+	BaseOffset   int64
+	Batches      int
+	Bytes        int64
+	MaxTimestamp int64
+}
+
+// Segments describes the log's segments, the active one last.
+func (l *Log) Segments() []SegmentInfo {
+	out := make([]SegmentInfo, 0, len(l.segs))
+	for _, s := range l.segs {
+		out = append(out, SegmentInfo{BaseOffset: s.base, Batches: len(s.batches), Bytes: s.bytes, MaxTimestamp: s.maxTimestamp})
+	}
+	return out
+}
+
+// SegmentBase is the base offset of the segment holding offset (the active
+// segment's for the LEO).
+func (l *Log) SegmentBase(offset int64) int64 {
+	si := sort.Search(len(l.segs), func(i int) bool { return l.segs[i].base > offset }) - 1
+	if si < 0 {
+		return l.active().base
+	}
+	return l.segs[si].base
+}
+
+// EachSegment calls f with every segment's base offset and batches, in
+// order; f must not modify the slice.
+func (l *Log) EachSegment(f func(base int64, batches []*Batch)) {
+	l.active()
+	for _, s := range l.segs {
+		f(s.base, s.batches)
+	}
+}
+
+// NumSegments is the number of segments, the active one included.
+func (l *Log) NumSegments() int { return max(len(l.segs), 1) }
+
+// active returns the active segment, creating the first one at the LEO.
+func (l *Log) active() *segment {
+	if len(l.segs) == 0 {
+		l.segs = append(l.segs, newSegment(l.end))
+	}
+	return l.segs[len(l.segs)-1]
+}
+
+// rollAt starts a new active segment at base.
+func (l *Log) rollAt(base int64) *segment {
+	s := newSegment(base)
+	l.segs = append(l.segs, s)
+	return s
+}
+
+// shouldRoll is Kafka's LogSegment.shouldRoll for an append of b: the
+// segment is not empty and either b would take it past segment.bytes or
+// b's timestamp is segment.ms past the segment's first batch.
+func (s *segment) shouldRoll(b *Batch, c SegmentConfig) bool {
+	if len(s.batches) == 0 {
+		return false
+	}
+	if s.bytes > c.bytes()-int64(len(b.Raw)) {
+		return true
+	}
+	return s.firstTimestamp >= 0 && b.MaxTimestamp-s.firstTimestamp > c.ms()
+}
+
+func (s *segment) add(b *Batch) {
+	if len(s.batches) == 0 {
+		s.firstTimestamp = b.MaxTimestamp
+	}
+	s.batches = append(s.batches, b)
+	s.bytes += int64(len(b.Raw))
+	s.maxTimestamp = max(s.maxTimestamp, b.MaxTimestamp)
+}
+
+// cut removes the batches from index i on and returns the bytes removed.
+func (s *segment) cut(i int) int64 {
+	removed := int64(0)
+	for _, b := range s.batches[i:] {
+		removed += int64(len(b.Raw))
+	}
+	clear(s.batches[i:])
+	s.batches = s.batches[:i]
+	s.recount()
+	return removed
+}
+
+// dropFront removes the first n batches, copying the rest so the dropped
+// ones can be freed, and returns the bytes removed.
+func (s *segment) dropFront(n int) int64 {
+	if n == 0 {
+		return 0
+	}
+	removed := int64(0)
+	for _, b := range s.batches[:n] {
+		removed += int64(len(b.Raw))
+	}
+	s.batches = append([]*Batch(nil), s.batches[n:]...)
+	s.recount()
+	return removed
+}
+
+// recount recomputes size and timestamps from the batches.
+func (s *segment) recount() {
+	s.bytes, s.firstTimestamp, s.maxTimestamp = 0, -1, -1
+	for i, b := range s.batches {
+		if i == 0 {
+			s.firstTimestamp = b.MaxTimestamp
+		}
+		s.bytes += int64(len(b.Raw))
+		s.maxTimestamp = max(s.maxTimestamp, b.MaxTimestamp)
+	}
+}
