@@ -263,6 +263,7 @@ var handlers = map[int16]handler{
 	28: typed((*conn).handleTxnOffsetCommit),
 	32: typed((*conn).handleDescribeConfigs),
 	33: typed((*conn).handleAlterConfigs),
+	37: typed((*conn).handleCreatePartitions),
 	42: typed((*conn).handleDeleteGroups),
 	43: typed((*conn).handleElectLeaders),
 	44: typed((*conn).handleIncrementalAlterConfigs),
@@ -273,4 +274,6 @@ var handlers = map[int16]handler{
 	66: typed((*conn).handleListTransactions),
 	68: typed((*conn).handleConsumerGroupHeartbeat),
 	69: typed((*conn).handleConsumerGroupDescribe),
+	71: typed((*conn).handleGetTelemetrySubscriptions),
+	72: typed((*conn).handlePushTelemetry),
 }

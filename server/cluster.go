@@ -191,10 +191,10 @@ func (c *Cluster) topicByID(id [16]byte) *topic { return c.topics.Load().byID[id
 // partition looks up one partition, or nil.
 func (c *Cluster) partition(topicName string, index int32) *partition {
 	t := c.topic(topicName)
-	if t == nil || index < 0 || int(index) >= len(t.partitions) {
+	if t == nil || index < 0 || int(index) >= len(t.partitions()) {
 		return nil
 	}
-	return t.partitions[index]
+	return t.partitions()[index]
 }
 
 func newTopicID() [16]byte {
@@ -210,7 +210,7 @@ func newTopicID() [16]byte {
 func (c *Cluster) checkISRs() {
 	now := c.now()
 	for _, t := range c.topics.Load().byName {
-		for _, p := range t.partitions {
+		for _, p := range t.partitions() {
 			p.mu.Lock()
 			before := p.mark()
 			if out := p.st.MaybeShrinkISR(now); len(out) > 0 {

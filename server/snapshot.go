@@ -107,7 +107,7 @@ func (c *Cluster) State() ClusterState {
 			configs = map[string]string{}
 		}
 		out := TopicState{Name: t.name, ID: topicIDString(t.id), Configs: configs}
-		for _, p := range t.partitions {
+		for _, p := range t.partitions() {
 			out.Partitions = append(out.Partitions, p.state())
 		}
 		s.Topics = append(s.Topics, out)
