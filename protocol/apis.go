@@ -41,6 +41,8 @@ var Supported = []APIRange{
 	{Key: 42, Min: 0, Max: 2}, // DeleteGroups
 	{Key: 43, Min: 0, Max: 2}, // ElectLeaders
 	{Key: 44, Min: 0, Max: 1}, // IncrementalAlterConfigs
+	{Key: 45, Min: 0, Max: 1}, // AlterPartitionReassignments
+	{Key: 46, Min: 0, Max: 0}, // ListPartitionReassignments
 	{Key: 47, Min: 0, Max: 0}, // OffsetDelete
 	{Key: 60, Min: 0, Max: 2}, // DescribeCluster
 	{Key: 61, Min: 0, Max: 0}, // DescribeProducers

@@ -136,6 +136,8 @@ type Partition struct {
 	changes   []Change     // since the last TakeChanges (changes.go)
 	committed int64        // the highest HW any leader reached
 	history   []EpochEntry // epoch cache of the leader that committed up to committed
+
+	reassign *reassignment // an ongoing reassignment (reassign.go), or nil
 }
 
 // NewPartition creates a partition whose first replica leads at epoch 0

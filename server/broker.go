@@ -267,6 +267,8 @@ var handlers = map[int16]handler{
 	42: typed((*conn).handleDeleteGroups),
 	43: typed((*conn).handleElectLeaders),
 	44: typed((*conn).handleIncrementalAlterConfigs),
+	45: typed((*conn).handleAlterPartitionReassignments),
+	46: typed((*conn).handleListPartitionReassignments),
 	47: typed((*conn).handleOffsetDelete),
 	60: typed((*conn).handleDescribeCluster),
 	61: typed((*conn).handleDescribeProducers),

@@ -243,7 +243,9 @@ func (c *Cluster) mustPartition(topicName string, index int32) (*partition, erro
 
 // PauseReplica stops the follower on broker from fetching topic/partition.
 // It stays in the ISR until replica.lag.time.max.ms passes without it
-// catching up, exactly as a stuck follower in Kafka.
+// catching up, exactly as a stuck follower in Kafka. A broker that holds no
+// replica yet may be paused ahead, to stall the replica a reassignment
+// will add there.
 func (c *Cluster) PauseReplica(topicName string, index, broker int32) error {
 	return c.setPaused(topicName, index, broker, true)
 }
@@ -258,11 +260,13 @@ func (c *Cluster) setPaused(topicName string, index, broker int32, paused bool) 
 	if err != nil {
 		return err
 	}
+	if c.broker(broker) == nil {
+		return fmt.Errorf("%w: no broker %d", errUnknownBroker, broker)
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.st.Replica(broker) == nil {
-		return fmt.Errorf("broker %d has no replica of %s/%d", broker, topicName, index)
-	}
+	// A broker without a replica yet may be paused ahead: the pause holds
+	// the replica a reassignment gives it (reassign.go).
 	if paused {
 		if !p.isPaused(broker) {
 			p.paused = append(p.paused, broker)

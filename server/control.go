@@ -47,6 +47,7 @@ func (c *Cluster) ControlHandler() http.Handler {
 	c.registerEventRoutes(mux)
 	c.registerDashboardRoutes(mux)
 	c.registerClockRoutes(mux)
+	c.registerReassignRoutes(mux)
 	return jsonErrors{mux}
 }
 
@@ -227,6 +228,9 @@ func (c *Cluster) answerPartition(w http.ResponseWriter, topic string, index int
 func (c *Cluster) controlPause(paused bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		topic, index, id, err := c.pathReplica(r)
+		if paused && err != nil && c.broker(id) != nil && c.partition(topic, index) != nil {
+			err = nil // a pause ahead of the replica a reassignment adds
+		}
 		if err == nil {
 			if paused {
 				err = c.PauseReplica(topic, index, id)

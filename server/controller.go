@@ -121,10 +121,11 @@ var errUnknownBroker = errors.New("unknown broker")
 func (c *Cluster) eachReplica(id int32, f func(*partition)) {
 	for _, t := range c.topics.Load().byName {
 		for _, p := range t.partitions() {
+			p.mu.Lock() // reassignments change the replicas
 			if p.st.Replica(id) == nil {
+				p.mu.Unlock()
 				continue
 			}
-			p.mu.Lock()
 			before := p.mark()
 			f(p)
 			p.changed(before)

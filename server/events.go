@@ -387,6 +387,7 @@ func (c *Cluster) emitChange(p *partition, ch replication.Change) {
 	case replication.RecordsLost:
 		t = EventRecordsLost
 	default:
+		c.emitReassignmentChange(p, ch)
 		return
 	}
 	reason := ch.Reason
