@@ -1,0 +1,156 @@
+package server
+
+import (
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// TestDescribeLogDirs: every broker reports its one log dir with the
+// replicas it hosts, sized from their stored batches.
+func TestDescribeLogDirs(t *testing.T) {
+	c := NewTestCluster(t, Config{})
+	ctx := testContext(t)
+	if err := c.CreateTopic("sized", 2, 2, nil); err != nil { // [1 2] and [2 3]
+		t.Fatal(err)
+	}
+	cl := newClient(t, c, kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	for i := range 10 {
+		if err := cl.ProduceSync(ctx, &kgo.Record{Topic: "sized", Value: []byte(strconv.Itoa(i))}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, 10*time.Second, "replica 2 of partition 0 to hold the records", func() bool {
+		ps, _ := c.Partition("sized", 0)
+		return ps.Replicas[1].LogEndOffset == 10
+	})
+	adm := kadm.NewClient(cl)
+	all, err := adm.DescribeAllLogDirs(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []int32{1, 2, 3} {
+		dirs := all[id]
+		d, ok := dirs[LogDir(id)]
+		if len(dirs) != 1 || !ok || d.Err != nil {
+			t.Fatalf("broker %d: dirs %+v", id, dirs)
+		}
+		var got []int32
+		for p := range d.Topics["sized"] {
+			got = append(got, p)
+		}
+		slices.Sort(got)
+		want := map[int32][]int32{1: {0}, 2: {0, 1}, 3: {1}}[id]
+		if !slices.Equal(got, want) {
+			t.Errorf("broker %d hosts %v, want %v", id, got, want)
+		}
+		if id != 3 {
+			if size := d.Topics["sized"][0].Size; size < 10*61 {
+				t.Errorf("broker %d: partition 0 size %d, want the ten batches' bytes", id, size)
+			}
+		}
+		if d.Topics["sized"][1].Size != 0 && id != 1 {
+			t.Errorf("broker %d: empty partition 1 has size %d", id, d.Topics["sized"][1].Size)
+		}
+	}
+	// Partitions asked for that the broker does not host are left out.
+	one, err := adm.DescribeBrokerLogDirs(ctx, 1, kadm.TopicsSet{"sized": {1: {}}, "nope": {0: {}}})
+	if err != nil || len(one[LogDir(1)].Topics) != 0 {
+		t.Fatalf("broker 1, partition 1: %v %+v", err, one)
+	}
+}
+
+func describeTopicPartitions(t *testing.T, cl *kgo.Client, limit int32, cursor *kmsg.DescribeTopicPartitionsRequestCursor, topics ...string) *kmsg.DescribeTopicPartitionsResponse {
+	t.Helper()
+	req := kmsg.NewPtrDescribeTopicPartitionsRequest()
+	req.ResponsePartitionLimit, req.Cursor = limit, cursor
+	for _, name := range topics {
+		rt := kmsg.NewDescribeTopicPartitionsRequestTopic()
+		rt.Topic = name
+		req.Topics = append(req.Topics, rt)
+	}
+	resp, err := req.RequestWith(testContext(t), cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+// TestDescribeTopicPartitions pages through topics with the cursor and
+// reports partitions as Metadata does.
+func TestDescribeTopicPartitions(t *testing.T) {
+	c := NewTestCluster(t, Config{})
+	for name, n := range map[string]int32{"a": 3, "b": 2, "c": 1} {
+		if err := c.CreateTopic(name, n, 2, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cl := newClient(t, c)
+	type page struct {
+		topics []string // topic/partition pairs "a/0"
+		next   string
+	}
+	var pages []page
+	var cursor *kmsg.DescribeTopicPartitionsRequestCursor
+	for range 10 {
+		resp := describeTopicPartitions(t, cl, 2, cursor, "c", "a", "b")
+		var pg page
+		for _, st := range resp.Topics {
+			if st.ErrorCode != 0 || st.TopicID == ([16]byte{}) {
+				t.Fatalf("topic %+v", st)
+			}
+			for _, sp := range st.Partitions {
+				pg.topics = append(pg.topics, *st.Topic+"/"+strconv.Itoa(int(sp.Partition)))
+			}
+		}
+		if nc := resp.NextCursor; nc != nil {
+			pg.next = nc.Topic + "/" + strconv.Itoa(int(nc.Partition))
+			cursor = &kmsg.DescribeTopicPartitionsRequestCursor{Topic: nc.Topic, Partition: nc.Partition}
+		}
+		pages = append(pages, pg)
+		if resp.NextCursor == nil {
+			break
+		}
+	}
+	want := []page{{[]string{"a/0", "a/1"}, "a/2"}, {[]string{"a/2", "b/0"}, "b/1"}, {[]string{"b/1", "c/0"}, ""}}
+	if len(pages) != len(want) {
+		t.Fatalf("pages %+v, want %+v", pages, want)
+	}
+	for i := range want {
+		if !slices.Equal(pages[i].topics, want[i].topics) || pages[i].next != want[i].next {
+			t.Fatalf("page %d: %+v, want %+v", i, pages[i], want[i])
+		}
+	}
+
+	// A partition whose leader is down, an unknown topic, a bad cursor.
+	if err := c.StopBroker(3, StopClean); err != nil {
+		t.Fatal(err)
+	}
+	resp := describeTopicPartitions(t, cl, 0, nil, "a", "zz")
+	if len(resp.Topics) != 2 || resp.Topics[1].ErrorCode != kerr.UnknownTopicOrPartition.Code {
+		t.Fatalf("unknown topic: %+v", resp.Topics)
+	}
+	sp := resp.Topics[0].Partitions[2] // a/2 on [3 1], now led by 1
+	if sp.LeaderID != 1 || sp.LeaderEpoch != 1 || !slices.Equal(sp.Replicas, []int32{3, 1}) || !slices.Equal(sp.OfflineReplicas, []int32{3}) || !slices.Equal(sp.ISR, []int32{1}) {
+		t.Fatalf("a/2: %+v", sp)
+	}
+	resp = describeTopicPartitions(t, cl, 0, &kmsg.DescribeTopicPartitionsRequestCursor{Topic: "b"}, "a")
+	if len(resp.Topics) != 1 || resp.Topics[0].ErrorCode != kerr.InvalidRequest.Code {
+		t.Fatalf("cursor outside the topics: %+v", resp.Topics)
+	}
+	// Every topic, from a cursor between names.
+	resp = describeTopicPartitions(t, cl, 0, &kmsg.DescribeTopicPartitionsRequestCursor{Topic: "az", Partition: 5})
+	var names []string
+	for _, st := range resp.Topics {
+		names = append(names, *st.Topic)
+	}
+	if !slices.Equal(names, []string{"b", "c"}) || len(resp.Topics[0].Partitions) != 2 {
+		t.Fatalf("all topics from cursor az: %v", names)
+	}
+}
