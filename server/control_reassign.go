@@ -35,7 +35,7 @@ func (c *Cluster) controlReassign(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var body struct {
-		Replicas *json.RawMessage `json:"replicas"`
+		Replicas json.RawMessage `json:"replicas"` // "null" when null, nil when missing
 	}
 	if err := decodeBody(w, r, &body); err != nil {
 		httpFail(w, err)
@@ -46,7 +46,7 @@ func (c *Cluster) controlReassign(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var replicas []int32
-	if err := json.Unmarshal(*body.Replicas, &replicas); err != nil {
+	if err := json.Unmarshal(body.Replicas, &replicas); err != nil {
 		httpFail(w, httpErrorf(http.StatusBadRequest, `"replicas" must be a list of broker ids or null`))
 		return
 	}
