@@ -37,6 +37,7 @@ var Supported = []APIRange{
 	{Key: 28, Min: 0, Max: 5}, // TxnOffsetCommit
 	{Key: 32, Min: 0, Max: 4}, // DescribeConfigs
 	{Key: 33, Min: 0, Max: 2}, // AlterConfigs
+	{Key: 34, Min: 0, Max: 2}, // AlterReplicaLogDirs
 	{Key: 35, Min: 0, Max: 4}, // DescribeLogDirs
 	{Key: 37, Min: 0, Max: 3}, // CreatePartitions
 	{Key: 42, Min: 0, Max: 2}, // DeleteGroups
@@ -51,6 +52,7 @@ var Supported = []APIRange{
 	{Key: 66, Min: 0, Max: 2}, // ListTransactions
 	{Key: 68, Min: 0, Max: 1}, // ConsumerGroupHeartbeat
 	{Key: 69, Min: 0, Max: 1}, // ConsumerGroupDescribe
+	{Key: 74, Min: 0, Max: 1}, // ListConfigResources
 	{Key: 75, Min: 0, Max: 0}, // DescribeTopicPartitions
 }
 

@@ -263,6 +263,7 @@ var handlers = map[int16]handler{
 	28: typed((*conn).handleTxnOffsetCommit),
 	32: typed((*conn).handleDescribeConfigs),
 	33: typed((*conn).handleAlterConfigs),
+	34: typed((*conn).handleAlterReplicaLogDirs),
 	35: typed((*conn).handleDescribeLogDirs),
 	37: typed((*conn).handleCreatePartitions),
 	42: typed((*conn).handleDeleteGroups),
@@ -279,5 +280,6 @@ var handlers = map[int16]handler{
 	69: typed((*conn).handleConsumerGroupDescribe),
 	71: typed((*conn).handleGetTelemetrySubscriptions),
 	72: typed((*conn).handlePushTelemetry),
+	74: typed((*conn).handleListConfigResources),
 	75: typed((*conn).handleDescribeTopicPartitions),
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/twmb/franz-go/pkg/kversion"
 )
 
 // TestDescribeLogDirs: every broker reports its one log dir with the
@@ -152,5 +153,81 @@ func TestDescribeTopicPartitions(t *testing.T) {
 	}
 	if !slices.Equal(names, []string{"b", "c"}) || len(resp.Topics[0].Partitions) != 2 {
 		t.Fatalf("all topics from cursor az: %v", names)
+	}
+}
+
+// TestAlterReplicaLogDirs: with one log dir per broker, moving a replica
+// to its own dir is a no-op success, anything else Kafka's error.
+func TestAlterReplicaLogDirs(t *testing.T) {
+	c := NewTestCluster(t, Config{})
+	if err := c.CreateTopic("dirs", 2, 2, nil); err != nil { // [1 2] and [2 3]
+		t.Fatal(err)
+	}
+	adm := kadm.NewClient(newClient(t, c))
+	var req kadm.AlterReplicaLogDirsReq
+	req.Add(LogDir(1), kadm.TopicsSet{"dirs": {0: {}, 1: {}, 7: {}}})
+	req.Add("/elsewhere", kadm.TopicsSet{"other": {0: {}}})
+	rs, err := adm.AlterBrokerReplicaLogDirs(testContext(t), 1, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]error{}
+	rs.Each(func(r kadm.AlterReplicaLogDirsResponse) { got[r.Topic+"/"+strconv.Itoa(int(r.Partition))] = r.Err })
+	for tp, want := range map[string]error{"dirs/0": nil, "dirs/1": kerr.ReplicaNotAvailable, "dirs/7": kerr.UnknownTopicOrPartition, "other/0": kerr.UnknownTopicOrPartition} {
+		if g, ok := got[tp]; !ok || g != want {
+			t.Errorf("%s: %v, want %v", tp, g, want)
+		}
+	}
+	if err := c.CreateTopic("other", 1, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	var moved kadm.AlterReplicaLogDirsReq
+	moved.Add("/elsewhere", kadm.TopicsSet{"other": {0: {}}})
+	rs, err = adm.AlterBrokerReplicaLogDirs(testContext(t), 1, moved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs.Each(func(r kadm.AlterReplicaLogDirsResponse) {
+		if r.Err != kerr.LogDirNotFound {
+			t.Errorf("move to another dir: %v, want LOG_DIR_NOT_FOUND", r.Err)
+		}
+	})
+}
+
+// TestListConfigResources lists topics and brokers by type (v1) and no
+// client-metrics resources (v0).
+func TestListConfigResources(t *testing.T) {
+	c := NewTestCluster(t, Config{})
+	if err := c.CreateTopic("cfg", 1, 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	v0 := kversion.Stable()
+	v0.SetMaxKeyVersion(74, 0)
+	clients := map[int16]*kgo.Client{0: newClient(t, c, kgo.MaxVersions(v0)), 1: newClient(t, c)}
+	list := func(version int16, types ...int8) *kmsg.ListConfigResourcesResponse {
+		t.Helper()
+		req := kmsg.NewPtrListConfigResourcesRequest()
+		req.ResourceTypes = types
+		resp, err := clients[version].Request(testContext(t), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.(*kmsg.ListConfigResourcesResponse)
+	}
+	names := func(r *kmsg.ListConfigResourcesResponse) []string {
+		var out []string
+		for _, cr := range r.ConfigResources {
+			out = append(out, strconv.Itoa(int(cr.Type))+":"+cr.Name)
+		}
+		return out
+	}
+	if got := names(list(1, 2, 4)); !slices.Equal(got, []string{"2:cfg", "4:1", "4:2", "4:3"}) {
+		t.Errorf("topics and brokers: %v", got)
+	}
+	if r := list(1, 99); r.ErrorCode != kerr.InvalidRequest.Code {
+		t.Errorf("unknown type: %+v", r)
+	}
+	if r := list(0); r.ErrorCode != 0 || len(r.ConfigResources) != 0 {
+		t.Errorf("v0: %+v", r)
 	}
 }
