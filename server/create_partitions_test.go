@@ -167,17 +167,26 @@ func TestCreatePartitionsAssignmentChecks(t *testing.T) {
 // TestCreatePartitionsUnderGroup adds partitions while a franz-go group
 // consumes and a round-robin producer produces: the producer spreads to
 // the new partitions once its metadata refreshes, and the group picks them
-// up and reads every record.
+// up and reads every record: a classic group (the client's leader notices
+// the new partitions and rejoins) and a KIP-848 group (the coordinator
+// notices them on a heartbeat and assigns them).
 func TestCreatePartitionsUnderGroup(t *testing.T) {
-	c := NewTestCluster(t, Config{})
+	t.Run("classic", func(t *testing.T) { testCreatePartitionsUnderGroup(t) })
+	t.Run("kip848", func(t *testing.T) {
+		testCreatePartitionsUnderGroup(t, kgo.ServerSideBalancer(), kgo.Balancers(kgo.CooperativeStickyBalancer()))
+	})
+}
+
+func testCreatePartitionsUnderGroup(t *testing.T, groupOpts ...kgo.Opt) {
+	c := NewTestCluster(t, Config{ConsumerGroupHeartbeatInterval: 50 * time.Millisecond})
 	ctx := testContext(t)
 	if err := c.CreateTopic("live", 1, 3, nil); err != nil {
 		t.Fatal(err)
 	}
 	prod := newClient(t, c, kgo.RecordPartitioner(kgo.RoundRobinPartitioner()), kgo.MetadataMaxAge(200*time.Millisecond),
 		kgo.MetadataMinAge(50*time.Millisecond))
-	cons := newClient(t, c, kgo.ConsumerGroup("g"), kgo.ConsumeTopics("live"), kgo.MetadataMaxAge(200*time.Millisecond),
-		kgo.MetadataMinAge(50*time.Millisecond))
+	cons := newClient(t, c, append([]kgo.Opt{kgo.ConsumerGroup("g"), kgo.ConsumeTopics("live"), kgo.MetadataMaxAge(200 * time.Millisecond),
+		kgo.MetadataMinAge(50 * time.Millisecond)}, groupOpts...)...)
 
 	var mu sync.Mutex
 	seen := map[string]int32{} // value → partition
