@@ -138,8 +138,9 @@ func TestReassignKadm(t *testing.T) {
 }
 
 // TestReassignUnderLoad moves a partition, leader included, from brokers
-// [1 2 3] to [4 3 2] while an acks=all idempotent producer keeps writing:
-// every acknowledged record is read back exactly once, in order.
+// [1 2 3] to [4 3 2] while an acks=all idempotent producer keeps writing
+// (the new replica held back first, so it catches up with a log that keeps
+// growing): every acknowledged record is read back exactly once, in order.
 func TestReassignUnderLoad(t *testing.T) {
 	c := NewTestCluster(t, Config{Brokers: 4})
 	ctx := testContext(t)
@@ -147,15 +148,16 @@ func TestReassignUnderLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	prod := newClient(t, c, kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.RequiredAcks(kgo.AllISRAcks()),
-		kgo.ProducerLinger(0))
+		kgo.ProducerLinger(0), kgo.MaxBufferedRecords(500))
 
 	var mu sync.Mutex
 	var acked []string
 	var produceErr error
 	stop := make(chan struct{})
 	done := make(chan struct{})
-	go func() {
+	go func() { // many records in flight; the callbacks of one partition run in order
 		defer close(done)
+		defer prod.Flush(ctx)
 		for i := 0; ; i++ {
 			select {
 			case <-stop:
@@ -163,15 +165,15 @@ func TestReassignUnderLoad(t *testing.T) {
 			default:
 			}
 			v := fmt.Sprintf("r%06d", i)
-			if err := prod.ProduceSync(ctx, &kgo.Record{Topic: "load", Value: []byte(v)}).FirstErr(); err != nil {
+			prod.Produce(ctx, &kgo.Record{Topic: "load", Value: []byte(v)}, func(r *kgo.Record, err error) {
 				mu.Lock()
-				produceErr = err
-				mu.Unlock()
-				return
-			}
-			mu.Lock()
-			acked = append(acked, v)
-			mu.Unlock()
+				defer mu.Unlock()
+				if err != nil {
+					produceErr = err
+					return
+				}
+				acked = append(acked, string(r.Value))
+			})
 		}
 	}()
 	ackedCount := func() int {
@@ -180,7 +182,20 @@ func TestReassignUnderLoad(t *testing.T) {
 		return len(acked)
 	}
 	waitFor(t, 20*time.Second, "records before the move", func() bool { return ackedCount() >= 200 })
+	// Hold the new replica back while writes go on, so that it has a
+	// moving log to chase once it starts.
+	if err := c.PauseReplica("load", 0, 4); err != nil {
+		t.Fatal(err)
+	}
 	if err := c.ReassignPartition("load", 0, []int32{4, 3, 2}); err != nil {
+		t.Fatal(err)
+	}
+	started := ackedCount()
+	waitFor(t, 20*time.Second, "records while the move is pending", func() bool { return ackedCount() >= started+300 })
+	if ps, _ := c.Partition("load", 0); !slices.Equal(ps.AddingReplicas, []int32{4}) || ps.Replicas[0].LogEndOffset != 0 || ps.Leader != 1 {
+		t.Fatalf("pending move: %+v", ps)
+	}
+	if err := c.ResumeReplica("load", 0, 4); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.WaitFor(ctx, ReassignmentCompleted("load", 0)); err != nil {
