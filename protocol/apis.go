@@ -46,6 +46,7 @@ var Supported = []APIRange{
 	{Key: 45, Min: 0, Max: 1}, // AlterPartitionReassignments
 	{Key: 46, Min: 0, Max: 0}, // ListPartitionReassignments
 	{Key: 47, Min: 0, Max: 0}, // OffsetDelete
+	{Key: 55, Min: 0, Max: 2}, // DescribeQuorum
 	{Key: 60, Min: 0, Max: 2}, // DescribeCluster
 	{Key: 61, Min: 0, Max: 0}, // DescribeProducers
 	{Key: 65, Min: 0, Max: 0}, // DescribeTransactions

@@ -272,6 +272,7 @@ var handlers = map[int16]handler{
 	45: typed((*conn).handleAlterPartitionReassignments),
 	46: typed((*conn).handleListPartitionReassignments),
 	47: typed((*conn).handleOffsetDelete),
+	55: typed((*conn).handleDescribeQuorum),
 	60: typed((*conn).handleDescribeCluster),
 	61: typed((*conn).handleDescribeProducers),
 	65: typed((*conn).handleDescribeTransactions),

@@ -41,6 +41,8 @@ type Cluster struct {
 
 	events *eventLog // the event ring (events.go)
 
+	quorumView quorumView // what DescribeQuorum remembers (describe_quorum.go)
+
 	// isrChecks and checkpoints are the periodic jobs on the cluster's
 	// clock (clock.go); lastCheckpoint is used only by checkpoints.
 	isrChecks, checkpoints *job

@@ -231,3 +231,57 @@ func TestListConfigResources(t *testing.T) {
 		t.Errorf("v0: %+v", r)
 	}
 }
+
+func describeQuorum(t *testing.T, cl *kgo.Client, topic string) *kmsg.DescribeQuorumResponse {
+	t.Helper()
+	req := kmsg.NewPtrDescribeQuorumRequest()
+	rt := kmsg.NewDescribeQuorumRequestTopic()
+	rt.Topic = topic
+	rt.Partitions = append(rt.Partitions, kmsg.NewDescribeQuorumRequestTopicPartition())
+	req.Topics = append(req.Topics, rt)
+	resp, err := req.RequestWith(testContext(t), cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+// TestDescribeQuorum: every broker is a voter, the controller leads, and
+// a new controller after a stop shows as a new leader epoch while the
+// stopped voter keeps its last offsets.
+func TestDescribeQuorum(t *testing.T) {
+	c := NewTestCluster(t, Config{})
+	cl := newClient(t, c)
+	resp := describeQuorum(t, cl, "__cluster_metadata")
+	if resp.ErrorCode != 0 || len(resp.Topics) != 1 || len(resp.Nodes) != 3 {
+		t.Fatalf("response: %+v", resp)
+	}
+	p := resp.Topics[0].Partitions[0]
+	if p.LeaderID != 1 || p.LeaderEpoch != 1 || len(p.CurrentVoters) != 3 || len(p.Observers) != 0 {
+		t.Fatalf("quorum: %+v", p)
+	}
+	for _, v := range p.CurrentVoters {
+		if v.LogEndOffset != p.HighWatermark || v.LastCaughtUpTimestamp <= 0 {
+			t.Errorf("voter %+v not caught up to %d", v, p.HighWatermark)
+		}
+	}
+	hw := p.HighWatermark
+
+	if err := c.CreateTopic("more", 1, 1, nil); err != nil { // a metadata change
+		t.Fatal(err)
+	}
+	if err := c.StopBroker(1, StopClean); err != nil {
+		t.Fatal(err)
+	}
+	cl2 := newClient(t, c, kgo.SeedBrokers(c.Bootstrap()[1]))
+	p = describeQuorum(t, cl2, "__cluster_metadata").Topics[0].Partitions[0]
+	if p.LeaderID != 2 || p.LeaderEpoch != 2 || p.HighWatermark <= hw {
+		t.Fatalf("after stopping broker 1: %+v (HW before %d)", p, hw)
+	}
+	if v := p.CurrentVoters[0]; v.ReplicaID != 1 || v.LogEndOffset != hw {
+		t.Errorf("stopped voter %+v, want its last offset %d", v, hw)
+	}
+	if r := describeQuorum(t, cl2, "other"); r.ErrorCode != kerr.UnknownTopicOrPartition.Code {
+		t.Errorf("other topic: %+v", r)
+	}
+}
