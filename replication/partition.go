@@ -116,6 +116,12 @@ func (r *Replica) truncateTo(offset int64) {
 	r.prod.rebuild(&r.log)
 }
 
+// newReplica is an empty replica on broker id, as a new partition or a
+// reassignment creates it.
+func newReplica(id int32, online bool) *Replica {
+	return &Replica{Broker: id, prod: newProducers(), online: online}
+}
+
 // Partition is one topic partition: its replicas in assignment order (also
 // the election order), the leader, leader epoch and ISR.
 type Partition struct {
@@ -145,7 +151,7 @@ type Partition struct {
 func NewPartition(replicas []int32, cfg Config, now time.Time) *Partition {
 	p := &Partition{cfg: cfg, leader: -1, epoch: -1, zombie: -1}
 	for _, id := range replicas {
-		p.replicas = append(p.replicas, &Replica{Broker: id, prod: newProducers(), online: true})
+		p.replicas = append(p.replicas, newReplica(id, true))
 		p.isr = append(p.isr, id)
 	}
 	if len(replicas) > 0 {

@@ -126,8 +126,8 @@ func (p *Partition) setReplicas(ids []int32, online func(int32) bool, now time.T
 	for _, id := range ids {
 		r := p.Replica(id)
 		if r == nil {
-			r = &Replica{Broker: id, prod: newProducers(), online: online(id),
-				remote: followerState{leo: -1, lastFetchLeaderLEO: -1}}
+			r = newReplica(id, online(id))
+			r.remote = followerState{leo: -1, lastFetchLeaderLEO: -1}
 		}
 		next = append(next, r)
 	}
