@@ -211,3 +211,27 @@ func TestReassignWithoutNewReplicas(t *testing.T) {
 		}
 	}
 }
+
+// TestReassignAfterDeleteRecords: a new replica of a partition whose log
+// start has moved starts its log there, like Kafka's follower answered
+// OFFSET_OUT_OF_RANGE, and still joins the ISR and completes the move.
+func TestReassignAfterDeleteRecords(t *testing.T) {
+	p := NewPartition([]int32{1, 2}, Config{MinInsyncReplicas: 1}, t0)
+	mustAppend(t, p, batch(3), 1)
+	mustAppend(t, p, batch(3), 1)
+	fetch(t, p, 2, t0)
+	fetch(t, p, 2, t0)
+	if low, code := p.DeleteRecords(3); code != 0 || low != 3 {
+		t.Fatalf("delete records: %d %d", low, code)
+	}
+	p.Reassign([]int32{1, 3}, allOnline, t0)
+	res := fetch(t, p, 3, t0)
+	if r := p.Replica(3); res.Batches != 1 || r.LogStartOffset() != 3 || r.LEO() != 6 {
+		t.Fatalf("first fetch %+v: log start %d LEO %d, want 3 and 6", res, r.LogStartOffset(), r.LEO())
+	}
+	fetch(t, p, 3, t0)
+	if _, ok := p.Reassignment(); ok || !slices.Equal(p.replicaIDs(), []int32{1, 3}) {
+		t.Fatalf("replicas %v, reassignment not completed", p.replicaIDs())
+	}
+	checkReplicas(t, p, map[int32]offsets{3: {6, 6}})
+}
