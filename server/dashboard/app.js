@@ -222,6 +222,8 @@ function renderPartition(topic, p) {
   const rows = p.replicas.map((r) => {
     const paused = !!r.paused;
     const who = [`broker ${r.broker}`, r.state];
+    if ((p.adding_replicas || []).includes(r.broker)) who.push("adding"); // a reassignment in progress
+    if ((p.removing_replicas || []).includes(r.broker)) who.push("removing");
     const k = `${label}-r${r.broker}`;
     return h("div", { class: "replica", "data-broker": r.broker, "data-state": r.state, "data-leo": r.log_end_offset,
       "data-hw": r.high_watermark, "data-start": r.log_start_offset },
