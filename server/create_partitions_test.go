@@ -88,15 +88,6 @@ func TestCreatePartitionsKadm(t *testing.T) {
 	}
 }
 
-func topicState(s ClusterState, name string) TopicState {
-	for _, t := range s.Topics {
-		if t.Name == name {
-			return t
-		}
-	}
-	return TopicState{}
-}
-
 func TestCreatePartitionsAssignmentChecks(t *testing.T) {
 	c := NewTestCluster(t, Config{})
 	ctx := testContext(t)

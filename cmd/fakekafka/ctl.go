@@ -44,6 +44,7 @@ Partitions
   step TOPIC PARTITION BROKER [--up-to OFFSET]   one fetch by a paused follower
   isr TOPIC PARTITION BROKER...      set the ISR
   elect TOPIC PARTITION [LEADER] [--unclean | --preferred]
+  create-partitions TOPIC COUNT [REPLICAS...]  grow to COUNT partitions (REPLICAS: 1,2,3 per new one)
   reassign TOPIC PARTITION BROKER... move the replicas there (KIP-455); --cancel reverts
   reassignments                      reassignments in progress: replicas, adding, removing
 Time and transactions

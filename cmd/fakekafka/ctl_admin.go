@@ -5,6 +5,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -36,6 +37,31 @@ func (c *ctl) adminVerb(verb string, fs *flag.FlagSet, args []string) (handled b
 			body["replicas"] = replicas
 		}
 		return true, c.partitionAction(pos[0], pos[1], "/reassign", body)
+	case "create-partitions":
+		pos, err := c.args(fs, args, 2, -1, "TOPIC COUNT [REPLICAS...] (COUNT: the new total; REPLICAS: 1,2,3 per new partition)")
+		if err != nil {
+			return true, err
+		}
+		count, err := strconv.ParseInt(pos[1], 10, 32)
+		if err != nil {
+			return true, usagef("partition count %q is not a number", pos[1])
+		}
+		body := map[string]any{"count": count}
+		if len(pos) > 2 {
+			var assignment [][]int32
+			for _, s := range pos[2:] {
+				replicas, err := brokerIDList([]string{s})
+				if err != nil {
+					return true, err
+				}
+				assignment = append(assignment, replicas)
+			}
+			body["assignment"] = assignment
+		}
+		var ts server.TopicState
+		return true, c.show("POST", "/v1/topics/"+url.PathEscape(pos[0])+"/partitions", body, &ts, func() {
+			c.printPartitions(ts.Name, ts.Partitions)
+		})
 	case "reassignments":
 		if _, err := c.args(fs, args, 0, 0, ""); err != nil {
 			return true, err

@@ -27,6 +27,13 @@ func TestCtlReassign(t *testing.T) {
 	if ps, _ := c.Partition("t", 0); len(ps.Replicas) != 2 {
 		t.Fatalf("replicas after cancel: %+v", ps.Replicas)
 	}
+	out = mustCtl(t, ctl, "create-partitions", "t", "3", "3,1", "2,3")
+	if !strings.Contains(out, "t      2          2       0      2,3") {
+		t.Fatalf("create-partitions:\n%s", out)
+	}
+	if ps, _ := c.Partition("t", 1); len(ps.Replicas) != 2 || ps.Replicas[0].Broker != 3 {
+		t.Fatalf("partition 1: %+v", ps)
+	}
 	for _, tc := range []struct {
 		args []string
 		code int
@@ -37,6 +44,9 @@ func TestCtlReassign(t *testing.T) {
 		{[]string{"reassign", "t", "0", "x"}, 2, `broker id "x"`},
 		{[]string{"reassign", "t", "0", "--cancel"}, 1, "NO_REASSIGNMENT_IN_PROGRESS"},
 		{[]string{"reassign", "t", "0", "9"}, 1, "broker 9 does not exist"},
+		{[]string{"create-partitions", "t", "2"}, 1, "INVALID_PARTITIONS"},
+		{[]string{"create-partitions", "t", "x"}, 2, "not a number"},
+		{[]string{"create-partitions", "nope", "4"}, 1, "unknown topic"},
 	} {
 		code, _, errs := ctl(tc.args...)
 		if code != tc.code || !strings.Contains(errs, tc.want) {

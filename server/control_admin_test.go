@@ -49,11 +49,20 @@ func TestControlReassign(t *testing.T) {
 	if len(list.Reassignments) != 0 {
 		t.Fatalf("after cancel: %+v", list)
 	}
+	var ts TopicState
+	if code := controlCall(t, srv, "POST", "/v1/topics/h/partitions", `{"count":2,"assignment":[[4,1,2]]}`, &ts); code != http.StatusOK ||
+		len(ts.Partitions) != 2 || !slices.Equal(replicaIDs(ts.Partitions[1]), []int32{4, 1, 2}) {
+		t.Fatalf("create partitions: %d %+v", code, ts)
+	}
 	for _, tc := range []struct {
 		path, body string
 		status     int
 		want       string
 	}{
+		{"/v1/topics/h/partitions", `{"count":2}`, http.StatusBadRequest, "INVALID_PARTITIONS"},
+		{"/v1/topics/h/partitions", `{"count":3,"assignment":[[1]]}`, http.StatusBadRequest, "INVALID_REPLICA_ASSIGNMENT"},
+		{"/v1/topics/h/partitions", `{}`, http.StatusBadRequest, `needs "count"`},
+		{"/v1/topics/nope/partitions", `{"count":3}`, http.StatusNotFound, "unknown topic"},
 		{"/v1/partitions/h/0/reassign", `{"replicas":null}`, http.StatusBadRequest, "NO_REASSIGNMENT_IN_PROGRESS"},
 		{"/v1/partitions/h/0/reassign", `{"replicas":[1,9]}`, http.StatusBadRequest, "broker 9 does not exist"},
 		{"/v1/partitions/h/0/reassign", `{"replicas":[]}`, http.StatusBadRequest, "empty"},
