@@ -47,7 +47,7 @@ func (c *Cluster) ControlHandler() http.Handler {
 	c.registerEventRoutes(mux)
 	c.registerDashboardRoutes(mux)
 	c.registerClockRoutes(mux)
-	c.registerReassignRoutes(mux)
+	c.registerAdminRoutes(mux)
 	return jsonErrors{mux}
 }
 

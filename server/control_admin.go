@@ -8,7 +8,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 )
 
-// registerReassignRoutes adds partition changes to the control API:
+// registerAdminRoutes adds partition changes to the control API:
 //
 //	POST /v1/topics/{topic}/partitions {"count":3,"assignment":[[1,2],[2,3]]}
 //	    CreatePartitions (assignment optional: one replica list per new
@@ -19,7 +19,7 @@ import (
 //	    the partition's state; 400 for a bad target or nothing to cancel.
 //	GET /v1/reassignments
 //	    {"reassignments":[ReassignmentState...]}: those in progress.
-func (c *Cluster) registerReassignRoutes(mux *http.ServeMux) {
+func (c *Cluster) registerAdminRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /v1/topics/{topic}/partitions", c.controlCreatePartitions)
 	mux.HandleFunc("POST /v1/partitions/{topic}/{partition}/reassign", c.controlReassign)
 	mux.HandleFunc("GET /v1/reassignments", func(w http.ResponseWriter, r *http.Request) {
