@@ -228,8 +228,8 @@ func (c *Cluster) answerPartition(w http.ResponseWriter, topic string, index int
 func (c *Cluster) controlPause(paused bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		topic, index, id, err := c.pathReplica(r)
-		if paused && err != nil && c.broker(id) != nil && c.partition(topic, index) != nil {
-			err = nil // a pause ahead of the replica a reassignment adds
+		if err != nil && c.pauseAhead(topic, index, id, paused) {
+			err = nil // a pause ahead of the replica a reassignment adds, or its undoing
 		}
 		if err == nil {
 			if paused {

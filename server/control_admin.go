@@ -106,3 +106,19 @@ func topicState(s ClusterState, name string) TopicState {
 	}
 	return TopicState{}
 }
+
+// pauseAhead reports whether a pause (or resume) of broker's replica of
+// topic/index that does not exist yet is allowed: a pause if the broker
+// and partition exist, a resume if such a pause is pending.
+func (c *Cluster) pauseAhead(topic string, index, broker int32, pause bool) bool {
+	p := c.partition(topic, index)
+	if p == nil || c.broker(broker) == nil {
+		return false
+	}
+	if pause {
+		return true
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.isPaused(broker)
+}

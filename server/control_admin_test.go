@@ -49,6 +49,11 @@ func TestControlReassign(t *testing.T) {
 	if len(list.Reassignments) != 0 {
 		t.Fatalf("after cancel: %+v", list)
 	}
+	// A pause ahead of a replica that never came is undone the same way.
+	controlCall(t, srv, "POST", "/v1/partitions/h/0/replicas/4/pause", "", nil)
+	if code := controlCall(t, srv, "POST", "/v1/partitions/h/0/replicas/4/resume", "", nil); code != http.StatusOK {
+		t.Fatalf("resume a pause ahead: %d", code)
+	}
 	var ts TopicState
 	if code := controlCall(t, srv, "POST", "/v1/topics/h/partitions", `{"count":2,"assignment":[[4,1,2]]}`, &ts); code != http.StatusOK ||
 		len(ts.Partitions) != 2 || !slices.Equal(replicaIDs(ts.Partitions[1]), []int32{4, 1, 2}) {
@@ -70,6 +75,7 @@ func TestControlReassign(t *testing.T) {
 		{"/v1/partitions/h/0/reassign", `{"replicas":"x"}`, http.StatusBadRequest, "list of broker ids"},
 		{"/v1/partitions/h/5/reassign", `{"replicas":[1]}`, http.StatusNotFound, "no partition 5"},
 		{"/v1/partitions/h/0/replicas/9/pause", ``, http.StatusNotFound, "unknown broker 9"},
+		{"/v1/partitions/h/0/replicas/9/resume", ``, http.StatusNotFound, "unknown broker 9"},
 	} {
 		controlErrorHas(t, srv, tc.path, tc.body, tc.status, tc.want)
 	}
