@@ -279,3 +279,60 @@ func TestReassignPendingWhileTargetDown(t *testing.T) {
 		t.Fatalf("after restart: %+v", ps)
 	}
 }
+
+// TestReassignDuringTransaction moves a partition's leader while a
+// transaction on it is open: the new leader holds the LSO at the open
+// transaction, the commit marker lands on it, and a read_committed
+// consumer reads every committed record and nothing of an aborted one.
+func TestReassignDuringTransaction(t *testing.T) {
+	c := NewTestCluster(t, Config{Brokers: 4, TransactionStatePartitions: 1})
+	ctx := testContext(t)
+	if err := c.CreateTopic("tx", 1, 2, nil); err != nil { // [1 2]
+		t.Fatal(err)
+	}
+	p := newClient(t, c, kgo.TransactionalID("mover"), kgo.DefaultProduceTopic("tx"), kgo.RequiredAcks(kgo.AllISRAcks()))
+	txn := func(values []string, commit bool) {
+		t.Helper()
+		if err := p.BeginTransaction(); err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range values {
+			if err := p.ProduceSync(ctx, &kgo.Record{Value: []byte(v)}).FirstErr(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if len(values) == 2 { // move while this transaction is open
+			if err := c.ReassignPartition("tx", 0, []int32{3, 4}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.WaitFor(ctx, ReassignmentCompleted("tx", 0)); err != nil {
+				t.Fatal(err)
+			}
+			ps, _ := c.Partition("tx", 0)
+			if ps.Leader != 3 || ps.LastStableOffset >= ps.HighWatermark {
+				t.Fatalf("new leader with an open transaction: %+v", ps)
+			}
+		}
+		if err := p.EndTransaction(ctx, kgo.TransactionEndTry(commit)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	txn([]string{"a"}, true)
+	txn([]string{"b", "c"}, true)
+	txn([]string{"x"}, false)
+	txn([]string{"d"}, true)
+
+	cons := newClient(t, c, kgo.ConsumeTopics("tx"), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	var got []string
+	for len(got) < 4 {
+		fs := cons.PollFetches(ctx)
+		if err := fs.Err0(); err != nil {
+			t.Fatal(err)
+		}
+		fs.EachRecord(func(r *kgo.Record) { got = append(got, string(r.Value)) })
+	}
+	if !slices.Equal(got, []string{"a", "b", "c", "d"}) {
+		t.Fatalf("read committed %v", got)
+	}
+}
