@@ -37,23 +37,46 @@ var Supported = []APIRange{
 	{Key: 28, Min: 0, Max: 5}, // TxnOffsetCommit
 	{Key: 32, Min: 0, Max: 4}, // DescribeConfigs
 	{Key: 33, Min: 0, Max: 2}, // AlterConfigs
+	{Key: 34, Min: 0, Max: 2}, // AlterReplicaLogDirs
+	{Key: 35, Min: 0, Max: 4}, // DescribeLogDirs
+	{Key: 37, Min: 0, Max: 3}, // CreatePartitions
 	{Key: 42, Min: 0, Max: 2}, // DeleteGroups
 	{Key: 43, Min: 0, Max: 2}, // ElectLeaders
 	{Key: 44, Min: 0, Max: 1}, // IncrementalAlterConfigs
+	{Key: 45, Min: 0, Max: 1}, // AlterPartitionReassignments
+	{Key: 46, Min: 0, Max: 0}, // ListPartitionReassignments
 	{Key: 47, Min: 0, Max: 0}, // OffsetDelete
+	{Key: 55, Min: 0, Max: 2}, // DescribeQuorum
 	{Key: 60, Min: 0, Max: 2}, // DescribeCluster
 	{Key: 61, Min: 0, Max: 0}, // DescribeProducers
 	{Key: 65, Min: 0, Max: 0}, // DescribeTransactions
 	{Key: 66, Min: 0, Max: 2}, // ListTransactions
 	{Key: 68, Min: 0, Max: 1}, // ConsumerGroupHeartbeat
 	{Key: 69, Min: 0, Max: 1}, // ConsumerGroupDescribe
+	{Key: 74, Min: 0, Max: 1}, // ListConfigResources
+	{Key: 75, Min: 0, Max: 0}, // DescribeTopicPartitions
 }
 
-// Lookup returns the supported version range of key.
+// Unadvertised are API keys the broker answers but leaves out of
+// ApiVersions, as Kafka does: a broker without a client-metrics receiver
+// plugin hides GetTelemetrySubscriptions and PushTelemetry (KIP-714), so
+// clients send no telemetry, yet answers them if a client sends them anyway.
+var Unadvertised = []APIRange{
+	{Key: 71, Min: 0, Max: 0}, // GetTelemetrySubscriptions
+	{Key: 72, Min: 0, Max: 0}, // PushTelemetry
+}
+
+// Lookup returns the version range of key the broker serves, advertised
+// or not.
 func Lookup(key int16) (APIRange, bool) {
 	// A linear scan: the table is short, and this stays correct while the
 	// table is being edited even if it is briefly out of order.
 	for _, r := range Supported {
+		if r.Key == key {
+			return r, true
+		}
+	}
+	for _, r := range Unadvertised {
 		if r.Key == key {
 			return r, true
 		}

@@ -53,6 +53,7 @@ type Change struct {
 	From, To  int64 // offsets: LogTruncated (old, new LEO), RecordsLost ([From, To)), LogStartMoved (old, new log start)
 	Reason    string
 	ISR       []int32 // the ISR after the change
+	Replicas  []int32 // the replica set after a reassignment completed or was cancelled
 }
 
 // TakeChanges returns the changes recorded since the last call and

@@ -93,6 +93,7 @@ func (p *Partition) SetISR(isr []int32, now time.Time) {
 	p.isr = next
 	p.noteISRDiff(prev, ReasonManual)
 	p.maybeIncrementHW(now)
+	p.maybeCompleteReassignment(now)
 }
 
 // markOutOfSync forgets when a follower that was just pushed out of the ISR

@@ -122,6 +122,12 @@ func (r *Replica) truncateTo(offset int64) {
 	r.prod.rebuild(&r.log)
 }
 
+// newReplica is an empty replica on broker id, as a new partition or a
+// reassignment creates it.
+func newReplica(id int32, online bool) *Replica {
+	return &Replica{Broker: id, prod: newProducers(), online: online}
+}
+
 // Partition is one topic partition: its replicas in assignment order (also
 // the election order), the leader, leader epoch and ISR.
 type Partition struct {
@@ -142,6 +148,8 @@ type Partition struct {
 	changes   []Change     // since the last TakeChanges (changes.go)
 	committed int64        // the highest HW any leader reached
 	history   []EpochEntry // epoch cache of the leader that committed up to committed
+
+	reassign *reassignment // an ongoing reassignment (reassign.go), or nil
 }
 
 // NewPartition creates a partition whose first replica leads at epoch 0
@@ -149,7 +157,7 @@ type Partition struct {
 func NewPartition(replicas []int32, cfg Config, now time.Time) *Partition {
 	p := &Partition{cfg: cfg, leader: -1, epoch: -1, zombie: -1}
 	for _, id := range replicas {
-		r := &Replica{Broker: id, prod: newProducers(), online: true}
+		r := newReplica(id, true)
 		r.log.roll = cfg.Segment
 		p.replicas = append(p.replicas, r)
 		p.isr = append(p.isr, id)

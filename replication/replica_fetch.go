@@ -109,6 +109,7 @@ func (p *Partition) ReplicaFetchUpTo(id int32, maxBytes int32, upTo int64, now t
 	res.Batches = len(batches)
 	f.setHW(res.HW)
 	p.followLeaderStart(f, l.log.start)
+	p.maybeCompleteReassignment(now) // the controller acts on the ISR change after the fetch
 	return res, 0
 }
 

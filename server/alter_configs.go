@@ -118,7 +118,7 @@ func (c *Cluster) setTopicConfigs(t *topic, configs map[string]string) error {
 func (c *Cluster) applyReplicationConfig(t *topic) {
 	rc := c.replicationConfig(t.cfg().configs)
 	now := c.now()
-	for _, p := range t.partitions {
+	for _, p := range t.partitions() {
 		p.mu.Lock()
 		before := p.mark()
 		p.st.SetConfig(rc, now)

@@ -90,7 +90,7 @@ func BenchmarkIdlePartitions(b *testing.B) {
 	b.StopTimer()
 	wall := time.Since(start)
 	b.ReportMetric((cpuTime(b)-before).Seconds()/wall.Seconds(), "cpu-cores")
-	for _, p := range c.topic("idle").partitions {
+	for _, p := range c.topic("idle").partitions() {
 		if ps := p.state(); len(ps.ISR) != 3 {
 			b.Fatalf("partition %d: ISR %v after %v idle", ps.Partition, ps.ISR, wall)
 		}

@@ -43,6 +43,8 @@ type Cluster struct {
 
 	events *eventLog // the event ring (events.go)
 
+	quorumView quorumView // what DescribeQuorum remembers (describe_quorum.go)
+
 	// isrChecks and checkpoints are the periodic jobs on the cluster's
 	// clock (clock.go); lastCheckpoint is used only by checkpoints.
 	isrChecks, checkpoints *job
@@ -203,10 +205,10 @@ func (c *Cluster) topicByID(id [16]byte) *topic { return c.topics.Load().byID[id
 // partition looks up one partition, or nil.
 func (c *Cluster) partition(topicName string, index int32) *partition {
 	t := c.topic(topicName)
-	if t == nil || index < 0 || int(index) >= len(t.partitions) {
+	if t == nil || index < 0 || int(index) >= len(t.partitions()) {
 		return nil
 	}
-	return t.partitions[index]
+	return t.partitions()[index]
 }
 
 func newTopicID() [16]byte {
@@ -222,7 +224,7 @@ func newTopicID() [16]byte {
 func (c *Cluster) checkISRs() {
 	now := c.now()
 	for _, t := range c.topics.Load().byName {
-		for _, p := range t.partitions {
+		for _, p := range t.partitions() {
 			p.mu.Lock()
 			before := p.mark()
 			if out := p.st.MaybeShrinkISR(now); len(out) > 0 {
@@ -255,7 +257,9 @@ func (c *Cluster) mustPartition(topicName string, index int32) (*partition, erro
 
 // PauseReplica stops the follower on broker from fetching topic/partition.
 // It stays in the ISR until replica.lag.time.max.ms passes without it
-// catching up, exactly as a stuck follower in Kafka.
+// catching up, exactly as a stuck follower in Kafka. A broker that holds no
+// replica yet may be paused ahead, to stall the replica a reassignment
+// will add there.
 func (c *Cluster) PauseReplica(topicName string, index, broker int32) error {
 	return c.setPaused(topicName, index, broker, true)
 }
@@ -270,11 +274,13 @@ func (c *Cluster) setPaused(topicName string, index, broker int32, paused bool) 
 	if err != nil {
 		return err
 	}
+	if c.broker(broker) == nil {
+		return fmt.Errorf("%w: no broker %d", errUnknownBroker, broker)
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.st.Replica(broker) == nil {
-		return fmt.Errorf("broker %d has no replica of %s/%d", broker, topicName, index)
-	}
+	// A broker without a replica yet may be paused ahead: the pause holds
+	// the replica a reassignment gives it (reassign.go).
 	was := p.isPaused(broker)
 	if paused {
 		if !was {

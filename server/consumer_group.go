@@ -160,7 +160,7 @@ func (c *Cluster) computeTarget(cg *consumerGroup) {
 					ms = append(ms, id)
 				}
 			}
-			n, k := len(t.partitions), len(ms)
+			n, k := len(t.partitions()), len(ms)
 			for i, id := range ms {
 				lo, hi := i*n/k, (i+1)*n/k
 				for p := lo; p < hi; p++ {
@@ -182,7 +182,7 @@ func (c *Cluster) subscribedPartitions(cg *consumerGroup) map[[16]byte]int {
 	out := map[[16]byte]int{}
 	for _, m := range cg.members {
 		for _, t := range c.subscribedTopics(m) {
-			out[t.id] = len(t.partitions)
+			out[t.id] = len(t.partitions())
 		}
 	}
 	return out
@@ -200,7 +200,7 @@ func sortedTopics(byID map[[16]byte]*topic) []*topic {
 func (c *Cluster) uniform(cg *consumerGroup, ids []string, subs map[string][]*topic, byID map[[16]byte]*topic, next map[string]assignment) {
 	total := 0
 	for _, t := range byID {
-		total += len(t.partitions)
+		total += len(t.partitions())
 	}
 	quota := func(i int) int { // members sorted: the first total%n get one more
 		q := total / len(ids)
@@ -218,7 +218,7 @@ func (c *Cluster) uniform(cg *consumerGroup, ids []string, subs map[string][]*to
 				continue
 			}
 			for _, p := range ps {
-				if int(p) < len(t.partitions) && count[id] < quota(i) {
+				if int(p) < len(t.partitions()) && count[id] < quota(i) {
 					next[id].add(tid, p)
 					count[id]++
 					if taken[tid] == nil {
@@ -230,7 +230,7 @@ func (c *Cluster) uniform(cg *consumerGroup, ids []string, subs map[string][]*to
 		}
 	}
 	for _, t := range sortedTopics(byID) {
-		for p := range int32(len(t.partitions)) {
+		for p := range int32(len(t.partitions())) {
 			if taken[t.id][p] {
 				continue
 			}

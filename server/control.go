@@ -48,6 +48,7 @@ func (c *Cluster) ControlHandler() http.Handler {
 	c.registerDashboardRoutes(mux)
 	c.registerClockRoutes(mux)
 	c.registerLogRoutes(mux)
+	c.registerAdminRoutes(mux)
 	return jsonErrors{mux}
 }
 
@@ -228,6 +229,9 @@ func (c *Cluster) answerPartition(w http.ResponseWriter, topic string, index int
 func (c *Cluster) controlPause(paused bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		topic, index, id, err := c.pathReplica(r)
+		if err != nil && c.pauseAhead(topic, index, id, paused) {
+			err = nil // a pause ahead of the replica a reassignment adds, or its undoing
+		}
 		if err == nil {
 			if paused {
 				err = c.PauseReplica(topic, index, id)

@@ -120,11 +120,12 @@ var errUnknownBroker = errors.New("unknown broker")
 // broker id, then wakes whoever the change concerns.
 func (c *Cluster) eachReplica(id int32, f func(*partition)) {
 	for _, t := range c.topics.Load().byName {
-		for _, p := range t.partitions {
+		for _, p := range t.partitions() {
+			p.mu.Lock() // reassignments change the replicas
 			if p.st.Replica(id) == nil {
+				p.mu.Unlock()
 				continue
 			}
-			p.mu.Lock()
 			before := p.mark()
 			f(p)
 			p.changed(before)
@@ -277,7 +278,7 @@ func (c *Cluster) checkpoint() {
 		if !checkpoint && !flush {
 			continue
 		}
-		for _, p := range t.partitions {
+		for _, p := range t.partitions() {
 			p.mu.Lock()
 			if checkpoint {
 				p.st.CheckpointHW()

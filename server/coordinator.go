@@ -120,7 +120,7 @@ func (c *Cluster) shards() ([]*shard, error) {
 		if t == nil {
 			return
 		}
-		for _, p := range t.partitions {
+		for _, p := range t.partitions() {
 			co.shards = append(co.shards, &shard{c: c, p: p, loadedLeader: -1, loadedEpoch: -1})
 		}
 	})

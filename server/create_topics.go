@@ -67,8 +67,8 @@ func (cn *conn) handleCreateTopics(req *kmsg.CreateTopicsRequest) (kmsg.Response
 		}
 		if t != nil {
 			st.TopicID = t.id
-			st.NumPartitions = int32(len(t.partitions))
-			p0 := t.partitions[0]
+			st.NumPartitions = int32(len(t.partitions()))
+			p0 := t.partitions()[0]
 			p0.mu.Lock()
 			st.ReplicationFactor = int16(len(p0.st.Replicas()))
 			p0.mu.Unlock()

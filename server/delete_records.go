@@ -42,13 +42,13 @@ func (cn *conn) handleDeleteRecords(req *kmsg.DeleteRecordsRequest) (kmsg.Respon
 }
 
 func (cn *conn) deleteRecords(t *topic, index int32, offset int64) (int64, int16) {
-	if t == nil || index < 0 || int(index) >= len(t.partitions) {
+	if t == nil || index < 0 || int(index) >= len(t.partitions()) {
 		return -1, kerr.UnknownTopicOrPartition.Code
 	}
 	if policy := t.cfg().configs["cleanup.policy"]; policy != "" && !strings.Contains(policy, "delete") {
 		return -1, kerr.PolicyViolation.Code
 	}
-	p := t.partitions[index]
+	p := t.partitions()[index]
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if code := checkLeader(p.st, cn.b.id, -1); code != 0 {

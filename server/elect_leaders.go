@@ -51,7 +51,7 @@ func (cn *conn) handleElectLeaders(req *kmsg.ElectLeadersRequest) (kmsg.Response
 		for _, name := range slices.Sorted(maps.Keys(byName)) {
 			rt := kmsg.NewElectLeadersRequestTopic()
 			rt.Topic = name
-			for i := range byName[name].partitions {
+			for i := range byName[name].partitions() {
 				rt.Partitions = append(rt.Partitions, int32(i))
 			}
 			topics = append(topics, rt)

@@ -445,6 +445,7 @@ func (c *Cluster) emitChange(p *partition, ch replication.Change) {
 	case replication.LogStartMoved:
 		t = EventLogStartMoved
 	default:
+		c.emitReassignmentChange(p, ch)
 		return
 	}
 	reason := ch.Reason

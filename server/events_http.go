@@ -17,6 +17,7 @@ var EventTypes = []EventType{
 	EventLogTruncated, EventRecordsLost, EventLogStartMoved, EventLogCleaned,
 	EventFaultAdded, EventFaultHit, EventFaultExpired, EventFaultRemoved,
 	EventTopicCreated, EventTopicDeleted, EventTopicConfigChanged,
+	EventPartitionsCreated, EventReassignmentStarted, EventReassignmentCompleted, EventReassignmentCancelled,
 	EventGroupRebalanceStarted, EventGroupRebalanceCompleted, EventGroupMemberJoined, EventGroupMemberLeft, EventGroupMemberExpired,
 	EventLSOAdvanced, EventLogStartMoved, EventReplicaPaused, EventReplicaResumed,
 	EventTxnStateChanged, EventTxnPartitionsAdded, EventTxnEpochBumped, EventTxnTimedOut, EventTxnMarkerWritten, EventTxnExpired,

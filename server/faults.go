@@ -169,7 +169,7 @@ func (c *Cluster) InjectFault(f Fault) (*FaultRule, error) {
 		return nil, errors.New("error and drop connection exclude each other: a dropped connection gets no answer")
 	case r.code != 0 && r.key < 0:
 		return nil, errors.New("an error needs an API: error codes mean different things to different requests")
-	case f.Partition != nil && (r.key == 19 || r.key == 20):
+	case f.Partition != nil && (r.key == 19 || r.key == 20 || r.key == 37):
 		return nil, fmt.Errorf("%s fails per topic, not per partition; leave the partition unset", r.f.API)
 	case r.filtered() && r.key >= 0 && !typeHasField(reflect.TypeOf(kmsg.RequestForKey(r.key)), "Topic", "TopicID", "TopicNames"):
 		return nil, fmt.Errorf("%s requests name no topics or partitions, so a topic or partition rule would never match", r.f.API)

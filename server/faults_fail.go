@@ -44,7 +44,7 @@ var readOnlyAPIs = map[int16]bool{
 
 func faultModeFor(key int16) faultMode {
 	switch {
-	case key == 0 || key == 1 || key == 19 || key == 20 || key == 21 || groupWriteAPIs[key]:
+	case key == 0 || key == 1 || key == 19 || key == 20 || key == 21 || groupWriteAPIs[key] || adminSplitAPIs[key]:
 		return faultSplit
 	case topLevelErrorOnly(reflect.TypeOf(kmsg.ResponseForKey(key)).Elem()):
 		return faultTopLevel
@@ -69,6 +69,10 @@ func (cn *conn) failBeforeWork(r *FaultRule, h handler, req kmsg.Request) (kmsg.
 		return cn.failDeleteTopics(r, h, req)
 	case *kmsg.DeleteRecordsRequest:
 		return cn.failDeleteRecords(r, h, req)
+	case *kmsg.CreatePartitionsRequest:
+		return cn.failCreatePartitions(r, h, req)
+	case *kmsg.AlterPartitionAssignmentsRequest:
+		return cn.failAlterPartitionReassignments(r, h, req)
 	case *kmsg.OffsetCommitRequest:
 		return cn.failOffsetCommit(r, h, req)
 	case *kmsg.OffsetDeleteRequest:

@@ -46,6 +46,7 @@ var apiKeysByName = sync.OnceValue(func() map[string]int16 {
 			m[normalizeAPIName(kmsg.NameForKey(key))] = key
 		}
 	}
+	m["alterpartitionreassignments"] = 45 // Kafka's name; kmsg says AlterPartitionAssignments
 	return m
 })
 

@@ -108,8 +108,8 @@ func (cn *conn) watchFetch(req *kmsg.FetchRequest, wake chan struct{}) []*partit
 			continue
 		}
 		for _, rp := range req.Topics[i].Partitions {
-			if rp.Partition >= 0 && int(rp.Partition) < len(t.partitions) {
-				p := t.partitions[rp.Partition]
+			if rp.Partition >= 0 && int(rp.Partition) < len(t.partitions()) {
+				p := t.partitions()[rp.Partition]
 				p.mu.Lock()
 				p.watch(wake)
 				p.mu.Unlock()
@@ -152,7 +152,7 @@ func (cn *conn) readFetch(req *kmsg.FetchRequest) (resp *kmsg.FetchResponse, byt
 			// nothing: librdkafka cannot parse a null one.
 			sp.RecordBatches = []byte{}
 			code := topicCode
-			if code == 0 && (rp.Partition < 0 || int(rp.Partition) >= len(t.partitions)) {
+			if code == 0 && (rp.Partition < 0 || int(rp.Partition) >= len(t.partitions())) {
 				code = kerr.UnknownTopicOrPartition.Code
 			}
 			if code != 0 {
@@ -162,7 +162,7 @@ func (cn *conn) readFetch(req *kmsg.FetchRequest) (resp *kmsg.FetchResponse, byt
 			}
 			if code == 0 {
 				limit := min(int64(rp.PartitionMaxBytes), remaining)
-				n := cn.fetchPartition(t.partitions[rp.Partition], replicaID, req.Version, req.IsolationLevel == 1, rp, sp, limit, bytes > 0, leaders)
+				n := cn.fetchPartition(t.partitions()[rp.Partition], replicaID, req.Version, req.IsolationLevel == 1, rp, sp, limit, bytes > 0, leaders)
 				bytes += n
 				remaining -= int64(n)
 				code = sp.ErrorCode

@@ -94,7 +94,7 @@ func (f *fetcher) run() {
 // idle ones.
 func (f *fetcher) pollAll() {
 	for _, t := range f.c.topics.Load().byName {
-		for _, p := range t.partitions {
+		for _, p := range t.partitions() {
 			if f.fetchOnce(p) {
 				f.mu.Lock()
 				f.dirty[p] = struct{}{}

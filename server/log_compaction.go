@@ -20,7 +20,7 @@ func (c *Cluster) cleanerBackoff() time.Duration { return c.cfg.CleanerBackoff }
 // cleanLogs is one round of the cleaner.
 func (c *Cluster) cleanLogs() {
 	for _, t := range c.topics.Load().byName {
-		for _, p := range t.partitions {
+		for _, p := range t.partitions() {
 			p.clean(c.now(), false, "")
 		}
 	}

@@ -48,8 +48,8 @@ func (c *Cluster) CleanTopic(topic string) ([]CleanResult, error) {
 	if t == nil {
 		return nil, fmt.Errorf("%w: %s", errUnknownPartition, topic)
 	}
-	out := make([]CleanResult, 0, len(t.partitions))
-	for _, p := range t.partitions {
+	out := make([]CleanResult, 0, len(t.partitions()))
+	for _, p := range t.partitions() {
 		out = append(out, p.cleanNow())
 	}
 	return out, nil

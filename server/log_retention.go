@@ -16,7 +16,7 @@ func (c *Cluster) retentionCheckInterval() time.Duration { return c.cfg.Retentio
 // checkRetention is one round of the retention job.
 func (c *Cluster) checkRetention() {
 	for _, t := range c.topics.Load().byName {
-		for _, p := range t.partitions {
+		for _, p := range t.partitions() {
 			p.applyRetention(c.now())
 		}
 	}

@@ -148,7 +148,7 @@ func firstRecord(t *testing.T, fs kgo.Fetches) *kgo.Record {
 // readAt reads topic/p at offset from its leader, as a consumer fetch does,
 // and returns the log start the answer carries and the error code.
 func readAt(c *Cluster, topic string, p int32, offset int64) (int64, int16) {
-	pt := c.topics.Load().byName[topic].partitions[p]
+	pt := c.topics.Load().byName[topic].partitions()[p]
 	pt.mu.Lock()
 	defer pt.mu.Unlock()
 	res, code := pt.st.Read(pt.st.Leader(), offset, 1<<20)

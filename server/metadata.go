@@ -162,8 +162,9 @@ func (cn *conn) describeTopic(req *kmsg.MetadataRequest, t *topic) kmsg.Metadata
 		b := c.broker(id)
 		return b != nil && b.registered()
 	}
-	rt.Partitions = make([]kmsg.MetadataResponseTopicPartition, len(t.partitions))
-	for i, p := range t.partitions {
+	parts := t.partitions()
+	rt.Partitions = make([]kmsg.MetadataResponseTopicPartition, len(parts))
+	for i, p := range parts {
 		rp := &rt.Partitions[i]
 		*rp = kmsg.NewMetadataResponseTopicPartition()
 		rp.Partition = p.index

@@ -100,7 +100,7 @@ func (c *Cluster) saveMeta() {
 	m := metaFile{Version: metaVersion, NextProducerID: c.nextProducerID.Load(), BrokerConfigs: c.brokerSettings().dynamic}
 	for _, t := range c.topics.Load().byName {
 		mt := metaTopic{Name: t.name, ID: hex.EncodeToString(t.id[:]), Configs: t.cfg().configs}
-		for _, p := range t.partitions {
+		for _, p := range t.partitions() {
 			p.mu.Lock()
 			mp := metaPartition{Leader: p.st.Leader(), Epoch: p.st.LeaderEpoch(), ISR: p.st.ISR(), HW: p.st.HW()}
 			for _, r := range p.st.Replicas() {
@@ -201,7 +201,7 @@ func (c *Cluster) restore(m metaFile) error {
 			return fmt.Errorf("data dir: restoring topic %s: %v: %s", mt.Name, kerrv, msg)
 		}
 		for i, mp := range mt.Partitions {
-			p := t.partitions[i]
+			p := t.partitions()[i]
 			dir := c.data.logDir(t.name, p.index)
 			start, batches, cut, err := loadLog(dir)
 			if err != nil {
@@ -249,7 +249,7 @@ func (c *Cluster) removeTopicData(t *topic) {
 	if c.data == nil {
 		return
 	}
-	for _, p := range t.partitions {
+	for _, p := range t.partitions() {
 		p.mu.Lock()
 		p.disk.close()
 		p.disk = nil
@@ -269,7 +269,7 @@ func (c *Cluster) flushData(closeLogs bool) {
 		return
 	}
 	for _, t := range c.topics.Load().byName {
-		for _, p := range t.partitions {
+		for _, p := range t.partitions() {
 			p.mu.Lock()
 			if p.disk != nil {
 				p.persist()

@@ -110,10 +110,10 @@ func (cn *conn) handleProduce(req *kmsg.ProduceRequest) (kmsg.Response, error) {
 func (cn *conn) produceTo(t *topic, rp *kmsg.ProduceRequestTopicPartition, req *kmsg.ProduceRequest, sp *kmsg.ProduceResponseTopicPartition, leaders map[int32]bool) (*parkedProduce, int16, string) {
 	c := cn.b.c
 	acks := req.Acks
-	if t == nil || rp.Partition < 0 || int(rp.Partition) >= len(t.partitions) {
+	if t == nil || rp.Partition < 0 || int(rp.Partition) >= len(t.partitions()) {
 		return nil, kerr.UnknownTopicOrPartition.Code, ""
 	}
-	p := t.partitions[rp.Partition]
+	p := t.partitions()[rp.Partition]
 	settings := t.cfg()
 	b, code, msg := parseProducedBatch(rp.Records, settings.maxBytes)
 	if code != 0 {

@@ -52,6 +52,10 @@ type PartitionState struct {
 	HighWatermark    int64          `json:"high_watermark"`
 	LastStableOffset int64          `json:"last_stable_offset"`
 	Replicas         []ReplicaState `json:"replicas"`
+	// AddingReplicas and RemovingReplicas are set while a reassignment
+	// is in progress (ReassignPartition).
+	AddingReplicas   []int32 `json:"adding_replicas,omitempty"`
+	RemovingReplicas []int32 `json:"removing_replicas,omitempty"`
 }
 
 // ReplicaState is one broker's copy of a partition. State is "leader",
@@ -110,7 +114,7 @@ func (c *Cluster) State() ClusterState {
 			configs = map[string]string{}
 		}
 		out := TopicState{Name: t.name, ID: topicIDString(t.id), Configs: configs}
-		for _, p := range t.partitions {
+		for _, p := range t.partitions() {
 			out.Partitions = append(out.Partitions, p.state())
 		}
 		s.Topics = append(s.Topics, out)
@@ -147,6 +151,9 @@ func (p *partition) state() PartitionState {
 	}
 	if s.ISR == nil {
 		s.ISR = []int32{}
+	}
+	if ra, ok := p.st.Reassignment(); ok {
+		s.AddingReplicas, s.RemovingReplicas = ra.Adding, ra.Removing
 	}
 	for _, r := range p.st.Replicas() {
 		rs := ReplicaState{

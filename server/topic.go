@@ -15,11 +15,12 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 )
 
-// topic is one topic; its partitions slice never changes after creation.
+// topic is one topic. Its partition list only grows (CreatePartitions) and
+// is replaced whole, so readers load it without a lock.
 type topic struct {
-	name       string
-	id         [16]byte
-	partitions []*partition
+	name  string
+	id    [16]byte
+	parts atomic.Pointer[[]*partition]
 	// settings is replaced whole on every config change (AlterConfigs, a
 	// broker default changing), so the produce path reads it without a lock.
 	settings  atomic.Pointer[topicSettings]
@@ -40,6 +41,14 @@ type topicSettings struct {
 }
 
 func (t *topic) cfg() *topicSettings { return t.settings.Load() }
+
+// partitions is the topic's partition list; the slice is never modified.
+func (t *topic) partitions() []*partition {
+	if ps := t.parts.Load(); ps != nil {
+		return *ps
+	}
+	return nil
+}
 
 // partition guards one replication.Partition with its own lock, and keeps
 // the requests parked on it (acks=all produces, long-polling fetches).
@@ -385,20 +394,11 @@ func (c *Cluster) createTopic(s topicSpec, validateOnly bool) (*topic, *kerr.Err
 	c.applyTopicSettings(t, s.configs)
 	rc := c.replicationConfig(s.configs)
 	now := c.now()
+	parts := make([]*partition, 0, len(assignment))
 	for i, rs := range assignment {
-		p := &partition{t: t, index: int32(i), st: replication.NewPartition(rs, rc, now)}
-		// Explicit assignments may name stopped brokers: their replicas
-		// start offline and fenced, and a live one leads if any can.
-		for _, id := range rs {
-			if b := c.broker(id); b != nil && !b.up.Load() {
-				p.st.Crash(id, false)
-				c.fenceReplica(p, id)
-			}
-		}
-		p.st.TakeChanges() // part of the creation, which is its own event
-		t.partitions = append(t.partitions, p)
-		c.attachDisk(p)
+		parts = append(parts, c.newPartition(t, int32(i), rs, rc, now))
 	}
+	t.parts.Store(&parts)
 	next := &topics{byName: maps.Clone(cur.byName), byID: maps.Clone(cur.byID)}
 	next.byName[t.name] = t
 	next.byID[t.id] = t
@@ -410,6 +410,22 @@ func (c *Cluster) createTopic(s topicSpec, validateOnly bool) (*topic, *kerr.Err
 	})
 	created = true
 	return t, nil, ""
+}
+
+// newPartition creates partition index of t on replicas rs. Explicit
+// assignments may name stopped brokers: their replicas start offline and
+// fenced, and a live one leads if any can.
+func (c *Cluster) newPartition(t *topic, index int32, rs []int32, rc replication.Config, now time.Time) *partition {
+	p := &partition{t: t, index: index, st: replication.NewPartition(rs, rc, now)}
+	for _, id := range rs {
+		if b := c.broker(id); b != nil && !b.up.Load() {
+			p.st.Crash(id, false)
+			c.fenceReplica(p, id)
+		}
+	}
+	p.st.TakeChanges() // part of the creation, which is its own event
+	c.attachDisk(p)
+	return p
 }
 
 // applyTopicSettings resolves configs over the broker defaults and
@@ -474,7 +490,7 @@ func (c *Cluster) deleteTopic(t *topic) bool {
 	c.topics.Store(next)
 	c.topicsMu.Unlock()
 	t.deleted.Store(true)
-	for _, p := range t.partitions {
+	for _, p := range t.partitions() {
 		p.mu.Lock()
 		for _, w := range p.waiters {
 			select {

@@ -114,7 +114,7 @@ func (c *Cluster) txnShards() ([]*txnShard, error) {
 		if t == nil {
 			return
 		}
-		for _, p := range t.partitions {
+		for _, p := range t.partitions() {
 			co.shards = append(co.shards, &txnShard{c: c, p: p, loadedLeader: -1, loadedEpoch: -1})
 		}
 	})

@@ -41,6 +41,9 @@ type PartitionState struct {
 	// LastStableOffset is the leader's LSO (open transactions hold it back).
 	LastStableOffset int64          `json:"last_stable_offset"`
 	Replicas         []ReplicaState `json:"replicas"`
+	// AddingReplicas and RemovingReplicas: a reassignment in progress.
+	AddingReplicas   []int32 `json:"adding_replicas,omitempty"`
+	RemovingReplicas []int32 `json:"removing_replicas,omitempty"`
 }
 
 // ReplicaState is one broker's copy of a partition; State is "leader",

@@ -45,6 +45,9 @@ Partitions
   isr TOPIC PARTITION BROKER...      set the ISR
   elect TOPIC PARTITION [LEADER] [--unclean | --preferred]
   clean TOPIC [PARTITION]            run retention and compaction now (the active segment stays)
+  create-partitions TOPIC COUNT [REPLICAS...]  grow to COUNT partitions (REPLICAS: 1,2,3 per new one)
+  reassign TOPIC PARTITION BROKER... move the replicas there (KIP-455); --cancel reverts
+  reassignments                      reassignments in progress: replicas, adding, removing
 Time and transactions
   clock                              the cluster's clock: mode, now, how far it was advanced
   advance DURATION                   move the clock forward (30s, 1500ms, 2m); everything due runs first
@@ -196,15 +199,9 @@ func (c *ctl) run(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		isr := []int32{}
-		for _, s := range pos[2:] {
-			for _, f := range strings.Split(s, ",") {
-				n, err := strconv.ParseInt(f, 10, 32)
-				if err != nil {
-					return usagef("broker id %q is not a number", f)
-				}
-				isr = append(isr, int32(n))
-			}
+		isr, err := brokerIDList(pos[2:])
+		if err != nil {
+			return err
 		}
 		return c.partitionAction(pos[0], pos[1], "/isr", map[string]any{"isr": isr})
 	case "elect":
@@ -273,6 +270,9 @@ func (c *ctl) run(ctx context.Context, args []string) error {
 			Transactions []server.TransactionState `json:"transactions"`
 		}
 		return c.show("GET", "/v1/transactions", nil, &ts, func() { c.printTransactions(ts.Transactions) })
+	}
+	if ok, err := c.adminVerb(verb, fs, args); ok {
+		return err
 	}
 	return usagef("unknown verb %q", verb)
 }

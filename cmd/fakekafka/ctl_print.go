@@ -67,6 +67,7 @@ func (c *ctl) printPartitions(topic string, ps []server.PartitionState) {
 			if !r.InSync {
 				s += " out-of-sync"
 			}
+			s += reassignmentRole(p, r.Broker)
 			reps = append(reps, s)
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%d\t%s\n", topic, p.Partition, p.Leader, p.LeaderEpoch, ids(p.ISR), p.HighWatermark, strings.Join(reps, "  "))

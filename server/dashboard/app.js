@@ -10,6 +10,7 @@ const EVENT_TYPES = [
   "log_truncated", "records_lost", "log_start_moved", "log_cleaned",
   "fault_added", "fault_hit", "fault_expired", "fault_removed",
   "topic_created", "topic_deleted", "topic_config_changed",
+  "partitions_created", "reassignment_started", "reassignment_completed", "reassignment_cancelled",
   "group_rebalance_started", "group_rebalance_completed", "group_member_joined", "group_member_left", "group_member_expired",
   "lso_advanced", "log_start_moved", "replica_paused", "replica_resumed",
   "txn_state_changed", "txn_partitions_added", "txn_epoch_bumped", "txn_timed_out", "txn_marker_written", "txn_expired",
@@ -236,6 +237,8 @@ function renderPartition(topic, p, txns) {
   const rows = p.replicas.map((r) => {
     const paused = !!r.paused;
     const who = [`broker ${r.broker}`, r.state];
+    if ((p.adding_replicas || []).includes(r.broker)) who.push("adding"); // a reassignment in progress
+    if ((p.removing_replicas || []).includes(r.broker)) who.push("removing");
     const k = `${label}-r${r.broker}`;
     return h("div", { class: "replica", "data-broker": r.broker, "data-state": r.state, "data-leo": r.log_end_offset,
       "data-hw": r.high_watermark, "data-start": r.log_start_offset, "data-lso": r.last_stable_offset },

@@ -1,0 +1,168 @@
+package server
+
+// CreatePartitions, versions 0-3: add partitions to existing topics.
+//
+// Any broker answers (Kafka forwards to the controller; we have one topic
+// table). Per topic, as Kafka's controller checks it: a name given twice
+// is INVALID_REQUEST for that name; an unknown or deleted topic
+// UNKNOWN_TOPIC_OR_PARTITION; a count not above the current one
+// INVALID_PARTITIONS; an assignment whose length is not the number of new
+// partitions, with an empty replica list, a replica count other than the
+// topic's replication factor, an unknown broker or a broker listed twice
+// INVALID_REPLICA_ASSIGNMENT. Without an assignment the new partitions are
+// placed like CreateTopics places them, continuing the round robin, so
+// partition i lands where a topic created with i+1 partitions would have
+// it. ValidateOnly checks and answers without creating.
+//
+// New partitions start like a new topic's: every replica in the ISR, the
+// first one leading at epoch 0; followers start fetching at once. Clients
+// see them on their next Metadata refresh.
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+func (cn *conn) handleCreatePartitions(req *kmsg.CreatePartitionsRequest) (kmsg.Response, error) {
+	c := cn.b.c
+	resp := req.ResponseKind().(*kmsg.CreatePartitionsResponse)
+	count := map[string]int{}
+	for _, rt := range req.Topics {
+		count[rt.Topic]++
+	}
+	reported := map[string]bool{}
+	for _, rt := range req.Topics {
+		st := kmsg.NewCreatePartitionsResponseTopic()
+		st.Topic = rt.Topic
+		var e *kerr.Error
+		var msg string
+		if count[rt.Topic] > 1 {
+			if reported[rt.Topic] {
+				continue
+			}
+			reported[rt.Topic] = true
+			e, msg = kerr.InvalidRequest, "Duplicate topic name."
+		} else {
+			var assignment [][]int32
+			if rt.Assignment != nil {
+				assignment = make([][]int32, len(rt.Assignment))
+				for i, a := range rt.Assignment {
+					assignment[i] = slices.Clone(a.Replicas)
+				}
+			}
+			e, msg = c.createPartitions(rt.Topic, rt.Count, assignment, req.ValidateOnly)
+		}
+		if e != nil {
+			st.ErrorCode = e.Code
+			st.ErrorMessage = &msg
+		}
+		resp.Topics = append(resp.Topics, st)
+	}
+	return resp, nil
+}
+
+// maxPartitions is fakekafka's cap on a topic's partition count.
+const maxPartitions = 100000
+
+// createPartitions grows topic name to count partitions, the new ones on
+// assignment (one replica list per new partition) or placed round robin.
+func (c *Cluster) createPartitions(name string, count int32, assignment [][]int32, validateOnly bool) (*kerr.Error, string) {
+	c.topicsMu.Lock()
+	defer c.topicsMu.Unlock()
+	t := c.topic(name)
+	if t == nil || t.deleted.Load() {
+		return kerr.UnknownTopicOrPartition, fmt.Sprintf("topic %s does not exist", name)
+	}
+	cur := t.partitions()
+	have := int32(len(cur))
+	switch {
+	case count < have:
+		return kerr.InvalidPartitions, fmt.Sprintf("topic %s has %d partitions; the count can only grow, not shrink to %d", name, have, count)
+	case count == have:
+		return kerr.InvalidPartitions, fmt.Sprintf("topic %s already has %d partitions", name, have)
+	case count > maxPartitions:
+		return kerr.InvalidPartitions, fmt.Sprintf("%d partitions is above fakekafka's limit of %d", count, maxPartitions)
+	}
+	cur[0].mu.Lock()
+	rf := len(cur[0].st.Replicas())
+	cur[0].mu.Unlock()
+	if assignment != nil {
+		if e, msg := c.checkNewAssignment(count-have, rf, assignment); e != nil {
+			return e, msg
+		}
+	} else {
+		if live := len(c.liveBrokers()); rf > live {
+			return kerr.InvalidReplicationFactor, fmt.Sprintf("replication factor %d is larger than the %d available brokers", rf, live)
+		}
+		assignment = c.assign(count, int16(rf))[have:]
+	}
+	if validateOnly {
+		return nil, ""
+	}
+	rc := c.replicationConfig(t.cfg().configs)
+	now := c.now()
+	next := slices.Clip(slices.Clone(cur))
+	for i, rs := range assignment {
+		next = append(next, c.newPartition(t, have+int32(i), rs, rc, now))
+	}
+	t.parts.Store(&next)
+	for _, p := range next[have:] {
+		p.mu.Lock()
+		p.markFollowers()
+		p.mu.Unlock()
+	}
+	c.retune()
+	c.log.Info("partitions created", "topic", name, "from", have, "to", count)
+	c.emit(EventPartitionsCreated, func(e *Event) {
+		e.Topic, e.Detail = name, fmt.Sprintf("%d → %d partitions", have, count)
+	})
+	c.saveMeta() // with --data-dir, the new partitions survive a restart
+	return nil, ""
+}
+
+// checkNewAssignment checks an explicit placement of n new partitions of
+// a topic whose replication factor is rf.
+func (c *Cluster) checkNewAssignment(n int32, rf int, assignment [][]int32) (*kerr.Error, string) {
+	if int32(len(assignment)) != n {
+		return kerr.InvalidReplicaAssignment, fmt.Sprintf("%d partitions are being added but the assignment has %d entries", n, len(assignment))
+	}
+	for i, rs := range assignment {
+		if e, msg := c.checkReplicaList(rs); e != nil {
+			return e, fmt.Sprintf("new partition %d: %s", i, msg)
+		}
+		if len(rs) != rf {
+			return kerr.InvalidReplicaAssignment, fmt.Sprintf("new partition %d has %d replicas but the topic's replication factor is %d", i, len(rs), rf)
+		}
+	}
+	return nil, ""
+}
+
+// checkReplicaList checks a replica list of an assignment or a
+// reassignment: not empty, known brokers, none twice.
+func (c *Cluster) checkReplicaList(rs []int32) (*kerr.Error, string) {
+	if len(rs) == 0 {
+		return kerr.InvalidReplicaAssignment, "the replica list is empty"
+	}
+	for j, id := range rs {
+		if c.broker(id) == nil {
+			return kerr.InvalidReplicaAssignment, fmt.Sprintf("broker %d does not exist", id)
+		}
+		if slices.Contains(rs[:j], id) {
+			return kerr.InvalidReplicaAssignment, fmt.Sprintf("broker %d is listed twice", id)
+		}
+	}
+	return nil, ""
+}
+
+// CreatePartitions grows a topic to count partitions the way the
+// CreatePartitions API does; assignment, if not nil, places the new ones
+// (one replica list per new partition). Errors carry Kafka's error.
+func (c *Cluster) CreatePartitions(topic string, count int32, assignment [][]int32) error {
+	if e, msg := c.createPartitions(topic, count, assignment, false); e != nil {
+		return fmt.Errorf("%w: %s", e, msg)
+	}
+	return nil
+}
