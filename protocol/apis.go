@@ -35,6 +35,9 @@ var Supported = []APIRange{
 	{Key: 26, Min: 0, Max: 5}, // EndTxn
 	{Key: 27, Min: 0, Max: 2}, // WriteTxnMarkers
 	{Key: 28, Min: 0, Max: 5}, // TxnOffsetCommit
+	{Key: 29, Min: 0, Max: 3}, // DescribeACLs
+	{Key: 30, Min: 0, Max: 3}, // CreateACLs
+	{Key: 31, Min: 0, Max: 3}, // DeleteACLs
 	{Key: 32, Min: 0, Max: 4}, // DescribeConfigs
 	{Key: 33, Min: 0, Max: 2}, // AlterConfigs
 	{Key: 42, Min: 0, Max: 2}, // DeleteGroups

@@ -29,6 +29,7 @@ package server
 
 import (
 	"fmt"
+	"github.com/fakekafka/fakekafka/authorizer"
 	"maps"
 	"slices"
 	"strconv"
@@ -330,6 +331,9 @@ func (cn *conn) handleAlterConfigs(req *kmsg.AlterConfigsRequest) (kmsg.Response
 	}
 	alterResources(keys, func(i int) (*kerr.Error, string) {
 		rr := &req.Resources[i]
+		if denied := cn.configDenied(rr.ResourceType, rr.ResourceName, authorizer.OpAlterConfigs); denied != nil {
+			return denied, "Authorization failed."
+		}
 		return c.alterConfigs(rr.ResourceType, rr.ResourceName, req.ValidateOnly, replaceEdit(rr.Configs))
 	}, func(i int, err *kerr.Error, msg string) {
 		sr := kmsg.NewAlterConfigsResponseResource()
@@ -351,6 +355,9 @@ func (cn *conn) handleIncrementalAlterConfigs(req *kmsg.IncrementalAlterConfigsR
 	}
 	alterResources(keys, func(i int) (*kerr.Error, string) {
 		rr := &req.Resources[i]
+		if denied := cn.configDenied(rr.ResourceType, rr.ResourceName, authorizer.OpAlterConfigs); denied != nil {
+			return denied, "Authorization failed."
+		}
 		return c.alterConfigs(rr.ResourceType, rr.ResourceName, req.ValidateOnly, incrementalEdit(rr.Configs, isListConfig(rr.ResourceType)))
 	}, func(i int, err *kerr.Error, msg string) {
 		sr := kmsg.NewIncrementalAlterConfigsResponseResource()

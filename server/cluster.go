@@ -21,6 +21,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/fakekafka/fakekafka/authorizer"
 )
 
 // Cluster is a running fakekafka cluster.
@@ -40,6 +42,11 @@ type Cluster struct {
 	txn   txnCoordinators // the transaction coordinators (txn_coordinator.go)
 
 	events *eventLog // the event ring (events.go)
+
+	// acls are the authorizer's bindings, read lock-free; aclMu serialises
+	// changes (acls.go).
+	aclMu sync.Mutex
+	acls  atomic.Pointer[authorizer.Set]
 
 	// isrChecks and checkpoints are the periodic jobs on the cluster's
 	// clock (clock.go); lastCheckpoint is used only by checkpoints.
@@ -78,6 +85,7 @@ func NewCluster(cfg Config) (*Cluster, error) {
 	c.topics.Store(&topics{byName: map[string]*topic{}, byID: map[[16]byte]*topic{}})
 	c.nextProducerID.Store(1000)
 	c.brokerCfg.Store(c.resolveBrokerSettings(nil))
+	c.acls.Store(&authorizer.Set{SuperUsers: cfg.SuperUsers, AllowEveryoneIfNoACL: cfg.AllowEveryoneIfNoACLFound})
 
 	for i := range cfg.Brokers {
 		b := &broker{c: c, id: int32(i + 1), conns: map[*conn]struct{}{}}

@@ -140,6 +140,16 @@ type Config struct {
 	// clock.NewManual time moves only in Cluster.AdvanceClock (or the
 	// clock's own Advance). Clusters may share one.
 	Clock *clock.Clock
+	// Authorizer turns on Kafka's StandardAuthorizer (acls.go): every
+	// request is checked against the ACLs (CreateAcls, Cluster.CreateACLs)
+	// for the connection's principal.
+	Authorizer bool
+	// SuperUsers are super.users ("User:admin"): allowed everything.
+	SuperUsers []string
+	// AllowEveryoneIfNoACLFound is allow.everyone.if.no.acl.found: a
+	// resource no ACL names is open to everyone. Default false, Kafka's.
+	AllowEveryoneIfNoACLFound bool
+
 	// EventBuffer is how many events the ring keeps (Cluster.Events, GET
 	// /v1/events). Default DefaultEventBuffer.
 	EventBuffer int

@@ -17,6 +17,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"github.com/fakekafka/fakekafka/authorizer"
 	"maps"
 	"regexp"
 	"slices"
@@ -37,6 +38,8 @@ func (cn *conn) handleConsumerGroupHeartbeat(req *kmsg.ConsumerGroupHeartbeatReq
 		return resp, nil
 	}
 	switch {
+	case !cn.allowedGroup(authorizer.OpRead, req.Group):
+		return fail(kerr.GroupAuthorizationFailed, "Authorization failed.")
 	case req.Group == "":
 		return fail(kerr.InvalidRequest, "group id is empty")
 	case req.MemberEpoch < -2:

@@ -26,6 +26,7 @@ const maxControlBody = 1 << 20
 //	GET  /                                                        the dashboard (dashboard.go)
 //	GET  /v1/clock                                                ClockState
 //	POST /v1/clock/advance {"ms":N}                               AdvanceClock
+//	GET  /v1/acls, POST /v1/acls                                  ACLState, CreateACLs (acls_http.go)
 //
 // A partition change answers 200 with the partition's new PartitionState.
 // Every error is a JSON object {"error":"..."}: 400 for a malformed body or
@@ -47,6 +48,7 @@ func (c *Cluster) ControlHandler() http.Handler {
 	c.registerEventRoutes(mux)
 	c.registerDashboardRoutes(mux)
 	c.registerClockRoutes(mux)
+	c.registerACLRoutes(mux)
 	return jsonErrors{mux}
 }
 

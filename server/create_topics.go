@@ -21,6 +21,7 @@ package server
 
 import (
 	"fmt"
+	"github.com/fakekafka/fakekafka/authorizer"
 	"maps"
 	"slices"
 
@@ -40,6 +41,7 @@ func (cn *conn) handleCreateTopics(req *kmsg.CreateTopicsRequest) (kmsg.Response
 		count[rt.Topic]++
 	}
 	reported := map[string]bool{}
+	clusterCreate := cn.allowedCluster(authorizer.OpCreate)
 	for _, rt := range req.Topics {
 		st := kmsg.NewCreateTopicsResponseTopic()
 		st.Topic = rt.Topic
@@ -53,6 +55,11 @@ func (cn *conn) handleCreateTopics(req *kmsg.CreateTopicsRequest) (kmsg.Response
 			continue
 		}
 
+		if !clusterCreate && !cn.allowedTopic(authorizer.OpCreate, rt.Topic) {
+			setCreateError(req.Version, &st, kerr.TopicAuthorizationFailed, "Authorization failed.")
+			resp.Topics = append(resp.Topics, st)
+			continue
+		}
 		spec, kerrv, msg := createSpec(rt)
 		if kerrv != nil {
 			setCreateError(req.Version, &st, kerrv, msg)

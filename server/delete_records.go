@@ -14,6 +14,7 @@ package server
 // every error. TimeoutMillis does not matter.
 
 import (
+	"github.com/fakekafka/fakekafka/authorizer"
 	"strings"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -30,6 +31,11 @@ func (cn *conn) handleDeleteRecords(req *kmsg.DeleteRecordsRequest) (kmsg.Respon
 		for _, rp := range rt.Partitions {
 			sp := kmsg.NewDeleteRecordsResponseTopicPartition()
 			sp.Partition = rp.Partition
+			if !cn.allowedTopic(authorizer.OpDelete, rt.Topic) {
+				sp.LowWatermark, sp.ErrorCode = -1, errTopicAuth
+				st.Partitions = append(st.Partitions, sp)
+				continue
+			}
 			sp.LowWatermark, sp.ErrorCode = cn.deleteRecords(t, rp.Partition, rp.Offset)
 			if sp.ErrorCode != 0 {
 				sp.LowWatermark = -1

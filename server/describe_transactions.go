@@ -12,6 +12,7 @@ package server
 // expression (v2+, INVALID_REQUEST if it does not compile).
 
 import (
+	"github.com/fakekafka/fakekafka/authorizer"
 	"regexp"
 	"slices"
 
@@ -26,6 +27,11 @@ func (cn *conn) handleDescribeTransactions(req *kmsg.DescribeTransactionsRequest
 	for _, id := range req.TransactionalIDs {
 		st := kmsg.NewDescribeTransactionsResponseTransactionState()
 		st.TransactionalID, st.ProducerID, st.ProducerEpoch, st.StartTimestamp = id, -1, -1, -1
+		if !cn.allowedTxn(authorizer.OpDescribe, id) {
+			st.ErrorCode = errTxnAuth
+			resp.TransactionStates = append(resp.TransactionStates, st)
+			continue
+		}
 		e, code := c.txnEntry(cn.b.id, id, false)
 		if code == 0 && e == nil {
 			code = kerr.TransactionalIDNotFound.Code
@@ -82,7 +88,8 @@ func (cn *conn) handleListTransactions(req *kmsg.ListTransactionsRequest) (kmsg.
 			len(req.StateFilters) > 0 && len(states) == 0,
 			len(req.ProducerIDFilters) > 0 && !slices.Contains(req.ProducerIDFilters, md.ProducerID),
 			req.Version >= 1 && req.DurationFilterMillis >= 0 && (md.TxnStartMs < 0 || nowMs-md.TxnStartMs < req.DurationFilterMillis),
-			pattern != nil && !pattern.MatchString(md.TransactionalID):
+			pattern != nil && !pattern.MatchString(md.TransactionalID),
+			!cn.allowedTxn(authorizer.OpDescribe, md.TransactionalID):
 			continue
 		}
 		st := kmsg.NewListTransactionsResponseTransactionState()

@@ -42,6 +42,9 @@ const (
 	EventTopicDeleted       EventType = "topic_deleted"
 	EventTopicConfigChanged EventType = "topic_config_changed"
 
+	EventACLCreated EventType = "acl_created" // Detail: the binding
+	EventACLDeleted EventType = "acl_deleted"
+
 	EventGroupRebalanceStarted   EventType = "group_rebalance_started"
 	EventGroupRebalanceCompleted EventType = "group_rebalance_completed"
 	EventGroupMemberJoined       EventType = "group_member_joined"

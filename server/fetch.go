@@ -26,9 +26,14 @@ package server
 // makes clients send full fetches (allowed by KIP-227). A replica id >= 0
 // is a follower we do not know: UNKNOWN_LEADER_EPOCH if it sent an epoch,
 // else NOT_LEADER_OR_FOLLOWER, as Kafka answers an unknown follower.
+//
+// With the authorizer a topic needs READ (TOPIC_AUTHORIZATION_FAILED,
+// checked before the topic's existence).
 
 import (
 	"time"
+
+	"github.com/fakekafka/fakekafka/authorizer"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -90,9 +95,15 @@ func (cn *conn) fetchTopic(version int16, rt *kmsg.FetchRequestTopic) (*topic, i
 	c := cn.b.c
 	if version >= 13 {
 		if t := c.topicByID(rt.TopicID); t != nil {
+			if !cn.allowedTopic(authorizer.OpRead, t.name) {
+				return nil, errTopicAuth
+			}
 			return t, 0
 		}
 		return nil, kerr.UnknownTopicID.Code
+	}
+	if !cn.allowedTopic(authorizer.OpRead, rt.Topic) {
+		return nil, errTopicAuth // before existence: Kafka discloses nothing
 	}
 	if t := c.topic(rt.Topic); t != nil {
 		return t, 0

@@ -19,6 +19,7 @@ package server
 import (
 	"errors"
 	"fmt"
+	"github.com/fakekafka/fakekafka/authorizer"
 	"time"
 
 	"github.com/fakekafka/fakekafka/protocol"
@@ -44,6 +45,9 @@ func (cn *conn) handleProduce(req *kmsg.ProduceRequest) (kmsg.Response, error) {
 	var parked []parkedProduce
 	failed := false
 	leaders := map[int32]bool{}
+	// Kafka checks the transactional id first, then each topic, and only
+	// then acks.
+	txnDenied := req.TransactionID != nil && !cn.allowedTxn(authorizer.OpWrite, *req.TransactionID)
 
 	resp.Topics = make([]kmsg.ProduceResponseTopic, len(req.Topics))
 	for i := range req.Topics {
@@ -53,12 +57,18 @@ func (cn *conn) handleProduce(req *kmsg.ProduceRequest) (kmsg.Response, error) {
 		st.Topic = rt.Topic
 		st.Partitions = make([]kmsg.ProduceResponseTopicPartition, len(rt.Partitions))
 		t := c.topic(rt.Topic)
+		denied := errAuth(txnDenied, errTxnAuth, !cn.allowedTopic(authorizer.OpWrite, rt.Topic), errTopicAuth)
 		for j := range rt.Partitions {
 			rp := &rt.Partitions[j]
 			sp := &st.Partitions[j]
 			*sp = kmsg.NewProduceResponseTopicPartition()
 			sp.Partition = rp.Partition
 			sp.BaseOffset, sp.LogAppendTime, sp.LogStartOffset = -1, -1, -1
+			if denied != 0 {
+				sp.ErrorCode = denied
+				failed = true
+				continue
+			}
 			if !acksValid {
 				sp.ErrorCode = kerr.InvalidRequiredAcks.Code
 				failed = true

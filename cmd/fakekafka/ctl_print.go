@@ -218,3 +218,24 @@ func (c *ctl) printTransactions(ts []server.TransactionState) {
 	}
 	w.Flush()
 }
+
+func (c *ctl) printACLs(st server.ACLState) {
+	switch {
+	case !st.Authorizer:
+		fmt.Fprintln(c.out, "authorizer off (--authorizer): every request is allowed")
+	case len(st.SuperUsers) > 0:
+		fmt.Fprintf(c.out, "authorizer on; super users: %s; allow.everyone.if.no.acl.found=%v\n", strings.Join(st.SuperUsers, " "), st.AllowEveryoneIfNoACLFound)
+	default:
+		fmt.Fprintf(c.out, "authorizer on; no super users; allow.everyone.if.no.acl.found=%v\n", st.AllowEveryoneIfNoACLFound)
+	}
+	if len(st.ACLs) == 0 {
+		fmt.Fprintln(c.out, "no ACLs")
+		return
+	}
+	w := tabwriter.NewWriter(c.out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "PRINCIPAL\tPERMISSION\tOPERATION\tRESOURCE\tPATTERN\tNAME\tHOST")
+	for _, a := range st.ACLs {
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", a.Principal, a.Permission, a.Operation, a.ResourceType, a.PatternType, a.ResourceName, a.Host)
+	}
+	w.Flush()
+}
