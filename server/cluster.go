@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/fakekafka/fakekafka/authorizer"
+	"github.com/fakekafka/fakekafka/quota"
 )
 
 // Cluster is a running fakekafka cluster.
@@ -47,6 +48,8 @@ type Cluster struct {
 	// changes (acls.go).
 	aclMu sync.Mutex
 	acls  atomic.Pointer[authorizer.Set]
+
+	quotas quotaState // client quotas and their sensors (quotas.go)
 
 	// isrChecks and checkpoints are the periodic jobs on the cluster's
 	// clock (clock.go); lastCheckpoint is used only by checkpoints.
@@ -85,6 +88,7 @@ func NewCluster(cfg Config) (*Cluster, error) {
 	c.topics.Store(&topics{byName: map[string]*topic{}, byID: map[[16]byte]*topic{}})
 	c.nextProducerID.Store(1000)
 	c.brokerCfg.Store(c.resolveBrokerSettings(nil))
+	c.quotas.cfg.Store(&quota.Config{})
 	c.acls.Store(&authorizer.Set{SuperUsers: cfg.SuperUsers, AllowEveryoneIfNoACL: cfg.AllowEveryoneIfNoACLFound})
 
 	for i := range cfg.Brokers {

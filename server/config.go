@@ -150,6 +150,12 @@ type Config struct {
 	// resource no ACL names is open to everyone. Default false, Kafka's.
 	AllowEveryoneIfNoACLFound bool
 
+	// QuotaWindowNum and QuotaWindowSize are quota.window.num and
+	// quota.window.size.seconds: client quota rates are measured over this
+	// many samples of this length. Defaults 11 and 1 s, Kafka's.
+	QuotaWindowNum  int
+	QuotaWindowSize time.Duration
+
 	// EventBuffer is how many events the ring keeps (Cluster.Events, GET
 	// /v1/events). Default DefaultEventBuffer.
 	EventBuffer int
@@ -283,6 +289,15 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Clock == nil {
 		c.Clock = clock.New()
+	}
+	if c.QuotaWindowNum == 0 {
+		c.QuotaWindowNum = 11
+	}
+	if c.QuotaWindowSize == 0 {
+		c.QuotaWindowSize = time.Second
+	}
+	if c.QuotaWindowNum < 2 || c.QuotaWindowSize < time.Millisecond {
+		return c, fmt.Errorf("quota window: at least 2 samples of at least 1ms, got %d of %v", c.QuotaWindowNum, c.QuotaWindowSize)
 	}
 	if c.EventBuffer == 0 {
 		c.EventBuffer = DefaultEventBuffer

@@ -42,8 +42,9 @@ const (
 	EventTopicDeleted       EventType = "topic_deleted"
 	EventTopicConfigChanged EventType = "topic_config_changed"
 
-	EventACLCreated EventType = "acl_created" // Detail: the binding
-	EventACLDeleted EventType = "acl_deleted"
+	EventACLCreated   EventType = "acl_created" // Detail: the binding
+	EventACLDeleted   EventType = "acl_deleted"
+	EventQuotaChanged EventType = "quota_changed" // Detail: the entity
 
 	EventGroupRebalanceStarted   EventType = "group_rebalance_started"
 	EventGroupRebalanceCompleted EventType = "group_rebalance_completed"

@@ -40,6 +40,14 @@ import (
 )
 
 func (cn *conn) handleFetch(req *kmsg.FetchRequest) (kmsg.Response, error) {
+	resp, err := cn.fetch(req)
+	if fr, ok := resp.(*kmsg.FetchResponse); ok && err == nil && fr.ErrorCode == 0 {
+		cn.throttleFetch(fr) // consumer_byte_rate (quotas.go)
+	}
+	return resp, err
+}
+
+func (cn *conn) fetch(req *kmsg.FetchRequest) (kmsg.Response, error) {
 	c := cn.b.c
 	if req.SessionID != 0 {
 		// We never hand out sessions, so any id is unknown.
@@ -143,6 +151,9 @@ func (cn *conn) readFetch(req *kmsg.FetchRequest) (resp *kmsg.FetchResponse, byt
 	remaining := int64(req.MaxBytes)
 	if req.Version < 3 || remaining <= 0 {
 		remaining = int64(^uint32(0) >> 1)
+	}
+	if quotaCap := cn.fetchQuotaCap(); quotaCap >= 0 {
+		remaining = min(remaining, int64(quotaCap)) // one answer never throttles alone
 	}
 	leaders := map[int32]bool{}
 	resp.Topics = make([]kmsg.FetchResponseTopic, len(req.Topics))

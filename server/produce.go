@@ -94,6 +94,7 @@ func (cn *conn) handleProduce(req *kmsg.ProduceRequest) (kmsg.Response, error) {
 		if failed {
 			return nil, errCloseConn
 		}
+		cn.throttleProduce()
 		return nil, nil
 	case -1:
 		if len(parked) > 0 {
@@ -112,6 +113,7 @@ func (cn *conn) handleProduce(req *kmsg.ProduceRequest) (kmsg.Response, error) {
 			}
 		}
 	}
+	cn.throttleProduce()
 	return resp, nil
 }
 
