@@ -293,3 +293,26 @@ func TestACLSuperUserAndDeny(t *testing.T) {
 		t.Fatalf("a topic without ACLs under allow.everyone.if.no.acl.found: %v", err)
 	}
 }
+
+// TestACLHostMatch: a binding for another host does not apply to a client
+// on loopback; one for 127.0.0.1 does.
+func TestACLHostMatch(t *testing.T) {
+	c := aclCluster(t, Config{})
+	if err := c.CreateTopic("t", 1, 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	from := func(host string) authorizer.ACL {
+		return authorizer.ACL{ResourceType: authorizer.ResourceTopic, Name: "t", Pattern: authorizer.PatternLiteral,
+			Principal: anon, Host: host, Operation: authorizer.OpWrite, Permission: authorizer.PermissionAllow}
+	}
+	mustGrant(t, c, []authorizer.ACL{from("10.9.9.9")})
+	cl := newClient(t, c, kgo.DisableIdempotentWrite(), kgo.RecordRetries(1))
+	ctx := testContext(t)
+	if err := cl.ProduceSync(ctx, &kgo.Record{Topic: "t", Value: []byte("v")}).FirstErr(); !errors.Is(err, kerr.TopicAuthorizationFailed) {
+		t.Fatalf("produce with WRITE granted to another host: %v", err)
+	}
+	mustGrant(t, c, []authorizer.ACL{from("127.0.0.1")})
+	if err := newClient(t, c, kgo.DisableIdempotentWrite()).ProduceSync(ctx, &kgo.Record{Topic: "t", Value: []byte("v")}).FirstErr(); err != nil {
+		t.Fatalf("produce with WRITE granted to 127.0.0.1: %v", err)
+	}
+}

@@ -225,6 +225,10 @@ func TestClientQuotaAPIs(t *testing.T) {
 	if n := len(c.ClientQuotas()); n != 0 {
 		t.Fatalf("entity left after removing every key: %+v", c.ClientQuotas())
 	}
+	// The set and the removal, not the refused or validate-only ones.
+	if evs := eventsOfType(c.Events(0), EventQuotaChanged); len(evs) != 2 || evs[0].Detail != "user=alice,client-id=<default>" {
+		t.Fatalf("quota_changed events: %+v", evs)
+	}
 }
 
 // TestThrottledConsumer: a consumer_byte_rate caps each Fetch to what one

@@ -1,9 +1,14 @@
 package main
 
 import (
+	"encoding/json"
 	"io"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/fakekafka/fakekafka/authorizer"
+	"github.com/fakekafka/fakekafka/server"
 )
 
 func TestAuthorizerFlags(t *testing.T) {
@@ -21,5 +26,26 @@ func TestAuthorizerFlags(t *testing.T) {
 	o, err = parseFlags(nil, env(map[string]string{"FAKEKAFKA_AUTHORIZER": "true"}), io.Discard)
 	if err != nil || !o.cfg.Authorizer {
 		t.Fatalf("FAKEKAFKA_AUTHORIZER: %+v %v", o, err)
+	}
+}
+
+func TestCtlACLs(t *testing.T) {
+	c, ctl := ctlEnv(t)
+	if out := mustCtl(t, ctl, "acls"); !strings.Contains(out, "authorizer off") || !strings.Contains(out, "no ACLs") {
+		t.Fatalf("ctl acls without bindings:\n%s", out)
+	}
+	if err := c.CreateACLs(authorizer.ACL{ResourceType: authorizer.ResourceGroup, Name: "billing", Pattern: authorizer.PatternPrefixed,
+		Principal: "User:alice", Host: "*", Operation: authorizer.OpRead, Permission: authorizer.PermissionDeny}); err != nil {
+		t.Fatal(err)
+	}
+	out := mustCtl(t, ctl, "acls")
+	for _, want := range []string{"PRINCIPAL", "User:alice", "DENY", "READ", "GROUP", "PREFIXED", "billing"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("ctl acls lacks %q:\n%s", want, out)
+		}
+	}
+	var st server.ACLState
+	if err := json.Unmarshal([]byte(mustCtl(t, ctl, "--json", "acls")), &st); err != nil || len(st.ACLs) != 1 || st.ACLs[0].Permission != "DENY" {
+		t.Fatalf("ctl --json acls: %+v %v", st, err)
 	}
 }
