@@ -316,3 +316,44 @@ func TestACLHostMatch(t *testing.T) {
 		t.Fatalf("produce with WRITE granted to 127.0.0.1: %v", err)
 	}
 }
+
+// TestACLFaultsFireFirst: fault rules act before authorization, so a fault
+// can be injected for a client that holds no ACLs.
+func TestACLFaultsFireFirst(t *testing.T) {
+	c := aclCluster(t, Config{})
+	if _, err := c.InjectFault(Fault{API: "CreateTopics", Error: "POLICY_VIOLATION", Count: 1}); err != nil {
+		t.Fatal(err)
+	}
+	adm := kadm.NewClient(newClient(t, c))
+	res, err := adm.CreateTopics(testContext(t), 1, 1, nil, "t")
+	if err != nil || !errors.Is(res["t"].Err, kerr.PolicyViolation) {
+		t.Fatalf("faulted CreateTopics: %+v %v, want the fault's POLICY_VIOLATION", res, err)
+	}
+	res, err = adm.CreateTopics(testContext(t), 1, 1, nil, "t")
+	if err != nil || !errors.Is(res["t"].Err, kerr.TopicAuthorizationFailed) {
+		t.Fatalf("CreateTopics once the fault is spent: %+v %v", res, err)
+	}
+}
+
+// TestACLCreateTopicsHidesConfigs: CREATE without DESCRIBE_CONFIGS creates
+// the topic but answers its configs with TOPIC_AUTHORIZATION_FAILED.
+func TestACLCreateTopicsHidesConfigs(t *testing.T) {
+	c := aclCluster(t, Config{})
+	mustGrant(t, c, grant(authorizer.ResourceTopic, "a", authorizer.OpCreate), grant(authorizer.ResourceTopic, "b", authorizer.OpCreate, authorizer.OpDescribeConfigs))
+	req := kmsg.NewPtrCreateTopicsRequest()
+	for _, name := range []string{"a", "b"} {
+		rt := kmsg.NewCreateTopicsRequestTopic()
+		rt.Topic, rt.NumPartitions, rt.ReplicationFactor = name, 1, 1
+		req.Topics = append(req.Topics, rt)
+	}
+	resp, err := req.RequestWith(testContext(t), newClient(t, c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range resp.Topics {
+		hidden := st.Topic == "a"
+		if st.ErrorCode != 0 || (st.ConfigErrorCode == errTopicAuth) != hidden || (len(st.Configs) == 0) != hidden {
+			t.Fatalf("%s: error %d, config error %d, %d configs", st.Topic, st.ErrorCode, st.ConfigErrorCode, len(st.Configs))
+		}
+	}
+}

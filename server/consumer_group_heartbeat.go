@@ -40,6 +40,9 @@ func (cn *conn) handleConsumerGroupHeartbeat(req *kmsg.ConsumerGroupHeartbeatReq
 	switch {
 	case !cn.allowedGroup(authorizer.OpRead, req.Group):
 		return fail(kerr.GroupAuthorizationFailed, "Authorization failed.")
+	case slices.ContainsFunc(req.SubscribedTopicNames, func(t string) bool { return !cn.allowedTopic(authorizer.OpDescribe, t) }):
+		// Kafka 4: a member may not subscribe to topics it cannot see.
+		return fail(kerr.TopicAuthorizationFailed, "Authorization failed.")
 	case req.Group == "":
 		return fail(kerr.InvalidRequest, "group id is empty")
 	case req.MemberEpoch < -2:
