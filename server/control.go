@@ -27,6 +27,7 @@ const maxControlBody = 1 << 20
 //	GET  /v1/clock                                                ClockState
 //	POST /v1/clock/advance {"ms":N}                               AdvanceClock
 //	GET  /v1/acls, POST /v1/acls                                  ACLState, CreateACLs (acls_http.go)
+//	GET  /v1/quotas, POST /v1/quotas                              QuotaState, AlterClientQuotas (quotas_http.go)
 //
 // A partition change answers 200 with the partition's new PartitionState.
 // Every error is a JSON object {"error":"..."}: 400 for a malformed body or
@@ -49,6 +50,7 @@ func (c *Cluster) ControlHandler() http.Handler {
 	c.registerDashboardRoutes(mux)
 	c.registerClockRoutes(mux)
 	c.registerACLRoutes(mux)
+	c.registerQuotaRoutes(mux)
 	return jsonErrors{mux}
 }
 

@@ -50,6 +50,7 @@ Time and transactions
   transactions                       transactional ids: state, producer id/epoch, partitions, timeout
 Security
   acls                               the authorizer's settings and every ACL binding
+  quotas                             client quotas: entity and values
 Faults
   fault add --api API [--error NAME] [--topic T] [--partition P] [--broker B] [--client-id C]
             [--count N] [--delay 100ms] [--drop-connection] [--after-work]
@@ -270,6 +271,12 @@ func (c *ctl) run(ctx context.Context, args []string) error {
 		}
 		var st server.ACLState
 		return c.show("GET", "/v1/acls", nil, &st, func() { c.printACLs(st) })
+	case "quotas":
+		if _, err := c.args(fs, args, 0, 0, ""); err != nil {
+			return err
+		}
+		var st server.QuotaState
+		return c.show("GET", "/v1/quotas", nil, &st, func() { c.printQuotas(st) })
 	case "transactions", "txns":
 		if _, err := c.args(fs, args, 0, 0, ""); err != nil {
 			return err

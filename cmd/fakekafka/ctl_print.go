@@ -4,6 +4,8 @@ package main
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -236,6 +238,32 @@ func (c *ctl) printACLs(st server.ACLState) {
 	fmt.Fprintln(w, "PRINCIPAL\tPERMISSION\tOPERATION\tRESOURCE\tPATTERN\tNAME\tHOST")
 	for _, a := range st.ACLs {
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", a.Principal, a.Permission, a.Operation, a.ResourceType, a.PatternType, a.ResourceName, a.Host)
+	}
+	w.Flush()
+}
+
+func (c *ctl) printQuotas(st server.QuotaState) {
+	if len(st.Quotas) == 0 {
+		fmt.Fprintln(c.out, "no client quotas")
+		return
+	}
+	w := tabwriter.NewWriter(c.out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "ENTITY\tQUOTAS")
+	for _, q := range st.Quotas {
+		var ent, vals []string
+		for _, typ := range []string{"user", "client-id", "ip"} {
+			if name, ok := q.Entity[typ]; ok {
+				n := "<default>"
+				if name != nil {
+					n = *name
+				}
+				ent = append(ent, typ+"="+n)
+			}
+		}
+		for _, k := range slices.Sorted(maps.Keys(q.Values)) {
+			vals = append(vals, fmt.Sprintf("%s=%g", k, q.Values[k]))
+		}
+		fmt.Fprintf(w, "%s\t%s\n", strings.Join(ent, ","), strings.Join(vals, " "))
 	}
 	w.Flush()
 }

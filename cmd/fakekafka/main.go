@@ -117,6 +117,9 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*o
 	fs.BoolVar(&o.cfg.Authorizer, "authorizer", false, "turn on ACLs (Kafka's StandardAuthorizer): requests are checked against CreateAcls bindings")
 	fs.Var(superUsers{&o.cfg.SuperUsers}, "super-user", "super.users principal allowed everything, e.g. User:admin (repeatable, or ;-separated)")
 	fs.BoolVar(&o.cfg.AllowEveryoneIfNoACLFound, "allow-everyone-if-no-acl-found", false, "allow.everyone.if.no.acl.found: a resource without ACLs is open to all")
+	fs.IntVar(&o.cfg.QuotaWindowNum, "quota-window-num", 11, "quota.window.num: samples a client quota's rate is measured over")
+	o.cfg.QuotaWindowSize = time.Second
+	fs.Var(durationMs{&o.cfg.QuotaWindowSize}, "quota-window-size", "quota.window.size.seconds as a duration (default 1s)")
 	fs.StringVar(&o.clock, "clock", "real", "real (the wall clock, which POST /v1/clock/advance can jump ahead) or manual (time moves only when advanced)")
 
 	// Environment first, so the command line overrides it.

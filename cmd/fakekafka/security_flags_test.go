@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fakekafka/fakekafka/authorizer"
+	"github.com/fakekafka/fakekafka/quota"
 	"github.com/fakekafka/fakekafka/server"
 )
 
@@ -47,5 +48,18 @@ func TestCtlACLs(t *testing.T) {
 	var st server.ACLState
 	if err := json.Unmarshal([]byte(mustCtl(t, ctl, "--json", "acls")), &st); err != nil || len(st.ACLs) != 1 || st.ACLs[0].Permission != "DENY" {
 		t.Fatalf("ctl --json acls: %+v %v", st, err)
+	}
+}
+
+func TestCtlQuotas(t *testing.T) {
+	c, ctl := ctlEnv(t)
+	if out := mustCtl(t, ctl, "quotas"); !strings.Contains(out, "no client quotas") {
+		t.Fatalf("ctl quotas without quotas:\n%s", out)
+	}
+	if err := c.AlterClientQuotas(quota.Entity{User: quota.Default(), ClientID: quota.Named("app")}, quota.Op{Key: quota.ConsumerByteRate, Value: 2048}); err != nil {
+		t.Fatal(err)
+	}
+	if out := mustCtl(t, ctl, "quotas"); !strings.Contains(out, "user=<default>,client-id=app") || !strings.Contains(out, "consumer_byte_rate=2048") {
+		t.Fatalf("ctl quotas:\n%s", out)
 	}
 }
