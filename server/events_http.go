@@ -17,6 +17,7 @@ var EventTypes = []EventType{
 	EventLogTruncated, EventRecordsLost,
 	EventFaultAdded, EventFaultHit, EventFaultExpired, EventFaultRemoved,
 	EventTopicCreated, EventTopicDeleted, EventTopicConfigChanged,
+	EventACLCreated, EventACLDeleted, EventQuotaChanged, EventClientThrottled,
 	EventGroupRebalanceStarted, EventGroupRebalanceCompleted, EventGroupMemberJoined, EventGroupMemberLeft, EventGroupMemberExpired,
 }
 

@@ -18,6 +18,7 @@ package server
 // enforced.
 
 import (
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -170,6 +171,11 @@ func (cn *conn) waitThrottle(d time.Duration) bool {
 	c := cn.b.c
 	t := c.cfg.Clock.NewTimer(d)
 	defer t.Stop()
+	// After the timer is set, so a test that saw the event may advance
+	// the clock past it.
+	c.emit(EventClientThrottled, func(e *Event) {
+		e.Broker, e.Detail = cn.b.id, fmt.Sprintf("%s client-id %q muted for %v", cn.principal, cn.hdr.ClientID, d)
+	})
 	select {
 	case <-t.C:
 		return true

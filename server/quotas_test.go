@@ -17,13 +17,70 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// TestProduceThrottleMutesOnTheClock: over PLAINTEXT with client id "x"
-// under a producer_byte_rate of 1000 B/s, one Produce v7 of S bytes into a
-// fresh sensor is a rate of S/10 over the minimum 10 s window, so Kafka's
-// throttle is (S/10-1000)/1000*10000 = S-10000 ms. The answer carries it
-// at once (KIP-219) and the next request on the connection waits until
-// the cluster clock has moved that far.
+// TestProduceThrottleMutesOnTheClock: a Produce v7 over the quota is
+// answered at once with Kafka's throttle time (KIP-219), and the next
+// request on the connection waits until the cluster's clock has moved that
+// far.
 func TestProduceThrottleMutesOnTheClock(t *testing.T) {
+	c, nc, r, produce, want := throttleSetup(t, 7, 1)
+	if _, err := nc.Write(produce); err != nil {
+		t.Fatal(err)
+	}
+	nc.SetReadDeadline(time.Now().Add(10 * time.Second))
+	resp := kmsg.NewPtrProduceResponse()
+	resp.Version = 7
+	if err := resp.ReadFrom(readResponse(t, r, 1)); err != nil {
+		t.Fatal(err)
+	}
+	if resp.ThrottleMillis != want || resp.Topics[0].Partitions[0].ErrorCode != 0 {
+		t.Fatalf("throttle %d ms (error %d), want %d", resp.ThrottleMillis, resp.Topics[0].Partitions[0].ErrorCode, want)
+	}
+	// ApiVersions waits behind the mute until the clock has moved the whole
+	// throttle time.
+	if _, err := nc.Write(frame(18, 0, 2, nil)); err != nil {
+		t.Fatal(err)
+	}
+	releasedAfter(t, c, nc, r, want, 2)
+}
+
+// TestProduceThrottleOldVersionDelaysAnswer: before KIP-219 (Produce v5)
+// the broker holds the answer itself for the throttle time.
+func TestProduceThrottleOldVersionDelaysAnswer(t *testing.T) {
+	c, nc, r, produce, want := throttleSetup(t, 5, 1)
+	if _, err := nc.Write(produce); err != nil {
+		t.Fatal(err)
+	}
+	body := releasedAfter(t, c, nc, r, want, 1)
+	resp := kmsg.NewPtrProduceResponse()
+	resp.Version = 5
+	if err := resp.ReadFrom(body); err != nil {
+		t.Fatal(err)
+	}
+	if resp.ThrottleMillis != want {
+		t.Fatalf("throttle %d ms, want %d", resp.ThrottleMillis, want)
+	}
+}
+
+// TestProduceThrottleAcksZeroMutes: acks=0 gets no answer, but the
+// connection is still muted for the throttle time, as in Kafka.
+func TestProduceThrottleAcksZeroMutes(t *testing.T) {
+	c, nc, r, produce, want := throttleSetup(t, 7, 0)
+	if _, err := nc.Write(produce); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := nc.Write(frame(18, 0, 2, nil)); err != nil {
+		t.Fatal(err)
+	}
+	releasedAfter(t, c, nc, r, want, 2)
+}
+
+// throttleSetup starts a manual-clock cluster where client id "x" has a
+// producer_byte_rate of 1000 B/s, dials it and builds a Produce of one
+// 20 kB record. One such request of S bytes into a fresh sensor is a rate
+// of S/10 over the minimum 10 s window, so Kafka's throttle is
+// (S/10-1000)/1000*10000 = S-10000 ms: want.
+func throttleSetup(t *testing.T, version, acks int16) (*Cluster, net.Conn, *bufio.Reader, []byte, int32) {
+	t.Helper()
 	c := manualCluster(t, Config{Brokers: 1})
 	if err := c.CreateTopic("t", 1, 1, nil); err != nil {
 		t.Fatal(err)
@@ -37,46 +94,28 @@ func TestProduceThrottleMutesOnTheClock(t *testing.T) {
 		t.Fatal(err)
 	}
 	req := kmsg.NewPtrProduceRequest()
-	req.Version, req.Acks, req.TimeoutMillis = 7, 1, 5000
+	req.Version, req.Acks, req.TimeoutMillis = version, acks, 5000
 	rt := kmsg.NewProduceRequestTopic()
 	rt.Topic = "t"
 	rp := kmsg.NewProduceRequestTopicPartition()
 	rp.Records = batch
 	rt.Partitions = append(rt.Partitions, rp)
 	req.Topics = append(req.Topics, rt)
-	produce := frame(0, 7, 1, req.AppendTo(nil)) // client id "x"
-	size := len(produce) - 4
-
+	produce := frame(0, version, 1, req.AppendTo(nil)) // client id "x"
 	nc, err := net.Dial("tcp", c.Bootstrap()[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer nc.Close()
-	r := bufio.NewReader(nc)
-	base, _ := c.Clock().Pending()
-	if _, err := nc.Write(produce); err != nil {
-		t.Fatal(err)
-	}
-	nc.SetReadDeadline(time.Now().Add(10 * time.Second))
-	body := readResponse(t, r, 1)
-	resp := kmsg.NewPtrProduceResponse()
-	resp.Version = 7
-	if err := resp.ReadFrom(body); err != nil {
-		t.Fatal(err)
-	}
-	want := int32(size - 10000)
-	if resp.ThrottleMillis != want || resp.Topics[0].Partitions[0].ErrorCode != 0 {
-		t.Fatalf("throttle %d ms (error %d), want %d for a %d-byte request", resp.ThrottleMillis, resp.Topics[0].Partitions[0].ErrorCode, want, size)
-	}
-	waitFor(t, 10*time.Second, "the connection to be muted on a clock timer", func() bool {
-		n, _ := c.Clock().Pending()
-		return n > base
-	})
+	t.Cleanup(func() { nc.Close() })
+	return c, nc, bufio.NewReader(nc), produce, int32(len(produce) - 4 - 10000)
+}
 
-	// ApiVersions waits behind the mute until the clock has moved the whole
-	// throttle time.
-	if _, err := nc.Write(frame(18, 0, 2, nil)); err != nil {
-		t.Fatal(err)
+// releasedAfter checks that response corr does not come before the
+// cluster's clock has moved want ms, and returns it once it has.
+func releasedAfter(t *testing.T, c *Cluster, nc net.Conn, r *bufio.Reader, want, corr int32) []byte {
+	t.Helper()
+	if _, err := c.WaitFor(testContext(t), ClientThrottled(0)); err != nil {
+		t.Fatalf("no client_throttled event: %v", err)
 	}
 	if err := c.AdvanceClock(time.Duration(want-1) * time.Millisecond); err != nil {
 		t.Fatal(err)
@@ -84,13 +123,13 @@ func TestProduceThrottleMutesOnTheClock(t *testing.T) {
 	// Absence can only be shown by waiting: a short read must find nothing.
 	nc.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
 	if _, err := r.Peek(1); err == nil {
-		t.Fatal("answered before the throttle time passed on the clock")
+		t.Fatalf("response %d came before the throttle time passed on the clock", corr)
 	}
 	if err := c.AdvanceClock(time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
 	nc.SetReadDeadline(time.Now().Add(10 * time.Second))
-	readResponse(t, r, 2)
+	return readResponse(t, r, corr)
 }
 
 // readResponse reads one response frame and checks its correlation id.

@@ -10,6 +10,7 @@ const EVENT_TYPES = [
   "log_truncated", "records_lost",
   "fault_added", "fault_hit", "fault_expired", "fault_removed",
   "topic_created", "topic_deleted", "topic_config_changed",
+  "acl_created", "acl_deleted", "quota_changed", "client_throttled",
   "group_rebalance_started", "group_rebalance_completed", "group_member_joined", "group_member_left", "group_member_expired",
 ];
 const MAX_EVENTS = 300;
