@@ -29,13 +29,13 @@ package server
 
 import (
 	"fmt"
-	"github.com/fakekafka/fakekafka/authorizer"
 	"maps"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )

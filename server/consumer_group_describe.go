@@ -6,9 +6,9 @@ package server
 // assignment. GROUP_ID_NOT_FOUND for a group that is not a consumer group.
 
 import (
-	"github.com/fakekafka/fakekafka/authorizer"
 	"slices"
 
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )

@@ -26,10 +26,10 @@ package server
 
 import (
 	"fmt"
-	"github.com/fakekafka/fakekafka/authorizer"
 	"maps"
 	"slices"
 
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )

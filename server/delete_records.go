@@ -14,9 +14,9 @@ package server
 // every error. TimeoutMillis does not matter.
 
 import (
-	"github.com/fakekafka/fakekafka/authorizer"
 	"strings"
 
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )

@@ -17,9 +17,9 @@ package server
 
 import (
 	"fmt"
-	"github.com/fakekafka/fakekafka/authorizer"
 	"math"
 
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )

@@ -26,7 +26,6 @@ package server
 // sensitive.
 
 import (
-	"github.com/fakekafka/fakekafka/authorizer"
 	"maps"
 	"math"
 	"slices"
@@ -34,6 +33,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )

@@ -12,10 +12,10 @@ package server
 // expression (v2+, INVALID_REQUEST if it does not compile).
 
 import (
-	"github.com/fakekafka/fakekafka/authorizer"
 	"regexp"
 	"slices"
 
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/fakekafka/fakekafka/transaction"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"

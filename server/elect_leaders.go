@@ -20,10 +20,10 @@ package server
 
 import (
 	"errors"
-	"github.com/fakekafka/fakekafka/authorizer"
 	"maps"
 	"slices"
 
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )

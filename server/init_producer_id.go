@@ -25,9 +25,9 @@ package server
 // abort completes).
 
 import (
-	"github.com/fakekafka/fakekafka/authorizer"
 	"math"
 
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/fakekafka/fakekafka/transaction"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"

@@ -27,9 +27,9 @@ package server
 // for a deleted group, NOT_COORDINATOR.
 
 import (
-	"github.com/fakekafka/fakekafka/authorizer"
 	"time"
 
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )

@@ -11,11 +11,11 @@ package server
 // Both filters match case-insensitively.
 
 import (
-	"github.com/fakekafka/fakekafka/authorizer"
 	"maps"
 	"slices"
 	"strings"
 
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 

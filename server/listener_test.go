@@ -2,7 +2,6 @@ package server
 
 import (
 	"errors"
-	"github.com/fakekafka/fakekafka/authorizer"
 	"io"
 	"net"
 	"net/http/httptest"
@@ -13,6 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )

@@ -30,10 +30,10 @@ package server
 // Authorized operations (v8+ topics, v8-10 cluster) are what the ACLs allow.
 
 import (
-	"github.com/fakekafka/fakekafka/authorizer"
 	"slices"
 	"strings"
 
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )

@@ -12,10 +12,10 @@ package server
 // until the marker); without it the last committed offset.
 
 import (
-	"github.com/fakekafka/fakekafka/authorizer"
 	"slices"
 	"strings"
 
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )

@@ -15,13 +15,18 @@ package server
 // NOT_ENOUGH_REPLICAS_AFTER_APPEND if the ISR shrank below the minimum by
 // then), leadership moves (NOT_LEADER_OR_FOLLOWER) or TimeoutMillis passes
 // (REQUEST_TIMED_OUT); the records stay in the log in every case.
+//
+// With the authorizer, before anything else: WRITE on the transactional id
+// if one is sent (TRANSACTIONAL_ID_AUTHORIZATION_FAILED on every partition),
+// then WRITE on each topic (TOPIC_AUTHORIZATION_FAILED). A producer_byte_rate
+// quota records the request's size once it is answered (quotas.go).
 
 import (
 	"errors"
 	"fmt"
-	"github.com/fakekafka/fakekafka/authorizer"
 	"time"
 
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/fakekafka/fakekafka/protocol"
 	"github.com/fakekafka/fakekafka/replication"
 	"github.com/fakekafka/fakekafka/transaction"

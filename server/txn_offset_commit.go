@@ -17,8 +17,8 @@ package server
 
 import (
 	"encoding/json"
-	"github.com/fakekafka/fakekafka/authorizer"
 
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/fakekafka/fakekafka/transaction"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
