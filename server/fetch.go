@@ -34,7 +34,6 @@ import (
 	"time"
 
 	"github.com/fakekafka/fakekafka/authorizer"
-
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
