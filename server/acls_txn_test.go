@@ -9,6 +9,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/twmb/franz-go/pkg/kversion"
 )
 
 // TestACLTransactions: a franz-go transactional producer without WRITE on
@@ -67,5 +68,30 @@ func TestACLDescribeClusterOperations(t *testing.T) {
 	mustGrant(t, c, grant(authorizer.ResourceCluster, authorizer.ClusterName, authorizer.OpAlter, authorizer.OpIdempotentWrite))
 	if got, want := ops(), int32(1<<authorizer.OpAlter|1<<authorizer.OpDescribe|1<<authorizer.OpIdempotentWrite); got != want {
 		t.Fatalf("operations %b, want ALTER|DESCRIBE|IDEMPOTENT_WRITE %b", got, want)
+	}
+}
+
+// TestACLMetadataClusterOperations: Metadata v8-10 reports the cluster's
+// authorized operations only with DESCRIBE on the cluster, else 0.
+func TestACLMetadataClusterOperations(t *testing.T) {
+	c := aclCluster(t, Config{})
+	cl := newClient(t, c, kgo.MaxVersions(kversion.V2_7_0())) // Metadata v10, the last with cluster operations
+	ops := func() int32 {
+		t.Helper()
+		req := kmsg.NewPtrMetadataRequest()
+		req.IncludeClusterAuthorizedOperations = true
+		resp, err := req.RequestWith(testContext(t), cl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.AuthorizedOperations
+	}
+	mustGrant(t, c, grant(authorizer.ResourceCluster, authorizer.ClusterName, authorizer.OpCreate))
+	if got := ops(); got != 0 {
+		t.Fatalf("operations without DESCRIBE: %b", got)
+	}
+	mustGrant(t, c, grant(authorizer.ResourceCluster, authorizer.ClusterName, authorizer.OpDescribe))
+	if got, want := ops(), int32(1<<authorizer.OpCreate|1<<authorizer.OpDescribe); got != want {
+		t.Fatalf("operations %b, want CREATE|DESCRIBE %b", got, want)
 	}
 }

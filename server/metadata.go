@@ -27,7 +27,8 @@ package server
 // for by name or ID without DESCRIBE gets TOPIC_AUTHORIZATION_FAILED
 // whether it exists or not (by ID with a null name); auto-creation needs
 // CREATE on the cluster or on the topic, else TOPIC_AUTHORIZATION_FAILED.
-// Authorized operations (v8+ topics, v8-10 cluster) are what the ACLs allow.
+// Authorized operations (v8+ topics, v8-10 cluster) are what the ACLs allow;
+// the cluster's are 0 without DESCRIBE on it.
 
 import (
 	"slices"
@@ -56,7 +57,10 @@ func (cn *conn) handleMetadata(req *kmsg.MetadataRequest) (kmsg.Response, error)
 	}
 	resp.ControllerID = c.controller()
 	if req.IncludeClusterAuthorizedOperations && req.Version >= 8 && req.Version <= 10 {
-		resp.AuthorizedOperations = cn.authorizedOps(authorizer.ResourceCluster, authorizer.ClusterName)
+		resp.AuthorizedOperations = 0 // Kafka tells nothing without DESCRIBE
+		if cn.allowedCluster(authorizer.OpDescribe) {
+			resp.AuthorizedOperations = cn.authorizedOps(authorizer.ResourceCluster, authorizer.ClusterName)
+		}
 	}
 
 	// Before v4 there is no flag and auto-creation follows the broker alone.
