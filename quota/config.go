@@ -77,8 +77,14 @@ func (e Entity) String() string {
 // with INVALID_REQUEST.
 var ErrInvalid = errors.New("invalid quota request")
 
+// invalidError is a refusal with Kafka's message, matching ErrInvalid.
+type invalidError string
+
+func (e invalidError) Error() string        { return string(e) }
+func (e invalidError) Is(target error) bool { return target == ErrInvalid }
+
 func invalid(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
+	return invalidError(fmt.Sprintf(format, args...))
 }
 
 // Component is one (type, name) of a request's entity; Name nil is the
@@ -93,7 +99,7 @@ type Component struct {
 func ParseEntity(cs []Component) (Entity, error) {
 	var e Entity
 	if len(cs) == 0 {
-		return e, invalid("the entity is empty")
+		return e, invalid("Invalid empty client quota entity")
 	}
 	for _, c := range cs {
 		var p *Part
@@ -116,7 +122,7 @@ func ParseEntity(cs []Component) (Entity, error) {
 		}
 	}
 	if e.IP.Present && (e.User.Present || e.ClientID.Present) {
-		return e, invalid("invalid quota entity combination: ip with user or client-id")
+		return e, invalid("Invalid quota entity combination, IP entity should not be combined with User or ClientId")
 	}
 	return e, nil
 }
@@ -142,27 +148,30 @@ type Config struct {
 	m map[Entity]map[string]float64
 }
 
-// ValidateOps checks an entry's changes as Kafka does.
+// ValidateOps checks an entry's changes as Kafka's ClientQuotaControlManager
+// does: each key once; a value to set must be a key of the entity's kind,
+// greater than 0, and whole for byte rates. Removing an unknown key is
+// allowed and changes nothing.
 func ValidateOps(e Entity, ops []Op) error {
 	kinds := keyKinds(e)
 	seen := map[string]bool{}
 	for _, op := range ops {
-		whole, ok := kinds[op.Key]
-		if !ok {
-			return invalid("invalid configuration key %s for entity %s", op.Key, e)
-		}
 		if seen[op.Key] {
-			return invalid("duplicate key %s", op.Key)
+			return invalid("Duplicate quota key %s not updating quota for this entity %s", op.Key, e)
 		}
 		seen[op.Key] = true
 		if op.Remove {
-			continue
+			continue // Kafka removes a key it does not know without a word
 		}
-		if math.IsNaN(op.Value) || math.IsInf(op.Value, 0) || (whole && op.Value != math.Trunc(op.Value)) {
-			return invalid("invalid value %s for configuration key %s", strconv.FormatFloat(op.Value, 'g', -1, 64), op.Key)
+		whole, ok := kinds[op.Key]
+		if !ok {
+			return invalid("Invalid configuration key %s", op.Key)
 		}
 		if op.Value <= 0 {
-			return invalid("quota %s must be positive, got %s", op.Key, strconv.FormatFloat(op.Value, 'g', -1, 64))
+			return invalid("Quota %s must be greater than 0", op.Key)
+		}
+		if math.IsNaN(op.Value) || math.IsInf(op.Value, 0) || (whole && op.Value != math.Trunc(op.Value)) {
+			return invalid("Invalid value %s for configuration key %s: a whole number is needed", strconv.FormatFloat(op.Value, 'g', -1, 64), op.Key)
 		}
 	}
 	return nil

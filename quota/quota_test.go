@@ -133,8 +133,11 @@ func TestValidation(t *testing.T) {
 			t.Errorf("%s: %v, want ErrInvalid", name, err)
 		}
 	}
-	if err := ValidateOps(e, []Op{{Key: RequestPercentage, Value: 12.5}, {Key: ProducerByteRate, Value: 1024}}); err != nil {
+	if err := ValidateOps(e, []Op{{Key: RequestPercentage, Value: 12.5}, {Key: ProducerByteRate, Value: 1024}, {Key: "unknown", Remove: true}}); err != nil {
 		t.Fatal(err)
+	}
+	if err := ValidateOps(e, []Op{{Key: ProducerByteRate}}); err == nil || err.Error() != "Quota producer_byte_rate must be greater than 0" {
+		t.Fatalf("zero quota: %v, want Kafka's message", err)
 	}
 }
 

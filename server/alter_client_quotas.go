@@ -8,9 +8,9 @@ package server
 // <default>) or ip alone, each once; keys producer_byte_rate,
 // consumer_byte_rate (whole numbers), request_percentage and
 // controller_mutation_rate for users and client ids,
-// connection_creation_rate for ips, each once. A bad entry gets
-// INVALID_REQUEST with a message; fakekafka also refuses values <= 0.
-// validate_only checks without changing anything.
+// connection_creation_rate for ips, each once; values greater than 0. A bad
+// entry gets INVALID_REQUEST with Kafka's message. validate_only checks
+// without changing anything.
 
 import (
 	"errors"
