@@ -35,6 +35,9 @@ var Supported = []APIRange{
 	{Key: 26, Min: 0, Max: 5}, // EndTxn
 	{Key: 27, Min: 0, Max: 2}, // WriteTxnMarkers
 	{Key: 28, Min: 0, Max: 5}, // TxnOffsetCommit
+	{Key: 29, Min: 0, Max: 3}, // DescribeACLs
+	{Key: 30, Min: 0, Max: 3}, // CreateACLs
+	{Key: 31, Min: 0, Max: 3}, // DeleteACLs
 	{Key: 32, Min: 0, Max: 4}, // DescribeConfigs
 	{Key: 33, Min: 0, Max: 2}, // AlterConfigs
 	{Key: 34, Min: 0, Max: 2}, // AlterReplicaLogDirs
@@ -46,6 +49,8 @@ var Supported = []APIRange{
 	{Key: 45, Min: 0, Max: 1}, // AlterPartitionReassignments
 	{Key: 46, Min: 0, Max: 0}, // ListPartitionReassignments
 	{Key: 47, Min: 0, Max: 0}, // OffsetDelete
+	{Key: 48, Min: 0, Max: 1}, // DescribeClientQuotas
+	{Key: 49, Min: 0, Max: 1}, // AlterClientQuotas
 	{Key: 55, Min: 0, Max: 2}, // DescribeQuorum
 	{Key: 60, Min: 0, Max: 2}, // DescribeCluster
 	{Key: 61, Min: 0, Max: 0}, // DescribeProducers

@@ -6,6 +6,7 @@ package server
 // (PRODUCER_FENCED is INVALID_PRODUCER_EPOCH below v2).
 
 import (
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -13,6 +14,14 @@ import (
 func (cn *conn) handleAddOffsetsToTxn(req *kmsg.AddOffsetsToTxnRequest) (kmsg.Response, error) {
 	c := cn.b.c
 	resp := req.ResponseKind().(*kmsg.AddOffsetsToTxnResponse)
+	switch {
+	case !cn.allowedTxn(authorizer.OpWrite, req.TransactionalID):
+		resp.ErrorCode = errTxnAuth
+		return resp, nil
+	case !cn.allowedGroup(authorizer.OpRead, req.Group):
+		resp.ErrorCode = errGroupAuth
+		return resp, nil
+	}
 	if req.Group == "" {
 		resp.ErrorCode = kerr.InvalidGroupID.Code
 		return resp, nil

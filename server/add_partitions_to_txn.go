@@ -14,6 +14,7 @@ package server
 // are acknowledged without a write.
 
 import (
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/fakekafka/fakekafka/transaction"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -26,7 +27,10 @@ func (cn *conn) handleAddPartitionsToTxn(req *kmsg.AddPartitionsToTxnRequest) (k
 		for i, t := range req.Topics {
 			topics[i].Topic, topics[i].Partitions = t.Topic, t.Partitions
 		}
-		codes := cn.addPartitionsToTxn(req.TransactionalID, req.ProducerID, req.ProducerEpoch, false, topics, req.Version)
+		codes := cn.addPartitionsDenied(req.TransactionalID, topics)
+		if codes == nil {
+			codes = cn.addPartitionsToTxn(req.TransactionalID, req.ProducerID, req.ProducerEpoch, false, topics, req.Version)
+		}
 		for _, t := range req.Topics {
 			st := kmsg.NewAddPartitionsToTxnResponseTopic()
 			st.Topic = t.Topic
@@ -37,6 +41,11 @@ func (cn *conn) handleAddPartitionsToTxn(req *kmsg.AddPartitionsToTxnRequest) (k
 			}
 			resp.Topics = append(resp.Topics, st)
 		}
+		return resp, nil
+	}
+	if !cn.allowedCluster(authorizer.OpClusterAction) {
+		// v4+ batches come from brokers only.
+		resp.ErrorCode = errClusterAuth
 		return resp, nil
 	}
 	for _, tx := range req.Transactions {
@@ -56,6 +65,39 @@ func (cn *conn) handleAddPartitionsToTxn(req *kmsg.AddPartitionsToTxnRequest) (k
 		resp.Transactions = append(resp.Transactions, rt)
 	}
 	return resp, nil
+}
+
+// addPartitionsDenied is Kafka's authorization of a client's
+// AddPartitionsToTxn: without WRITE on the transactional id every partition
+// gets TRANSACTIONAL_ID_AUTHORIZATION_FAILED; else the partitions of topics
+// without WRITE get TOPIC_AUTHORIZATION_FAILED, unknown ones
+// UNKNOWN_TOPIC_OR_PARTITION and the rest OPERATION_NOT_ATTEMPTED. Nil
+// when everything is allowed.
+func (cn *conn) addPartitionsDenied(id string, topics []kmsg.AddPartitionsToTxnRequestTransactionTopic) map[topicPartition]int16 {
+	txnDenied := !cn.allowedTxn(authorizer.OpWrite, id)
+	codes := map[topicPartition]int16{}
+	denied := txnDenied
+	for _, t := range topics {
+		topicDenied := !cn.allowedTopic(authorizer.OpWrite, t.Topic)
+		denied = denied || topicDenied
+		for _, p := range t.Partitions {
+			tp := topicPartition{t.Topic, p}
+			switch {
+			case txnDenied:
+				codes[tp] = errTxnAuth
+			case topicDenied:
+				codes[tp] = errTopicAuth
+			case cn.b.c.partition(t.Topic, p) == nil:
+				codes[tp] = kerr.UnknownTopicOrPartition.Code
+			default:
+				codes[tp] = kerr.OperationNotAttempted.Code
+			}
+		}
+	}
+	if !denied {
+		return nil
+	}
+	return codes
 }
 
 // addPartitionsToTxn adds (or with verifyOnly checks) one transaction's

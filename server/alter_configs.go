@@ -35,6 +35,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -332,6 +333,9 @@ func (cn *conn) handleAlterConfigs(req *kmsg.AlterConfigsRequest) (kmsg.Response
 	}
 	alterResources(keys, func(i int) (*kerr.Error, string) {
 		rr := &req.Resources[i]
+		if denied := cn.configDenied(rr.ResourceType, rr.ResourceName, authorizer.OpAlterConfigs); denied != nil {
+			return denied, "Authorization failed."
+		}
 		return c.alterConfigs(rr.ResourceType, rr.ResourceName, req.ValidateOnly, replaceEdit(rr.Configs))
 	}, func(i int, err *kerr.Error, msg string) {
 		sr := kmsg.NewAlterConfigsResponseResource()
@@ -353,6 +357,9 @@ func (cn *conn) handleIncrementalAlterConfigs(req *kmsg.IncrementalAlterConfigsR
 	}
 	alterResources(keys, func(i int) (*kerr.Error, string) {
 		rr := &req.Resources[i]
+		if denied := cn.configDenied(rr.ResourceType, rr.ResourceName, authorizer.OpAlterConfigs); denied != nil {
+			return denied, "Authorization failed."
+		}
 		return c.alterConfigs(rr.ResourceType, rr.ResourceName, req.ValidateOnly, incrementalEdit(rr.Configs, isListConfig(rr.ResourceType)))
 	}, func(i int, err *kerr.Error, msg string) {
 		sr := kmsg.NewIncrementalAlterConfigsResponseResource()

@@ -121,9 +121,13 @@ type conn struct {
 	// ("User:alice"): User:ANONYMOUS until SASL or a client certificate
 	// says otherwise. Only the connection's own goroutine touches it.
 	principal string
-	out       []byte
-	closed    chan struct{}
-	once      sync.Once
+	// reqSize is the size of the request being handled; throttle is the
+	// quota throttle its handler decided (quotas.go).
+	reqSize  int
+	throttle time.Duration
+	out      []byte
+	closed   chan struct{}
+	once     sync.Once
 }
 
 func (cn *conn) close() {
@@ -174,6 +178,7 @@ func (cn *conn) handle(frame []byte) error {
 	if err != nil {
 		return err
 	}
+	cn.reqSize = len(frame)
 	start := time.Now()
 	var resp kmsg.Response
 	if hdr.APIKey == apiVersionsKey {
@@ -209,12 +214,26 @@ func (cn *conn) handle(frame []byte) error {
 			"client", hdr.ClientID, "correlation_id", hdr.CorrelationID, "took", time.Since(start))
 	}
 	if resp == nil {
-		return nil // acks=0
+		// acks=0: no answer, but a throttled producer is still muted.
+		if d := cn.throttle; d > 0 {
+			cn.throttle = 0
+			if !cn.waitThrottle(d) {
+				return errCloseConn
+			}
+		}
+		return nil
+	}
+	d, after := cn.applyThrottle(resp)
+	if d > 0 && !after && !cn.waitThrottle(d) {
+		return errCloseConn // an old client: the answer itself is late
 	}
 	cn.out = protocol.AppendResponse(cn.out[:0], hdr, resp)
 	_, err = cn.nc.Write(cn.out)
 	if cap(cn.out) > 1<<20 {
 		cn.out = nil // do not pin a large fetch response's buffer
+	}
+	if err == nil && d > 0 && after && !cn.waitThrottle(d) {
+		return errCloseConn // KIP-219: muted after the answer
 	}
 	return err
 }
@@ -261,6 +280,9 @@ var handlers = map[int16]handler{
 	26: typed((*conn).handleEndTxn),
 	27: typed((*conn).handleWriteTxnMarkers),
 	28: typed((*conn).handleTxnOffsetCommit),
+	29: typed((*conn).handleDescribeACLs),
+	30: typed((*conn).handleCreateACLs),
+	31: typed((*conn).handleDeleteACLs),
 	32: typed((*conn).handleDescribeConfigs),
 	33: typed((*conn).handleAlterConfigs),
 	34: typed((*conn).handleAlterReplicaLogDirs),
@@ -272,6 +294,8 @@ var handlers = map[int16]handler{
 	45: typed((*conn).handleAlterPartitionReassignments),
 	46: typed((*conn).handleListPartitionReassignments),
 	47: typed((*conn).handleOffsetDelete),
+	48: typed((*conn).handleDescribeClientQuotas),
+	49: typed((*conn).handleAlterClientQuotas),
 	55: typed((*conn).handleDescribeQuorum),
 	60: typed((*conn).handleDescribeCluster),
 	61: typed((*conn).handleDescribeProducers),

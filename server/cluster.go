@@ -21,6 +21,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/fakekafka/fakekafka/authorizer"
+	"github.com/fakekafka/fakekafka/quota"
 )
 
 // Cluster is a running fakekafka cluster.
@@ -44,6 +47,12 @@ type Cluster struct {
 	events *eventLog // the event ring (events.go)
 
 	quorumView quorumView // what DescribeQuorum remembers (describe_quorum.go)
+	// acls are the authorizer's bindings, read lock-free; aclMu serialises
+	// changes (acls.go).
+	aclMu sync.Mutex
+	acls  atomic.Pointer[authorizer.Set]
+
+	quotas quotaState // client quotas and their sensors (quotas.go)
 
 	// isrChecks and checkpoints are the periodic jobs on the cluster's
 	// clock (clock.go); lastCheckpoint is used only by checkpoints.
@@ -83,6 +92,8 @@ func NewCluster(cfg Config) (*Cluster, error) {
 	c.topics.Store(&topics{byName: map[string]*topic{}, byID: map[[16]byte]*topic{}})
 	c.nextProducerID.Store(1000)
 	c.brokerCfg.Store(c.resolveBrokerSettings(nil))
+	c.quotas.cfg.Store(&quota.Config{})
+	c.acls.Store(&authorizer.Set{SuperUsers: cfg.SuperUsers, AllowEveryoneIfNoACL: cfg.AllowEveryoneIfNoACLFound})
 
 	for i := range cfg.Brokers {
 		b := &broker{c: c, id: int32(i + 1), conns: map[*conn]struct{}{}}

@@ -152,6 +152,22 @@ type Config struct {
 	// clock.NewManual time moves only in Cluster.AdvanceClock (or the
 	// clock's own Advance). Clusters may share one.
 	Clock *clock.Clock
+	// Authorizer turns on Kafka's StandardAuthorizer (acls.go): every
+	// request is checked against the ACLs (CreateAcls, Cluster.CreateACLs)
+	// for the connection's principal.
+	Authorizer bool
+	// SuperUsers are super.users ("User:admin"): allowed everything.
+	SuperUsers []string
+	// AllowEveryoneIfNoACLFound is allow.everyone.if.no.acl.found: a
+	// resource no ACL names is open to everyone. Default false, Kafka's.
+	AllowEveryoneIfNoACLFound bool
+
+	// QuotaWindowNum and QuotaWindowSize are quota.window.num and
+	// quota.window.size.seconds: client quota rates are measured over this
+	// many samples of this length. Defaults 11 and 1 s, Kafka's.
+	QuotaWindowNum  int
+	QuotaWindowSize time.Duration
+
 	// EventBuffer is how many events the ring keeps (Cluster.Events, GET
 	// /v1/events). Default DefaultEventBuffer.
 	EventBuffer int
@@ -291,6 +307,15 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Clock == nil {
 		c.Clock = clock.New()
+	}
+	if c.QuotaWindowNum == 0 {
+		c.QuotaWindowNum = 11
+	}
+	if c.QuotaWindowSize == 0 {
+		c.QuotaWindowSize = time.Second
+	}
+	if c.QuotaWindowNum < 2 || c.QuotaWindowSize < time.Millisecond {
+		return c, fmt.Errorf("quota window: at least 2 samples of at least 1ms, got %d of %v", c.QuotaWindowNum, c.QuotaWindowSize)
 	}
 	if c.EventBuffer == 0 {
 		c.EventBuffer = DefaultEventBuffer

@@ -8,6 +8,7 @@ package server
 import (
 	"slices"
 
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -21,6 +22,8 @@ func (cn *conn) handleConsumerGroupDescribe(req *kmsg.ConsumerGroupDescribeReque
 		rg.AuthorizedOperations = -2147483648
 		g, code := c.group(cn.b.id, id, false)
 		switch {
+		case !cn.allowedGroup(authorizer.OpDescribe, id):
+			rg.ErrorCode = errGroupAuth
 		case code != 0:
 			rg.ErrorCode = code
 		case g == nil:
@@ -31,6 +34,9 @@ func (cn *conn) handleConsumerGroupDescribe(req *kmsg.ConsumerGroupDescribeReque
 				rg.ErrorCode = kerr.GroupIDNotFound.Code
 			} else {
 				describeConsumerGroup(c, cg, &rg)
+				if req.IncludeAuthorizedOperations {
+					rg.AuthorizedOperations = cn.authorizedOps(authorizer.ResourceGroup, id)
+				}
 			}
 			g.mu.Unlock()
 		}

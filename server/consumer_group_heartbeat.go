@@ -22,6 +22,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -45,6 +46,11 @@ func (cn *conn) consumerGroupHeartbeat(req *kmsg.ConsumerGroupHeartbeatRequest) 
 		return resp, nil
 	}
 	switch {
+	case !cn.allowedGroup(authorizer.OpRead, req.Group):
+		return fail(kerr.GroupAuthorizationFailed, "Authorization failed.")
+	case slices.ContainsFunc(req.SubscribedTopicNames, func(t string) bool { return !cn.allowedTopic(authorizer.OpDescribe, t) }):
+		// Kafka 4: a member may not subscribe to topics it cannot see.
+		return fail(kerr.TopicAuthorizationFailed, "Authorization failed.")
 	case req.Group == "":
 		return fail(kerr.InvalidRequest, "group id is empty")
 	case req.MemberEpoch < -2:

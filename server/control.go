@@ -26,6 +26,8 @@ const maxControlBody = 1 << 20
 //	GET  /                                                        the dashboard (dashboard.go)
 //	GET  /v1/clock                                                ClockState
 //	POST /v1/clock/advance {"ms":N}                               AdvanceClock
+//	GET  /v1/acls, POST /v1/acls                                  ACLState, CreateACLs (acls_http.go)
+//	GET  /v1/quotas, POST /v1/quotas                              QuotaState, AlterClientQuotas (quotas_http.go)
 //
 // A partition change answers 200 with the partition's new PartitionState.
 // Every error is a JSON object {"error":"..."}: 400 for a malformed body or
@@ -49,6 +51,8 @@ func (c *Cluster) ControlHandler() http.Handler {
 	c.registerClockRoutes(mux)
 	c.registerLogRoutes(mux)
 	c.registerAdminRoutes(mux)
+	c.registerACLRoutes(mux)
+	c.registerQuotaRoutes(mux)
 	return jsonErrors{mux}
 }
 

@@ -18,12 +18,18 @@ package server
 // ReplicationFactor and the explicitly set configs with source
 // DYNAMIC_TOPIC_CONFIG (v5+), and the TopicID (v7+). Failed topics report
 // -1 for the counts.
+//
+// With the authorizer a topic needs CREATE on the cluster or on itself
+// (TOPIC_AUTHORIZATION_FAILED); without DESCRIBE_CONFIGS on it the result
+// leaves the configs out and sets the config error code (tagged, v5+) to
+// TOPIC_AUTHORIZATION_FAILED.
 
 import (
 	"fmt"
 	"maps"
 	"slices"
 
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -40,6 +46,7 @@ func (cn *conn) handleCreateTopics(req *kmsg.CreateTopicsRequest) (kmsg.Response
 		count[rt.Topic]++
 	}
 	reported := map[string]bool{}
+	clusterCreate := cn.allowedCluster(authorizer.OpCreate)
 	for _, rt := range req.Topics {
 		st := kmsg.NewCreateTopicsResponseTopic()
 		st.Topic = rt.Topic
@@ -53,6 +60,11 @@ func (cn *conn) handleCreateTopics(req *kmsg.CreateTopicsRequest) (kmsg.Response
 			continue
 		}
 
+		if !clusterCreate && !cn.allowedTopic(authorizer.OpCreate, rt.Topic) {
+			setCreateError(req.Version, &st, kerr.TopicAuthorizationFailed, "Authorization failed.")
+			resp.Topics = append(resp.Topics, st)
+			continue
+		}
 		spec, kerrv, msg := createSpec(rt)
 		if kerrv != nil {
 			setCreateError(req.Version, &st, kerrv, msg)
@@ -84,7 +96,10 @@ func (cn *conn) handleCreateTopics(req *kmsg.CreateTopicsRequest) (kmsg.Response
 				st.ReplicationFactor = int16(c.cfg.DefaultReplicationFactor)
 			}
 		}
-		if t != nil {
+		if !cn.allowedTopic(authorizer.OpDescribeConfigs, rt.Topic) {
+			// Created, but its configs are not this principal's to see.
+			st.ConfigErrorCode = errTopicAuth
+		} else if t != nil {
 			// Every topic config, as DescribeConfigs would list it (v5+).
 			for _, e := range c.topicConfigEntries(t) {
 				cfg := kmsg.NewCreateTopicsResponseTopicConfig()

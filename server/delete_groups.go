@@ -14,6 +14,7 @@ package server
 // replicated).
 
 import (
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -29,6 +30,9 @@ func (cn *conn) handleDeleteGroups(req *kmsg.DeleteGroupsRequest) (kmsg.Response
 }
 
 func (cn *conn) deleteGroup(id string) int16 {
+	if !cn.allowedGroup(authorizer.OpDelete, id) {
+		return errGroupAuth
+	}
 	if id == "" {
 		return kerr.InvalidGroupID.Code
 	}

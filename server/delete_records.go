@@ -16,6 +16,7 @@ package server
 import (
 	"strings"
 
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -30,6 +31,11 @@ func (cn *conn) handleDeleteRecords(req *kmsg.DeleteRecordsRequest) (kmsg.Respon
 		for _, rp := range rt.Partitions {
 			sp := kmsg.NewDeleteRecordsResponseTopicPartition()
 			sp.Partition = rp.Partition
+			if !cn.allowedTopic(authorizer.OpDelete, rt.Topic) {
+				sp.LowWatermark, sp.ErrorCode = -1, errTopicAuth
+				st.Partitions = append(st.Partitions, sp)
+				continue
+			}
 			sp.LowWatermark, sp.ErrorCode = cn.deleteRecords(t, rp.Partition, rp.Offset)
 			if sp.ErrorCode != 0 {
 				sp.LowWatermark = -1

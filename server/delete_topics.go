@@ -14,6 +14,7 @@ package server
 // every request parked on the topic's partitions.
 
 import (
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -80,12 +81,22 @@ func (cn *conn) handleDeleteTopics(req *kmsg.DeleteTopicsRequest) (kmsg.Response
 				fail(kerr.UnknownTopicID, "This server does not host this topic ID.")
 				continue
 			}
+		} else if !cn.allowedTopic(authorizer.OpDescribe, *e.Topic) {
+			fail(kerr.TopicAuthorizationFailed, "Authorization failed.") // existence not disclosed
+			continue
 		} else if t = c.topic(*e.Topic); t == nil {
 			fail(kerr.UnknownTopicOrPartition, "This server does not host this topic-partition.")
 			continue
 		}
 		name := t.name
 		st.Topic, st.TopicID = &name, t.id
+		if !cn.allowedTopic(authorizer.OpDelete, name) {
+			if byID && !cn.allowedTopic(authorizer.OpDescribe, name) {
+				st.Topic = nil // not even its name
+			}
+			fail(kerr.TopicAuthorizationFailed, "Authorization failed.")
+			continue
+		}
 		if !c.deleteTopic(t) {
 			fail(kerr.UnknownTopicOrPartition, "This server does not host this topic-partition.")
 			continue

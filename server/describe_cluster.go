@@ -10,14 +10,16 @@ package server
 // UNSUPPORTED_ENDPOINT_TYPE, as Kafka answers (v0 has no endpoint type and
 // always means brokers).
 // With IncludeFencedBrokers, stopped brokers the controller has fenced are
-// listed too, with IsFenced. ClusterAuthorizedOperations is every cluster
-// operation when asked for (no ACLs here), else Kafka's "not requested"
-// value, the minimum int32.
+// listed too, with IsFenced. ClusterAuthorizedOperations, when asked for,
+// is what the ACLs allow on the cluster (every operation without the
+// authorizer; 0 without DESCRIBE, as Kafka answers rather than failing),
+// else Kafka's "not requested" value, the minimum int32.
 
 import (
 	"fmt"
 	"math"
 
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -46,7 +48,10 @@ func (cn *conn) handleDescribeCluster(req *kmsg.DescribeClusterRequest) (kmsg.Re
 	resp.ControllerID = c.controller()
 	resp.ClusterAuthorizedOperations = math.MinInt32
 	if req.IncludeClusterAuthorizedOperations {
-		resp.ClusterAuthorizedOperations = allClusterOps
+		resp.ClusterAuthorizedOperations = 0 // Kafka tells nothing without DESCRIBE
+		if cn.allowedCluster(authorizer.OpDescribe) {
+			resp.ClusterAuthorizedOperations = cn.authorizedOps(authorizer.ResourceCluster, authorizer.ClusterName)
+		}
 	}
 	for _, b := range c.brokers {
 		fenced := !b.registered()

@@ -33,6 +33,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -241,8 +242,10 @@ func (cn *conn) handleDescribeConfigs(req *kmsg.DescribeConfigsRequest) (kmsg.Re
 			kerrv   *kerr.Error
 			msg     string
 		)
-		switch rr.ResourceType {
-		case kmsg.ConfigResourceTypeTopic:
+		switch denied := cn.configDenied(rr.ResourceType, rr.ResourceName, authorizer.OpDescribeConfigs); {
+		case denied != nil:
+			kerrv, msg = denied, "Authorization failed."
+		case rr.ResourceType == kmsg.ConfigResourceTypeTopic:
 			if err := legalTopicName(rr.ResourceName); err != nil {
 				kerrv, msg = kerr.InvalidTopicException, err.Error()
 			} else if t := c.topic(rr.ResourceName); t == nil {
@@ -250,7 +253,7 @@ func (cn *conn) handleDescribeConfigs(req *kmsg.DescribeConfigsRequest) (kmsg.Re
 			} else {
 				entries = c.topicConfigEntries(t)
 			}
-		case kmsg.ConfigResourceTypeBroker:
+		case rr.ResourceType == kmsg.ConfigResourceTypeBroker:
 			entries, kerrv, msg = c.brokerConfigEntries(rr.ResourceName)
 		default:
 			kerrv, msg = kerr.InvalidRequest, "fakekafka describes topic and broker configs only, not resource type "+rr.ResourceType.String()

@@ -7,16 +7,17 @@ package server
 // each member's metadata for it and assignment; other states show neither.
 // An unknown group, and a KIP-848 group (which ConsumerGroupDescribe
 // describes), is Dead with no error, as Kafka answers before v6. With
-// include_authorized_operations (v3+) every group operation is allowed
-// (READ, DELETE, DESCRIBE): there are no ACLs.
+// include_authorized_operations (v3+) the group operations (READ, DELETE,
+// DESCRIBE) the ACLs allow, all of them without the authorizer. A group the
+// principal may not DESCRIBE gets GROUP_AUTHORIZATION_FAILED and no state.
 
 import (
+	"math"
+
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
-
-// groupOperations is READ (3), DELETE (6) and DESCRIBE (8) as a bit field.
-const groupOperations = 1<<3 | 1<<6 | 1<<8
 
 func (cn *conn) handleDescribeGroups(req *kmsg.DescribeGroupsRequest) (kmsg.Response, error) {
 	c := cn.b.c
@@ -25,9 +26,12 @@ func (cn *conn) handleDescribeGroups(req *kmsg.DescribeGroupsRequest) (kmsg.Resp
 		dg := kmsg.NewDescribeGroupsResponseGroup()
 		dg.Group, dg.State = id, groupDead
 		if req.IncludeAuthorizedOperations {
-			dg.AuthorizedOperations = groupOperations
+			dg.AuthorizedOperations = cn.authorizedOps(authorizer.ResourceGroup, id)
 		}
-		if id == "" {
+		if !cn.allowedGroup(authorizer.OpDescribe, id) {
+			// Kafka's groupError: nothing else about the group.
+			dg.State, dg.AuthorizedOperations, dg.ErrorCode = "", math.MinInt32, errGroupAuth
+		} else if id == "" {
 			dg.ErrorCode = kerr.InvalidGroupID.Code
 		} else if g, code := c.group(cn.b.id, id, false); code != 0 {
 			dg.ErrorCode = code

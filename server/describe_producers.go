@@ -7,6 +7,7 @@ package server
 // unknown: UNKNOWN_TOPIC_OR_PARTITION.
 
 import (
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -20,6 +21,11 @@ func (cn *conn) handleDescribeProducers(req *kmsg.DescribeProducersRequest) (kms
 		for _, index := range t.Partitions {
 			rp := kmsg.NewDescribeProducersResponseTopicPartition()
 			rp.Partition = index
+			if !cn.allowedTopic(authorizer.OpRead, t.Topic) {
+				rp.ErrorCode = errTopicAuth
+				rt.Partitions = append(rt.Partitions, rp)
+				continue
+			}
 			p := c.partition(t.Topic, index)
 			if p == nil {
 				rp.ErrorCode = kerr.UnknownTopicOrPartition.Code

@@ -22,6 +22,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -68,13 +69,22 @@ func (cn *conn) handleDescribeTopicPartitions(req *kmsg.DescribeTopicPartitionsR
 	for i, name := range names {
 		st := kmsg.NewDescribeTopicPartitionsResponseTopic()
 		st.Topic = kmsg.StringPtr(name)
+		if !cn.allowedTopic(authorizer.OpDescribe, name) {
+			// As Metadata: hidden when listing all, an error when named.
+			if len(req.Topics) > 0 {
+				st.ErrorCode = errTopicAuth
+				resp.Topics = append(resp.Topics, st)
+			}
+			continue
+		}
 		t := byName[name]
 		if t == nil {
 			st.ErrorCode = kerr.UnknownTopicOrPartition.Code
 			resp.Topics = append(resp.Topics, st)
 			continue
 		}
-		st.TopicID, st.IsInternal, st.AuthorizedOperations = t.id, isInternalTopic(name), allTopicOps
+		st.TopicID, st.IsInternal = t.id, isInternalTopic(name)
+		st.AuthorizedOperations = cn.authorizedOps(authorizer.ResourceTopic, name)
 		parts := t.partitions()
 		if i > 0 {
 			first = 0

@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"slices"
 
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/fakekafka/fakekafka/transaction"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -25,7 +26,12 @@ func (cn *conn) handleDescribeTransactions(req *kmsg.DescribeTransactionsRequest
 	resp := req.ResponseKind().(*kmsg.DescribeTransactionsResponse)
 	for _, id := range req.TransactionalIDs {
 		st := kmsg.NewDescribeTransactionsResponseTransactionState()
-		st.TransactionalID, st.ProducerID, st.ProducerEpoch, st.StartTimestamp = id, 0, 0, 0 // as Kafka, for an unknown id
+		st.TransactionalID, st.ProducerID, st.ProducerEpoch, st.StartTimestamp = id, 0, 0, 0 // as Kafka, for an unknown id or one the principal may not describe
+		if !cn.allowedTxn(authorizer.OpDescribe, id) {
+			st.ErrorCode = errTxnAuth
+			resp.TransactionStates = append(resp.TransactionStates, st)
+			continue
+		}
 		e, code := c.txnEntry(cn.b.id, id, false)
 		if code == 0 && e == nil {
 			code = kerr.TransactionalIDNotFound.Code
@@ -82,7 +88,8 @@ func (cn *conn) handleListTransactions(req *kmsg.ListTransactionsRequest) (kmsg.
 			len(req.StateFilters) > 0 && len(states) == 0,
 			len(req.ProducerIDFilters) > 0 && !slices.Contains(req.ProducerIDFilters, md.ProducerID),
 			req.Version >= 1 && req.DurationFilterMillis >= 0 && (md.TxnStartMs < 0 || nowMs-md.TxnStartMs < req.DurationFilterMillis),
-			pattern != nil && !pattern.MatchString(md.TransactionalID):
+			pattern != nil && !pattern.MatchString(md.TransactionalID),
+			!cn.allowedTxn(authorizer.OpDescribe, md.TransactionalID):
 			continue
 		}
 		st := kmsg.NewListTransactionsResponseTransactionState()

@@ -23,6 +23,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -44,7 +45,12 @@ func (cn *conn) handleElectLeaders(req *kmsg.ElectLeadersRequest) (kmsg.Response
 		return resp, nil
 	}
 
-	all := req.Topics == nil
+	denied := !cn.allowedCluster(authorizer.OpAlter)
+	if denied {
+		// Every requested partition and the request itself fail.
+		resp.ErrorCode = errClusterAuth
+	}
+	all := req.Topics == nil && !denied
 	topics := req.Topics
 	if all {
 		byName := c.topics.Load().byName
@@ -73,7 +79,12 @@ func (cn *conn) handleElectLeaders(req *kmsg.ElectLeadersRequest) (kmsg.Response
 			if slices.ContainsFunc(st.Partitions, func(sp kmsg.ElectLeadersResponseTopicPartition) bool { return sp.Partition == part }) {
 				continue
 			}
-			err := c.electForRequest(rt.Topic, part, typ)
+			var err error
+			if denied {
+				err = kerr.ClusterAuthorizationFailed
+			} else {
+				err = c.electForRequest(rt.Topic, part, typ)
+			}
 			if all && errors.Is(err, kerr.ElectionNotNeeded) {
 				continue
 			}

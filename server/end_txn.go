@@ -13,6 +13,7 @@ package server
 // otherwise. PRODUCER_FENCED is INVALID_PRODUCER_EPOCH below v2.
 
 import (
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/fakekafka/fakekafka/transaction"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -22,6 +23,10 @@ func (cn *conn) handleEndTxn(req *kmsg.EndTxnRequest) (kmsg.Response, error) {
 	c := cn.b.c
 	resp := req.ResponseKind().(*kmsg.EndTxnResponse)
 	resp.ProducerID, resp.ProducerEpoch = -1, -1
+	if !cn.allowedTxn(authorizer.OpWrite, req.TransactionalID) {
+		resp.ErrorCode = errTxnAuth
+		return resp, nil
+	}
 	if req.TransactionalID == "" {
 		resp.ErrorCode = kerr.InvalidRequest.Code
 		return resp, nil

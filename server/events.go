@@ -44,6 +44,13 @@ const (
 	EventTopicDeleted       EventType = "topic_deleted"
 	EventTopicConfigChanged EventType = "topic_config_changed"
 
+	EventACLCreated   EventType = "acl_created" // Detail: the binding
+	EventACLDeleted   EventType = "acl_deleted"
+	EventQuotaChanged EventType = "quota_changed" // Detail: the entity
+	// EventClientThrottled: a connection is muted for a quota; Broker, and
+	// Detail with the principal, client id and throttle time.
+	EventClientThrottled EventType = "client_throttled"
+
 	EventGroupRebalanceStarted   EventType = "group_rebalance_started"
 	EventGroupRebalanceCompleted EventType = "group_rebalance_completed"
 	EventGroupMemberJoined       EventType = "group_member_joined"
@@ -567,4 +574,10 @@ func consumerGroupSettled(cg *consumerGroup) bool {
 		}
 	}
 	return len(cg.members) > 0
+}
+
+// ClientThrottled matches a connection muted for a quota on broker (0 for
+// any).
+func ClientThrottled(broker int32) EventMatcher {
+	return func(e Event) bool { return e.Type == EventClientThrottled && (broker == 0 || e.Broker == broker) }
 }

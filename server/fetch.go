@@ -26,15 +26,27 @@ package server
 // makes clients send full fetches (allowed by KIP-227). A replica id >= 0
 // is a follower we do not know: UNKNOWN_LEADER_EPOCH if it sent an epoch,
 // else NOT_LEADER_OR_FOLLOWER, as Kafka answers an unknown follower.
+//
+// With the authorizer a topic needs READ (TOPIC_AUTHORIZATION_FAILED,
+// checked before the topic's existence).
 
 import (
 	"time"
 
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 func (cn *conn) handleFetch(req *kmsg.FetchRequest) (kmsg.Response, error) {
+	resp, err := cn.fetch(req)
+	if fr, ok := resp.(*kmsg.FetchResponse); ok && err == nil && fr.ErrorCode == 0 {
+		cn.throttleFetch(fr) // consumer_byte_rate (quotas.go)
+	}
+	return resp, err
+}
+
+func (cn *conn) fetch(req *kmsg.FetchRequest) (kmsg.Response, error) {
 	c := cn.b.c
 	if req.SessionID != 0 {
 		// We never hand out sessions, so any id is unknown.
@@ -90,9 +102,15 @@ func (cn *conn) fetchTopic(version int16, rt *kmsg.FetchRequestTopic) (*topic, i
 	c := cn.b.c
 	if version >= 13 {
 		if t := c.topicByID(rt.TopicID); t != nil {
+			if !cn.allowedTopic(authorizer.OpRead, t.name) {
+				return nil, errTopicAuth
+			}
 			return t, 0
 		}
 		return nil, kerr.UnknownTopicID.Code
+	}
+	if !cn.allowedTopic(authorizer.OpRead, rt.Topic) {
+		return nil, errTopicAuth // before existence: Kafka discloses nothing
 	}
 	if t := c.topic(rt.Topic); t != nil {
 		return t, 0
@@ -132,6 +150,9 @@ func (cn *conn) readFetch(req *kmsg.FetchRequest) (resp *kmsg.FetchResponse, byt
 	remaining := int64(req.MaxBytes)
 	if req.Version < 3 || remaining <= 0 {
 		remaining = int64(^uint32(0) >> 1)
+	}
+	if quotaCap := cn.fetchQuotaCap(); quotaCap >= 0 {
+		remaining = min(remaining, int64(quotaCap)) // one answer never throttles alone
 	}
 	leaders := map[int32]bool{}
 	resp.Topics = make([]kmsg.FetchResponseTopic, len(req.Topics))

@@ -11,6 +11,7 @@ package server
 // saying so; other key types INVALID_REQUEST.
 
 import (
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -31,6 +32,10 @@ func (cn *conn) handleFindCoordinator(req *kmsg.FindCoordinatorRequest) (kmsg.Re
 			co.ErrorCode, msg = kerr.CoordinatorNotAvailable.Code, "fakekafka has no share coordinator"
 		case req.CoordinatorType != 0 && req.CoordinatorType != 1:
 			co.ErrorCode, msg = kerr.InvalidRequest.Code, "unknown coordinator type"
+		case req.CoordinatorType == 0 && !cn.allowedGroup(authorizer.OpDescribe, key):
+			co.ErrorCode = errGroupAuth
+		case req.CoordinatorType == 1 && !cn.allowedTxn(authorizer.OpDescribe, key):
+			co.ErrorCode = errTxnAuth
 		case key == "":
 			co.ErrorCode, msg = kerr.InvalidRequest.Code, "coordinator key is empty"
 		default:

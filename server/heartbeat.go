@@ -13,6 +13,7 @@ package server
 // (deleted group), NOT_COORDINATOR, INVALID_GROUP_ID.
 
 import (
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -24,6 +25,9 @@ func (cn *conn) handleHeartbeat(req *kmsg.HeartbeatRequest) (kmsg.Response, erro
 }
 
 func (cn *conn) heartbeat(req *kmsg.HeartbeatRequest) int16 {
+	if !cn.allowedGroup(authorizer.OpRead, req.Group) {
+		return errGroupAuth
+	}
 	g, code := cn.b.c.existingGroup(cn.b.id, req.Group, kerr.UnknownMemberID)
 	if code != 0 {
 		return code

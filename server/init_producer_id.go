@@ -27,6 +27,7 @@ package server
 import (
 	"math"
 
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/fakekafka/fakekafka/transaction"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -42,6 +43,8 @@ func (cn *conn) handleInitProducerID(req *kmsg.InitProducerIDRequest) (kmsg.Resp
 
 	if req.TransactionalID != nil {
 		switch {
+		case *req.TransactionalID != "" && !cn.allowedTxn(authorizer.OpWrite, *req.TransactionalID):
+			return fail(kerr.TransactionalIDAuthorizationFailed)
 		case *req.TransactionalID == "":
 			return fail(kerr.InvalidRequest)
 		case req.TransactionTimeoutMillis <= 0 || int64(req.TransactionTimeoutMillis) > c.cfg.TransactionMaxTimeout.Milliseconds():
@@ -50,6 +53,9 @@ func (cn *conn) handleInitProducerID(req *kmsg.InitProducerIDRequest) (kmsg.Resp
 		return cn.initTransactionalProducerID(req, resp)
 	}
 
+	if !cn.allowedIdempotentWrite() {
+		return fail(kerr.ClusterAuthorizationFailed)
+	}
 	// Fields absent before v3 decode as -1, -1.
 	id, epoch := req.ProducerID, req.ProducerEpoch
 	if (id == -1) != (epoch == -1) {

@@ -29,6 +29,7 @@ package server
 import (
 	"time"
 
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -58,6 +59,10 @@ type staticRejoin struct {
 
 func (cn *conn) handleJoinGroup(req *kmsg.JoinGroupRequest) (kmsg.Response, error) {
 	resp := req.ResponseKind().(*kmsg.JoinGroupResponse)
+	if !cn.allowedGroup(authorizer.OpRead, req.Group) {
+		resp.ErrorCode, resp.Generation = errGroupAuth, -1
+		return resp, nil
+	}
 	r := joinRequest{
 		version: req.Version, memberID: req.MemberID, instanceID: req.InstanceID, clientID: cn.hdr.ClientID, host: cn.clientHost(),
 		session: time.Duration(req.SessionTimeoutMillis) * time.Millisecond, protocolType: req.ProtocolType,

@@ -17,6 +17,7 @@ package server
 // group), NOT_COORDINATOR, INVALID_GROUP_ID.
 
 import (
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -38,6 +39,9 @@ func (cn *conn) handleLeaveGroup(req *kmsg.LeaveGroupRequest) (kmsg.Response, er
 }
 
 func (cn *conn) leaveGroup(groupID string, leaving []kmsg.LeaveGroupRequestMember) (int16, []kmsg.LeaveGroupResponseMember) {
+	if !cn.allowedGroup(authorizer.OpRead, groupID) {
+		return errGroupAuth, nil
+	}
 	if groupID == "" {
 		return kerr.InvalidGroupID.Code, nil
 	}

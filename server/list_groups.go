@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -23,7 +24,11 @@ func (cn *conn) handleListGroups(req *kmsg.ListGroupsRequest) (kmsg.Response, er
 	match := func(filter []string, v string) bool {
 		return len(filter) == 0 || slices.ContainsFunc(filter, func(f string) bool { return strings.EqualFold(f, v) })
 	}
+	all := cn.allowedCluster(authorizer.OpDescribe)
 	for _, g := range cn.b.c.groupsOn(cn.b.id) {
+		if !all && !cn.allowedGroup(authorizer.OpDescribe, g.id) {
+			continue // Kafka lists only the groups one may describe
+		}
 		g.mu.Lock()
 		lg := kmsg.NewListGroupsResponseGroup()
 		lg.Group = g.id

@@ -25,10 +25,14 @@ package server
 // answers consumers OFFSET_NOT_AVAILABLE for LATEST and for any timestamp
 // search that finds nothing below the HW (Kafka's KAFKA-7395 guard).
 //
+// With the authorizer a topic needs DESCRIBE (TOPIC_AUTHORIZATION_FAILED,
+// checked first).
+//
 // LeaderEpoch (v4+) is the epoch of the batch holding the offset, or the
 // current leader epoch for LATEST, as Kafka reports it; -1 when unknown.
 
 import (
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/fakekafka/fakekafka/protocol"
 
 	"github.com/fakekafka/fakekafka/replication"
@@ -68,10 +72,15 @@ func (cn *conn) handleListOffsets(req *kmsg.ListOffsetsRequest) (kmsg.Response, 
 		*st = kmsg.NewListOffsetsResponseTopic()
 		st.Topic = rt.Topic
 		st.Partitions = make([]kmsg.ListOffsetsResponseTopicPartition, len(rt.Partitions))
+		denied := !cn.allowedTopic(authorizer.OpDescribe, rt.Topic)
 		for j, rp := range rt.Partitions {
 			sp := &st.Partitions[j]
 			*sp = kmsg.NewListOffsetsResponseTopicPartition()
 			sp.Partition = rp.Partition
+			if denied {
+				sp.ErrorCode = errTopicAuth
+				continue
+			}
 			if seen[tp{rt.Topic, rp.Partition}] > 1 {
 				sp.ErrorCode = kerr.InvalidRequest.Code
 				continue

@@ -21,24 +21,22 @@ package server
 // still filled in, unfiltered. OfflineReplicas (v5+) are replicas on brokers
 // that are down. Only v0 drops unavailable replicas from the lists, with
 // REPLICA_NOT_AVAILABLE.
+//
+// With the authorizer (KafkaApis.handleTopicMetadataRequest): a listing of
+// every topic leaves out those the principal may not DESCRIBE; a topic asked
+// for by name or ID without DESCRIBE gets TOPIC_AUTHORIZATION_FAILED
+// whether it exists or not (by ID with a null name); auto-creation needs
+// CREATE on the cluster or on the topic, else TOPIC_AUTHORIZATION_FAILED.
+// Authorized operations (v8+ topics, v8-10 cluster) are what the ACLs allow;
+// the cluster's are 0 without DESCRIBE on it.
 
 import (
 	"slices"
 	"strings"
 
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
-)
-
-// allTopicOps and allClusterOps are the KIP-430 bitfields of every ACL
-// operation on a topic and on the cluster: fakekafka has no ACLs, so a
-// client may do all of them.
-const (
-	// READ WRITE CREATE DELETE ALTER DESCRIBE DESCRIBE_CONFIGS ALTER_CONFIGS
-	allTopicOps = 1<<3 | 1<<4 | 1<<5 | 1<<6 | 1<<7 | 1<<8 | 1<<10 | 1<<11
-	// CREATE ALTER DESCRIBE CLUSTER_ACTION DESCRIBE_CONFIGS ALTER_CONFIGS
-	// IDEMPOTENT_WRITE
-	allClusterOps = 1<<5 | 1<<7 | 1<<8 | 1<<9 | 1<<10 | 1<<11 | 1<<12
 )
 
 func (cn *conn) handleMetadata(req *kmsg.MetadataRequest) (kmsg.Response, error) {
@@ -59,7 +57,10 @@ func (cn *conn) handleMetadata(req *kmsg.MetadataRequest) (kmsg.Response, error)
 	}
 	resp.ControllerID = c.controller()
 	if req.IncludeClusterAuthorizedOperations && req.Version >= 8 && req.Version <= 10 {
-		resp.AuthorizedOperations = allClusterOps
+		resp.AuthorizedOperations = 0 // Kafka tells nothing without DESCRIBE
+		if cn.allowedCluster(authorizer.OpDescribe) {
+			resp.AuthorizedOperations = cn.authorizedOps(authorizer.ResourceCluster, authorizer.ClusterName)
+		}
 	}
 
 	// Before v4 there is no flag and auto-creation follows the broker alone.
@@ -68,6 +69,9 @@ func (cn *conn) handleMetadata(req *kmsg.MetadataRequest) (kmsg.Response, error)
 	allTopics := req.Topics == nil || (req.Version == 0 && len(req.Topics) == 0)
 	if allTopics {
 		for _, t := range c.topics.Load().byName {
+			if !cn.allowedTopic(authorizer.OpDescribe, t.name) {
+				continue // hidden, as Kafka hides them
+			}
 			resp.Topics = append(resp.Topics, cn.describeTopic(req, t))
 		}
 	} else {
@@ -111,13 +115,21 @@ func (cn *conn) handleMetadata(req *kmsg.MetadataRequest) (kmsg.Response, error)
 // allowed.
 func (cn *conn) describeTopicByName(req *kmsg.MetadataRequest, name string, autoCreate bool) kmsg.MetadataResponseTopic {
 	c := cn.b.c
+	rt := kmsg.NewMetadataResponseTopic()
+	rt.Topic = &name
+	if !cn.allowedTopic(authorizer.OpDescribe, name) {
+		rt.ErrorCode = errTopicAuth // whether it exists or not
+		return rt
+	}
 	if t := c.topic(name); t != nil {
 		return cn.describeTopic(req, t)
 	}
-	rt := kmsg.NewMetadataResponseTopic()
-	rt.Topic = &name
 	if err := legalTopicName(name); err != nil {
 		rt.ErrorCode = kerr.InvalidTopicException.Code
+		return rt
+	}
+	if autoCreate && !cn.allowedCluster(authorizer.OpCreate) && !cn.allowedTopic(authorizer.OpCreate, name) {
+		rt.ErrorCode = errTopicAuth
 		return rt
 	}
 	if autoCreate {
@@ -143,6 +155,10 @@ func (cn *conn) describeTopicByID(req *kmsg.MetadataRequest, rt kmsg.MetadataReq
 		out.ErrorCode = kerr.UnknownTopicID.Code
 		return out
 	}
+	if !cn.allowedTopic(authorizer.OpDescribe, t.name) {
+		out.Topic, out.ErrorCode = nil, errTopicAuth
+		return out
+	}
 	return cn.describeTopic(req, t)
 }
 
@@ -156,7 +172,7 @@ func (cn *conn) describeTopic(req *kmsg.MetadataRequest, t *topic) kmsg.Metadata
 	rt.TopicID = t.id
 	rt.IsInternal = isInternalTopic(name)
 	if req.IncludeTopicAuthorizedOperations && req.Version >= 8 {
-		rt.AuthorizedOperations = allTopicOps
+		rt.AuthorizedOperations = cn.authorizedOps(authorizer.ResourceTopic, name)
 	}
 	up := func(id int32) bool {
 		b := c.broker(id)

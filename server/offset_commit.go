@@ -14,6 +14,7 @@ package server
 // NOT_COORDINATOR or COORDINATOR_NOT_AVAILABLE as Kafka's coordinator does.
 
 import (
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -36,6 +37,9 @@ func (cn *conn) handleOffsetCommit(req *kmsg.OffsetCommitRequest) (kmsg.Response
 			resp.Topics = append(resp.Topics, st)
 		}
 		return resp, nil
+	}
+	if !cn.allowedGroup(authorizer.OpRead, req.Group) {
+		return fail(errGroupAuth)
 	}
 	if req.Group == "" {
 		return fail(kerr.InvalidGroupID.Code)
@@ -78,6 +82,8 @@ func (cn *conn) handleOffsetCommit(req *kmsg.OffsetCommitRequest) (kmsg.Response
 			*sp = kmsg.NewOffsetCommitResponseTopicPartition()
 			sp.Partition = rp.Partition
 			switch {
+			case !cn.allowedTopic(authorizer.OpRead, rt.Topic):
+				sp.ErrorCode = errTopicAuth
 			case c.partition(rt.Topic, rp.Partition) == nil:
 				sp.ErrorCode = kerr.UnknownTopicOrPartition.Code
 			case rp.Metadata != nil && len(*rp.Metadata) > offsetMetadataMaxBytes:

@@ -15,6 +15,7 @@ package server
 // INVALID_GROUP_ID, NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE.
 
 import (
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -25,6 +26,9 @@ func (cn *conn) handleOffsetDelete(req *kmsg.OffsetDeleteRequest) (kmsg.Response
 	fail := func(code int16) (kmsg.Response, error) {
 		resp.ErrorCode = code
 		return resp, nil
+	}
+	if !cn.allowedGroup(authorizer.OpDelete, req.Group) {
+		return fail(errGroupAuth)
 	}
 	g, code := c.existingGroup(cn.b.id, req.Group, kerr.GroupIDNotFound)
 	if code != 0 {
@@ -55,6 +59,8 @@ func (cn *conn) handleOffsetDelete(req *kmsg.OffsetDeleteRequest) (kmsg.Response
 			sp.Partition = rp.Partition
 			_, committed := g.offsets[topicPartition{rt.Topic, rp.Partition}]
 			switch {
+			case !cn.allowedTopic(authorizer.OpRead, rt.Topic):
+				sp.ErrorCode = errTopicAuth
 			case c.partition(rt.Topic, rp.Partition) == nil:
 				sp.ErrorCode = kerr.UnknownTopicOrPartition.Code
 			case !g.empty() && (!readable || subscribed[rt.Topic]):

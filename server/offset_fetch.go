@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -95,6 +96,9 @@ func (cn *conn) fetchOffsets(groupID string, topics []kmsg.OffsetFetchRequestTop
 		}
 		return out
 	}
+	if !cn.allowedGroup(authorizer.OpDescribe, groupID) {
+		return requested(0), errGroupAuth
+	}
 	if groupID == "" {
 		return requested(0), kerr.InvalidGroupID.Code
 	}
@@ -111,7 +115,12 @@ func (cn *conn) fetchOffsets(groupID string, topics []kmsg.OffsetFetchRequestTop
 	if topics != nil {
 		out := requested(0)
 		for i, rt := range topics {
+			denied := !cn.allowedTopic(authorizer.OpDescribe, rt.Topic)
 			for j, p := range rt.Partitions {
+				if denied {
+					out[i].Partitions[j].ErrorCode = errTopicAuth
+					continue
+				}
 				o, ok := g.offsets[topicPartition{rt.Topic, p}]
 				out[i].Partitions[j] = partition(rt.Topic, p, o, ok)
 			}
@@ -120,6 +129,9 @@ func (cn *conn) fetchOffsets(groupID string, topics []kmsg.OffsetFetchRequestTop
 	}
 	byTopic := map[string][]int32{}
 	for tp := range g.offsets {
+		if !cn.allowedTopic(authorizer.OpDescribe, tp.Topic) {
+			continue // all offsets: only those of topics it may describe
+		}
 		byTopic[tp.Topic] = append(byTopic[tp.Topic], tp.Partition)
 	}
 	var out []kmsg.OffsetFetchResponseTopic

@@ -16,6 +16,7 @@ package server
 // nothing fits (no error: the caller falls back on its own rules).
 
 import (
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -33,6 +34,10 @@ func (cn *conn) handleOffsetForLeaderEpoch(req *kmsg.OffsetForLeaderEpochRequest
 			sp := &st.Partitions[j]
 			*sp = kmsg.NewOffsetForLeaderEpochResponseTopicPartition()
 			sp.Partition = rp.Partition
+			if !cn.allowedTopic(authorizer.OpDescribe, rt.Topic) {
+				sp.ErrorCode = errTopicAuth
+				continue
+			}
 			p := c.partition(rt.Topic, rp.Partition)
 			if p == nil {
 				sp.ErrorCode = kerr.UnknownTopicOrPartition.Code

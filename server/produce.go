@@ -15,12 +15,18 @@ package server
 // NOT_ENOUGH_REPLICAS_AFTER_APPEND if the ISR shrank below the minimum by
 // then), leadership moves (NOT_LEADER_OR_FOLLOWER) or TimeoutMillis passes
 // (REQUEST_TIMED_OUT); the records stay in the log in every case.
+//
+// With the authorizer, before anything else: WRITE on the transactional id
+// if one is sent (TRANSACTIONAL_ID_AUTHORIZATION_FAILED on every partition),
+// then WRITE on each topic (TOPIC_AUTHORIZATION_FAILED). A producer_byte_rate
+// quota records the request's size once it is answered (quotas.go).
 
 import (
 	"errors"
 	"fmt"
 	"time"
 
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/fakekafka/fakekafka/protocol"
 	"github.com/fakekafka/fakekafka/replication"
 	"github.com/fakekafka/fakekafka/transaction"
@@ -44,6 +50,9 @@ func (cn *conn) handleProduce(req *kmsg.ProduceRequest) (kmsg.Response, error) {
 	var parked []parkedProduce
 	failed := false
 	leaders := map[int32]bool{}
+	// Kafka checks the transactional id first, then each topic, and only
+	// then acks.
+	txnDenied := req.TransactionID != nil && !cn.allowedTxn(authorizer.OpWrite, *req.TransactionID)
 
 	resp.Topics = make([]kmsg.ProduceResponseTopic, len(req.Topics))
 	for i := range req.Topics {
@@ -53,12 +62,18 @@ func (cn *conn) handleProduce(req *kmsg.ProduceRequest) (kmsg.Response, error) {
 		st.Topic = rt.Topic
 		st.Partitions = make([]kmsg.ProduceResponseTopicPartition, len(rt.Partitions))
 		t := c.topic(rt.Topic)
+		denied := errAuth(txnDenied, errTxnAuth, !cn.allowedTopic(authorizer.OpWrite, rt.Topic), errTopicAuth)
 		for j := range rt.Partitions {
 			rp := &rt.Partitions[j]
 			sp := &st.Partitions[j]
 			*sp = kmsg.NewProduceResponseTopicPartition()
 			sp.Partition = rp.Partition
 			sp.BaseOffset, sp.LogAppendTime, sp.LogStartOffset = -1, -1, -1
+			if denied != 0 {
+				sp.ErrorCode = denied
+				failed = true
+				continue
+			}
 			if !acksValid {
 				sp.ErrorCode = kerr.InvalidRequiredAcks.Code
 				failed = true
@@ -84,6 +99,7 @@ func (cn *conn) handleProduce(req *kmsg.ProduceRequest) (kmsg.Response, error) {
 		if failed {
 			return nil, errCloseConn
 		}
+		cn.throttleProduce()
 		return nil, nil
 	case -1:
 		if len(parked) > 0 {
@@ -102,6 +118,7 @@ func (cn *conn) handleProduce(req *kmsg.ProduceRequest) (kmsg.Response, error) {
 			}
 		}
 	}
+	cn.throttleProduce()
 	return resp, nil
 }
 

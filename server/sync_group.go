@@ -20,6 +20,7 @@ package server
 
 import (
 	"fmt"
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -30,6 +31,9 @@ func (cn *conn) handleSyncGroup(req *kmsg.SyncGroupRequest) (kmsg.Response, erro
 	fail := func(code int16) (kmsg.Response, error) {
 		resp.ErrorCode = code
 		return resp, nil
+	}
+	if !cn.allowedGroup(authorizer.OpRead, req.Group) {
+		return fail(errGroupAuth)
 	}
 	g, code := c.existingGroup(cn.b.id, req.Group, kerr.UnknownMemberID)
 	if code != 0 {

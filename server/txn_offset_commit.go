@@ -18,6 +18,7 @@ package server
 import (
 	"encoding/json"
 
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/fakekafka/fakekafka/transaction"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -47,6 +48,10 @@ func (cn *conn) handleTxnOffsetCommit(req *kmsg.TxnOffsetCommitRequest) (kmsg.Re
 		return resp, nil
 	}
 	switch {
+	case !cn.allowedTxn(authorizer.OpWrite, req.TransactionalID):
+		return fail(errTxnAuth)
+	case !cn.allowedGroup(authorizer.OpRead, req.Group):
+		return fail(errGroupAuth)
 	case req.Group == "":
 		return fail(kerr.InvalidGroupID.Code)
 	case req.TransactionalID == "":
@@ -83,6 +88,8 @@ func (cn *conn) handleTxnOffsetCommit(req *kmsg.TxnOffsetCommitRequest) (kmsg.Re
 		for _, rp := range rt.Partitions {
 			tp := topicPartition{rt.Topic, rp.Partition}
 			switch {
+			case !cn.allowedTopic(authorizer.OpRead, rt.Topic):
+				codes[tp] = errTopicAuth
 			case c.partition(rt.Topic, rp.Partition) == nil:
 				codes[tp] = kerr.UnknownTopicOrPartition.Code
 			case rp.Metadata != nil && len(*rp.Metadata) > offsetMetadataMaxBytes:

@@ -11,6 +11,7 @@ package server
 // acks=all and answered once committed.
 
 import (
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/fakekafka/fakekafka/transaction"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -19,6 +20,7 @@ import (
 func (cn *conn) handleWriteTxnMarkers(req *kmsg.WriteTxnMarkersRequest) (kmsg.Response, error) {
 	c := cn.b.c
 	resp := req.ResponseKind().(*kmsg.WriteTxnMarkersResponse)
+	denied := !cn.allowedCluster(authorizer.OpClusterAction) // brokers only
 	for _, m := range req.Markers {
 		rm := kmsg.NewWriteTxnMarkersResponseMarker()
 		rm.ProducerID = m.ProducerID
@@ -30,6 +32,8 @@ func (cn *conn) handleWriteTxnMarkers(req *kmsg.WriteTxnMarkersRequest) (kmsg.Re
 				rp.Partition = index
 				p := c.partition(t.Topic, index)
 				switch {
+				case denied:
+					rp.ErrorCode = errClusterAuth
 				case p == nil:
 					rp.ErrorCode = kerr.UnknownTopicOrPartition.Code
 				default:

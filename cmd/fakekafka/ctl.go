@@ -52,6 +52,9 @@ Time and transactions
   clock                              the cluster's clock: mode, now, how far it was advanced
   advance DURATION                   move the clock forward (30s, 1500ms, 2m); everything due runs first
   transactions                       transactional ids: state, producer id/epoch, partitions, timeout
+Security
+  acls                               the authorizer's settings and every ACL binding
+  quotas                             client quotas: entity and values
 Faults
   fault add --api API [--error NAME] [--topic T] [--partition P] [--broker B] [--client-id C]
             [--count N] [--delay 100ms] [--drop-connection] [--after-work]
@@ -262,6 +265,18 @@ func (c *ctl) run(ctx context.Context, args []string) error {
 		}
 		var cs server.ClockState
 		return c.show("POST", "/v1/clock/advance", map[string]int64{"ms": d.Milliseconds()}, &cs, func() { c.printClock(cs) })
+	case "acls":
+		if _, err := c.args(fs, args, 0, 0, ""); err != nil {
+			return err
+		}
+		var st server.ACLState
+		return c.show("GET", "/v1/acls", nil, &st, func() { c.printACLs(st) })
+	case "quotas":
+		if _, err := c.args(fs, args, 0, 0, ""); err != nil {
+			return err
+		}
+		var st server.QuotaState
+		return c.show("GET", "/v1/quotas", nil, &st, func() { c.printQuotas(st) })
 	case "transactions", "txns":
 		if _, err := c.args(fs, args, 0, 0, ""); err != nil {
 			return err

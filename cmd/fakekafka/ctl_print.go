@@ -4,6 +4,8 @@ package main
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -231,6 +233,53 @@ func (c *ctl) printTransactions(ts []server.TransactionState) {
 		}
 		fmt.Fprintf(w, "%s\t%d\t%s\t%d\t%d\t%v\t%d\t%s\n", t.TransactionalID, t.Coordinator, t.State, t.ProducerID, t.ProducerEpoch,
 			time.Duration(t.TimeoutMs)*time.Millisecond, t.TransactionVersion, strings.Join(parts, " "))
+	}
+	w.Flush()
+}
+
+func (c *ctl) printACLs(st server.ACLState) {
+	switch {
+	case !st.Authorizer:
+		fmt.Fprintln(c.out, "authorizer off (--authorizer): every request is allowed")
+	case len(st.SuperUsers) > 0:
+		fmt.Fprintf(c.out, "authorizer on; super users: %s; allow.everyone.if.no.acl.found=%v\n", strings.Join(st.SuperUsers, " "), st.AllowEveryoneIfNoACLFound)
+	default:
+		fmt.Fprintf(c.out, "authorizer on; no super users; allow.everyone.if.no.acl.found=%v\n", st.AllowEveryoneIfNoACLFound)
+	}
+	if len(st.ACLs) == 0 {
+		fmt.Fprintln(c.out, "no ACLs")
+		return
+	}
+	w := tabwriter.NewWriter(c.out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "PRINCIPAL\tPERMISSION\tOPERATION\tRESOURCE\tPATTERN\tNAME\tHOST")
+	for _, a := range st.ACLs {
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", a.Principal, a.Permission, a.Operation, a.ResourceType, a.PatternType, a.ResourceName, a.Host)
+	}
+	w.Flush()
+}
+
+func (c *ctl) printQuotas(st server.QuotaState) {
+	if len(st.Quotas) == 0 {
+		fmt.Fprintln(c.out, "no client quotas")
+		return
+	}
+	w := tabwriter.NewWriter(c.out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "ENTITY\tQUOTAS")
+	for _, q := range st.Quotas {
+		var ent, vals []string
+		for _, typ := range []string{"user", "client-id", "ip"} {
+			if name, ok := q.Entity[typ]; ok {
+				n := "<default>"
+				if name != nil {
+					n = *name
+				}
+				ent = append(ent, typ+"="+n)
+			}
+		}
+		for _, k := range slices.Sorted(maps.Keys(q.Values)) {
+			vals = append(vals, fmt.Sprintf("%s=%g", k, q.Values[k]))
+		}
+		fmt.Fprintf(w, "%s\t%s\n", strings.Join(ent, ","), strings.Join(vals, " "))
 	}
 	w.Flush()
 }

@@ -117,6 +117,12 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*o
 	fs.StringVar(&o.cfg.ClusterID, "cluster-id", "fakekafka", "cluster id reported in Metadata")
 	fs.BoolVar(&o.cfg.LogRequests, "log-requests", false, "log one line per request")
 	fs.StringVar(&o.logLevel, "log-level", "warn", "debug, info, warn or error")
+	fs.BoolVar(&o.cfg.Authorizer, "authorizer", false, "turn on ACLs (Kafka's StandardAuthorizer): requests are checked against CreateAcls bindings")
+	fs.Var(superUsers{&o.cfg.SuperUsers}, "super-user", "super.users principal allowed everything, e.g. User:admin (repeatable, or ;-separated)")
+	fs.BoolVar(&o.cfg.AllowEveryoneIfNoACLFound, "allow-everyone-if-no-acl-found", false, "allow.everyone.if.no.acl.found: a resource without ACLs is open to all")
+	fs.IntVar(&o.cfg.QuotaWindowNum, "quota-window-num", 11, "quota.window.num: samples a client quota's rate is measured over")
+	o.cfg.QuotaWindowSize = time.Second
+	fs.Var(durationMs{&o.cfg.QuotaWindowSize}, "quota-window-size", "quota.window.size.seconds as a duration (default 1s)")
 	fs.StringVar(&o.clock, "clock", "real", "real (the wall clock, which POST /v1/clock/advance can jump ahead) or manual (time moves only when advanced)")
 
 	// Environment first, so the command line overrides it.
@@ -282,4 +288,29 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		srv.Shutdown(sctx)
 	}
 	return 0
+}
+
+// superUsers is --super-user: repeatable, each value a ;-separated list as
+// Kafka's super.users (principals may hold commas, e.g. certificate names).
+type superUsers struct{ list *[]string }
+
+func (s superUsers) String() string {
+	if s.list == nil {
+		return ""
+	}
+	return strings.Join(*s.list, ";")
+}
+
+func (s superUsers) Set(v string) error {
+	for _, p := range strings.Split(v, ";") {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			continue
+		}
+		if !strings.Contains(p, ":") {
+			return fmt.Errorf("%q is not a principal TYPE:NAME such as User:admin", p)
+		}
+		*s.list = append(*s.list, p)
+	}
+	return nil
 }

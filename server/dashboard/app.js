@@ -11,6 +11,7 @@ const EVENT_TYPES = [
   "fault_added", "fault_hit", "fault_expired", "fault_removed",
   "topic_created", "topic_deleted", "topic_config_changed",
   "partitions_created", "reassignment_started", "reassignment_completed", "reassignment_cancelled",
+  "acl_created", "acl_deleted", "quota_changed", "client_throttled",
   "group_rebalance_started", "group_rebalance_completed", "group_member_joined", "group_member_left", "group_member_expired",
   "lso_advanced", "log_start_moved", "replica_paused", "replica_resumed",
   "txn_state_changed", "txn_partitions_added", "txn_epoch_bumped", "txn_timed_out", "txn_marker_written", "txn_expired",

@@ -1,0 +1,167 @@
+package server
+
+// ACLs: the cluster keeps the authorizer's bindings (package authorizer) as
+// an immutable set swapped whole on change, so every request reads them
+// without a lock. Config.Authorizer turns checking on; without it every
+// request is allowed and the ACL APIs answer SECURITY_DISABLED, as a Kafka
+// broker without authorizer.class.name does.
+//
+// Handlers authorize after the fault rules: a fault that replaces the
+// answer (or drops the connection) fires for denied requests too, so a
+// test can inject errors without granting ACLs first.
+
+import (
+	"fmt"
+	"net"
+
+	"github.com/fakekafka/fakekafka/authorizer"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// CreateACLs adds bindings, as CreateAcls does; a binding already present
+// changes nothing. It fails on the first invalid binding without adding
+// any.
+func (c *Cluster) CreateACLs(acls ...authorizer.ACL) error {
+	for _, a := range acls {
+		if err := a.Validate(); err != nil {
+			return err
+		}
+	}
+	c.aclMu.Lock()
+	defer c.aclMu.Unlock()
+	cur := c.acls.Load()
+	next := cur.Add(acls...)
+	c.acls.Store(next)
+	for _, a := range next.ACLs()[cur.Len():] {
+		c.emit(EventACLCreated, func(e *Event) { e.Detail = a.String() })
+	}
+	return nil
+}
+
+// DeleteACLs removes the bindings any filter matches, as DeleteAcls does,
+// and returns per filter the bindings it matched.
+func (c *Cluster) DeleteACLs(filters ...authorizer.Filter) ([][]authorizer.ACL, error) {
+	for _, f := range filters {
+		if err := f.Validate(); err != nil {
+			return nil, fmt.Errorf("%w: a filter may not hold UNKNOWN values", err)
+		}
+	}
+	c.aclMu.Lock()
+	defer c.aclMu.Unlock()
+	cur := c.acls.Load()
+	next, matched := cur.Delete(filters...)
+	c.acls.Store(next)
+	for _, a := range cur.ACLs() {
+		if next.Describe(exactFilter(a)) == nil {
+			c.emit(EventACLDeleted, func(e *Event) { e.Detail = a.String() })
+		}
+	}
+	return matched, nil
+}
+
+// ACLs returns every binding in creation order.
+func (c *Cluster) ACLs() []authorizer.ACL { return c.acls.Load().ACLs() }
+
+// AuthorizerEnabled says whether requests are checked (Config.Authorizer).
+func (c *Cluster) AuthorizerEnabled() bool { return c.cfg.Authorizer }
+
+// exactFilter matches exactly one binding.
+func exactFilter(a authorizer.ACL) authorizer.Filter {
+	return authorizer.Filter{ResourceType: a.ResourceType, Name: &a.Name, Pattern: a.Pattern,
+		Principal: &a.Principal, Host: &a.Host, Operation: a.Operation, Permission: a.Permission}
+}
+
+// host is the client's IP address, as ACL hosts name it.
+func (cn *conn) host() string {
+	if h, _, err := net.SplitHostPort(cn.nc.RemoteAddr().String()); err == nil {
+		return h
+	}
+	return cn.nc.RemoteAddr().String()
+}
+
+// allowed says whether the connection's principal may do op on the
+// resource; always true without Config.Authorizer.
+func (cn *conn) allowed(op authorizer.Operation, rt authorizer.ResourceType, name string) bool {
+	if !cn.b.c.cfg.Authorizer {
+		return true
+	}
+	return cn.b.c.acls.Load().Authorize(authorizer.Action{Principal: cn.principal, Host: cn.host(), Operation: op, ResourceType: rt, Name: name})
+}
+
+// The usual questions, one per resource type.
+func (cn *conn) allowedTopic(op authorizer.Operation, topic string) bool {
+	return cn.allowed(op, authorizer.ResourceTopic, topic)
+}
+
+func (cn *conn) allowedGroup(op authorizer.Operation, group string) bool {
+	return cn.allowed(op, authorizer.ResourceGroup, group)
+}
+
+func (cn *conn) allowedCluster(op authorizer.Operation) bool {
+	return cn.allowed(op, authorizer.ResourceCluster, authorizer.ClusterName)
+}
+
+func (cn *conn) allowedTxn(op authorizer.Operation, id string) bool {
+	return cn.allowed(op, authorizer.ResourceTransactionalID, id)
+}
+
+// authorizedOps is the KIP-430 bitfield of what the principal may do on the
+// resource: every supported operation without the authorizer.
+func (cn *conn) authorizedOps(rt authorizer.ResourceType, name string) int32 {
+	if !cn.b.c.cfg.Authorizer {
+		return authorizer.SupportedOperations(rt)
+	}
+	return cn.b.c.acls.Load().AuthorizedOperations(cn.principal, cn.host(), rt, name)
+}
+
+// allowedIdempotentWrite is Kafka's check for an idempotent producer
+// without a transactional id: IDEMPOTENT_WRITE on the cluster, or WRITE on
+// some topic (KIP-679).
+func (cn *conn) allowedIdempotentWrite() bool {
+	if !cn.b.c.cfg.Authorizer || cn.allowedCluster(authorizer.OpIdempotentWrite) {
+		return true
+	}
+	return cn.b.c.acls.Load().AuthorizeAny(cn.principal, cn.host(), authorizer.OpWrite, authorizer.ResourceTopic)
+}
+
+// Kafka's authorization error codes.
+var (
+	errTopicAuth   = kerr.TopicAuthorizationFailed.Code
+	errGroupAuth   = kerr.GroupAuthorizationFailed.Code
+	errClusterAuth = kerr.ClusterAuthorizationFailed.Code
+	errTxnAuth     = kerr.TransactionalIDAuthorizationFailed.Code
+)
+
+// errAuth is the first error whose condition holds, or 0.
+func errAuth(cond1 bool, code1 int16, cond2 bool, code2 int16) int16 {
+	switch {
+	case cond1:
+		return code1
+	case cond2:
+		return code2
+	}
+	return 0
+}
+
+// configDenied is the configs APIs' check: op (DESCRIBE_CONFIGS or
+// ALTER_CONFIGS) on the topic (TOPIC_AUTHORIZATION_FAILED), the group
+// (GROUP_AUTHORIZATION_FAILED) or, for broker resources, the cluster
+// (CLUSTER_AUTHORIZATION_FAILED); nil when allowed.
+func (cn *conn) configDenied(typ kmsg.ConfigResourceType, name string, op authorizer.Operation) *kerr.Error {
+	switch typ {
+	case kmsg.ConfigResourceTypeTopic:
+		if !cn.allowedTopic(op, name) {
+			return kerr.TopicAuthorizationFailed
+		}
+	case kmsg.ConfigResourceType(32): // GROUP (KIP-848)
+		if !cn.allowedGroup(op, name) {
+			return kerr.GroupAuthorizationFailed
+		}
+	case kmsg.ConfigResourceTypeBroker, kmsg.ConfigResourceTypeBrokerLogger:
+		if !cn.allowedCluster(op) {
+			return kerr.ClusterAuthorizationFailed
+		}
+	}
+	return nil
+}
