@@ -24,6 +24,7 @@ var Supported = []APIRange{
 	{Key: 14, Min: 0, Max: 5}, // SyncGroup
 	{Key: 15, Min: 0, Max: 5}, // DescribeGroups
 	{Key: 16, Min: 0, Max: 5}, // ListGroups
+	{Key: 17, Min: 0, Max: 1}, // SaslHandshake
 	{Key: 18, Min: 0, Max: 4}, // ApiVersions
 	{Key: 19, Min: 2, Max: 7}, // CreateTopics
 	{Key: 20, Min: 1, Max: 6}, // DeleteTopics
@@ -37,6 +38,7 @@ var Supported = []APIRange{
 	{Key: 28, Min: 0, Max: 5}, // TxnOffsetCommit
 	{Key: 32, Min: 0, Max: 4}, // DescribeConfigs
 	{Key: 33, Min: 0, Max: 2}, // AlterConfigs
+	{Key: 36, Min: 0, Max: 2}, // SaslAuthenticate
 	{Key: 42, Min: 0, Max: 2}, // DeleteGroups
 	{Key: 43, Min: 0, Max: 2}, // ElectLeaders
 	{Key: 44, Min: 0, Max: 1}, // IncrementalAlterConfigs

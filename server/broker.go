@@ -54,7 +54,7 @@ func (b *broker) serve(bl *brokerListener, ln net.Listener) {
 			}
 			return // listener closed
 		}
-		cn := &conn{b: b, bl: bl, nc: nc, closed: make(chan struct{}), principal: anonymousPrincipal}
+		cn := b.newConn(bl, nc)
 		b.mu.Lock()
 		select {
 		case <-b.c.closing:
@@ -121,6 +121,7 @@ type conn struct {
 	// ("User:alice"): User:ANONYMOUS until SASL or a client certificate
 	// says otherwise. Only the connection's own goroutine touches it.
 	principal string
+	sasl      *saslConn // on SASL listeners (sasl_conn.go)
 	out       []byte
 	closed    chan struct{}
 	once      sync.Once
@@ -146,8 +147,12 @@ func (cn *conn) serve() {
 		delete(cn.b.conns, cn)
 		cn.b.mu.Unlock()
 	}()
-	r := bufio.NewReaderSize(cn.nc, 64<<10)
 	remote := cn.nc.RemoteAddr().String()
+	if err := cn.tlsHandshake(); err != nil {
+		c.log.Warn("closing connection", "broker", cn.b.id, "remote", remote, "reason", err)
+		return
+	}
+	r := bufio.NewReaderSize(cn.nc, 64<<10)
 	for {
 		frame, err := protocol.ReadFrame(r, c.cfg.MaxRequestBytes)
 		if err != nil {
@@ -156,7 +161,12 @@ func (cn *conn) serve() {
 			}
 			return
 		}
-		if err := cn.handle(frame); err != nil {
+		if cn.sasl != nil && cn.sasl.raw {
+			err = cn.saslRawToken(frame)
+		} else {
+			err = cn.handle(frame)
+		}
+		if err != nil {
 			if !errors.Is(err, errCloseConn) {
 				c.log.Warn("closing connection", "broker", cn.b.id, "remote", remote, "api", cn.hdr.APIKey, "version", cn.hdr.APIVersion, "client", cn.hdr.ClientID, "reason", err)
 			}
@@ -173,6 +183,11 @@ func (cn *conn) handle(frame []byte) error {
 	cn.hdr = hdr
 	if err != nil {
 		return err
+	}
+	if cn.sasl != nil {
+		if handled, err := cn.saslGate(hdr, body); handled || err != nil {
+			return err
+		}
 	}
 	start := time.Now()
 	var resp kmsg.Response
@@ -211,8 +226,13 @@ func (cn *conn) handle(frame []byte) error {
 	if resp == nil {
 		return nil // acks=0
 	}
+	return cn.respond(hdr, resp)
+}
+
+// respond writes resp, the answer to the request of hdr.
+func (cn *conn) respond(hdr protocol.RequestHeader, resp kmsg.Response) error {
 	cn.out = protocol.AppendResponse(cn.out[:0], hdr, resp)
-	_, err = cn.nc.Write(cn.out)
+	_, err := cn.nc.Write(cn.out)
 	if cap(cn.out) > 1<<20 {
 		cn.out = nil // do not pin a large fetch response's buffer
 	}
@@ -251,6 +271,7 @@ var handlers = map[int16]handler{
 	14: typed((*conn).handleSyncGroup),
 	15: typed((*conn).handleDescribeGroups),
 	16: typed((*conn).handleListGroups),
+	17: typed((*conn).handleSaslHandshake),
 	19: typed((*conn).handleCreateTopics),
 	20: typed((*conn).handleDeleteTopics),
 	21: typed((*conn).handleDeleteRecords),
@@ -263,6 +284,7 @@ var handlers = map[int16]handler{
 	28: typed((*conn).handleTxnOffsetCommit),
 	32: typed((*conn).handleDescribeConfigs),
 	33: typed((*conn).handleAlterConfigs),
+	36: typed((*conn).handleSaslAuthenticate),
 	42: typed((*conn).handleDeleteGroups),
 	43: typed((*conn).handleElectLeaders),
 	44: typed((*conn).handleIncrementalAlterConfigs),

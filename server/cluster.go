@@ -41,6 +41,9 @@ type Cluster struct {
 
 	events *eventLog // the event ring (events.go)
 
+	tls   *tlsSetup  // nil without SSL and SASL_SSL listeners (tls.go)
+	users *saslUsers // the SASL users (security.go)
+
 	// isrChecks and checkpoints are the periodic jobs on the cluster's
 	// clock (clock.go); lastCheckpoint is used only by checkpoints.
 	isrChecks, checkpoints *job
@@ -78,6 +81,9 @@ func NewCluster(cfg Config) (*Cluster, error) {
 	c.topics.Store(&topics{byName: map[string]*topic{}, byID: map[[16]byte]*topic{}})
 	c.nextProducerID.Store(1000)
 	c.brokerCfg.Store(c.resolveBrokerSettings(nil))
+	if c.tls, c.users, err = newSecurity(cfg); err != nil {
+		return nil, err
+	}
 
 	for i := range cfg.Brokers {
 		b := &broker{c: c, id: int32(i + 1), conns: map[*conn]struct{}{}}
