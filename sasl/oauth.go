@@ -32,8 +32,9 @@ func (o *oauth) Step(token []byte) ([]byte, bool, error) {
 			return invalidToken, false, nil
 		}
 		return nil, true, nil
-	case 2: // the client's acknowledgement of invalidToken
-		return nil, false, &Failure{Message: "Authentication failed: invalid OAUTHBEARER token"}
+	case 2: // the client's acknowledgement of invalidToken; Kafka fails
+		// with the challenge itself as the message
+		return nil, false, &Failure{Message: string(invalidToken)}
 	}
 	return nil, false, fail(OAuthBearer)
 }

@@ -236,7 +236,7 @@ func TestOAuthBearer(t *testing.T) {
 				if done {
 					t.Fatal("authenticated after the error challenge")
 				}
-				failure(t, err, "invalid OAUTHBEARER token")
+				failure(t, err, `{"status":"invalid_token"}`)
 				return
 			}
 			if !done || len(reply) != 0 || x.Principal() != tc.principal || !x.Expiry().Equal(tc.expiry) {
