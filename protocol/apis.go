@@ -43,6 +43,8 @@ var Supported = []APIRange{
 	{Key: 43, Min: 0, Max: 2}, // ElectLeaders
 	{Key: 44, Min: 0, Max: 1}, // IncrementalAlterConfigs
 	{Key: 47, Min: 0, Max: 0}, // OffsetDelete
+	{Key: 50, Min: 0, Max: 0}, // DescribeUserScramCredentials
+	{Key: 51, Min: 0, Max: 0}, // AlterUserScramCredentials
 	{Key: 60, Min: 0, Max: 2}, // DescribeCluster
 	{Key: 61, Min: 0, Max: 0}, // DescribeProducers
 	{Key: 65, Min: 0, Max: 0}, // DescribeTransactions

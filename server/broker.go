@@ -289,6 +289,8 @@ var handlers = map[int16]handler{
 	43: typed((*conn).handleElectLeaders),
 	44: typed((*conn).handleIncrementalAlterConfigs),
 	47: typed((*conn).handleOffsetDelete),
+	50: typed((*conn).handleDescribeUserSCRAMCredentials),
+	51: typed((*conn).handleAlterUserSCRAMCredentials),
 	60: typed((*conn).handleDescribeCluster),
 	61: typed((*conn).handleDescribeProducers),
 	65: typed((*conn).handleDescribeTransactions),
