@@ -57,6 +57,12 @@ func unsecuredJWS(sub string, exp time.Time) string {
 	return e([]byte(`{"alg":"none"}`)) + "." + e([]byte(fmt.Sprintf(`{"sub":%q,"exp":%d,"iat":%d}`, sub, exp.Unix(), time.Now().Unix()-1))) + "."
 }
 
+// unsecuredJWSAt is a token without "iat", for a cluster on a manual clock.
+func unsecuredJWSAt(sub string, exp time.Time) string {
+	e := base64.RawURLEncoding.EncodeToString
+	return e([]byte(`{"alg":"none"}`)) + "." + e([]byte(fmt.Sprintf(`{"sub":%q,"exp":%d}`, sub, exp.Unix()))) + "."
+}
+
 // roundTrip produces one record to topic and consumes it back with cl's
 // options, proving the connection works end to end.
 func roundTrip(t *testing.T, c *Cluster, topic string, opts ...kgo.Opt) error {
