@@ -91,7 +91,9 @@ func (s *scram) final(msg string) ([]byte, error) {
 	if len(attrs) < 2 || attrs[0] != "c="+base64.StdEncoding.EncodeToString([]byte(s.gs2Header)) {
 		return nil, fail(s.mech)
 	}
-	if attrs[1] != "r="+s.fullNonce {
+	// Kafka accepts any nonce that ends with the server's full nonce:
+	// librdkafka (2.0 at least) sends its own nonce in front of it again.
+	if !strings.HasPrefix(attrs[1], "r=") || !strings.HasSuffix(attrs[1], s.fullNonce) {
 		return nil, &Failure{Message: "Authentication failed: Invalid client nonce in the final client message."}
 	}
 	proof, err := base64.StdEncoding.DecodeString(proof64)
