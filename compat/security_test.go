@@ -91,7 +91,9 @@ func (s *saramaSCRAM) Done() bool { return s.done }
 
 type tokenProvider string
 
-func (p tokenProvider) Token() (*sarama.AccessToken, error) { return &sarama.AccessToken{Token: string(p)}, nil }
+func (p tokenProvider) Token() (*sarama.AccessToken, error) {
+	return &sarama.AccessToken{Token: string(p)}, nil
+}
 
 func unsecuredJWS(sub string) string {
 	e := base64.RawURLEncoding.EncodeToString
