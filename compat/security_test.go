@@ -13,8 +13,8 @@ import (
 
 	"github.com/IBM/sarama"
 	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
+	"github.com/fakekafka/fakekafka/compat/matrix"
 	"github.com/fakekafka/fakekafka/server"
-	kgosasl "github.com/twmb/franz-go/pkg/sasl"
 	"github.com/twmb/franz-go/pkg/sasl/scram"
 )
 
@@ -61,33 +61,6 @@ func authenticated(t *testing.T, c *server.Cluster, mech, principal string) {
 		t.Fatalf("no client_authenticated event for %s %s", mech, principal)
 	}
 }
-
-// saramaSCRAM adapts franz-go's SCRAM client to sarama's SCRAMClient, so
-// the exchange is driven by a client implementation not fakekafka's own.
-type saramaSCRAM struct {
-	mech    func(scram.Auth) kgosasl.Mechanism
-	session kgosasl.Session
-	first   []byte
-	done    bool
-}
-
-func (s *saramaSCRAM) Begin(user, password, _ string) (err error) {
-	s.session, s.first, err = s.mech(scram.Auth{User: user, Pass: password}).Authenticate(context.Background(), "")
-	return err
-}
-
-func (s *saramaSCRAM) Step(challenge string) (string, error) {
-	if s.first != nil {
-		first := s.first
-		s.first = nil
-		return string(first), nil
-	}
-	done, resp, err := s.session.Challenge([]byte(challenge))
-	s.done = done
-	return string(resp), err
-}
-
-func (s *saramaSCRAM) Done() bool { return s.done }
 
 type tokenProvider string
 
@@ -159,9 +132,9 @@ func TestSaramaSASL(t *testing.T) {
 			cfg.Net.SASL.User, cfg.Net.SASL.Password = tc.user, tc.pass
 			switch tc.mech {
 			case sarama.SASLTypeSCRAMSHA256:
-				cfg.Net.SASL.SCRAMClientGeneratorFunc = func() sarama.SCRAMClient { return &saramaSCRAM{mech: scram.Auth.AsSha256Mechanism} }
+				cfg.Net.SASL.SCRAMClientGeneratorFunc = func() sarama.SCRAMClient { return &matrix.SaramaSCRAM{Mech: scram.Auth.AsSha256Mechanism} }
 			case sarama.SASLTypeSCRAMSHA512:
-				cfg.Net.SASL.SCRAMClientGeneratorFunc = func() sarama.SCRAMClient { return &saramaSCRAM{mech: scram.Auth.AsSha512Mechanism} }
+				cfg.Net.SASL.SCRAMClientGeneratorFunc = func() sarama.SCRAMClient { return &matrix.SaramaSCRAM{Mech: scram.Auth.AsSha512Mechanism} }
 			case sarama.SASLTypeOAuth:
 				cfg.Net.SASL.TokenProvider = tokenProvider(unsecuredJWS("olga"))
 			}

@@ -21,6 +21,7 @@ var scenarios = []scenario{
 	{"unclean", "6. unclean election truncates the consumer's position", scUnclean},
 	{"metadata", "7. metadata: brokers, leaders, replicas, ISR", scMetadata},
 	{"transactions", "8. transactions: commit, abort, read_committed", scTransactions},
+	{"security", "9. SASL_SSL with SCRAM-SHA-512: produce, consume", scSecurity},
 }
 
 func clientID(cl Client, scenario string) string { return "matrix-" + scenario + "-" + cl.Name() }
