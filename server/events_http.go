@@ -18,7 +18,7 @@ var EventTypes = []EventType{
 	EventFaultAdded, EventFaultHit, EventFaultExpired, EventFaultRemoved,
 	EventTopicCreated, EventTopicDeleted, EventTopicConfigChanged,
 	EventGroupRebalanceStarted, EventGroupRebalanceCompleted, EventGroupMemberJoined, EventGroupMemberLeft, EventGroupMemberExpired,
-	EventClientAuthenticated, EventAuthenticationFailed, EventSASLUserChanged,
+	EventClientAuthenticated, EventClientReauthenticated, EventAuthenticationFailed, EventSASLUserChanged,
 }
 
 // sseKeepAlive is how often an idle event stream sends a comment, so

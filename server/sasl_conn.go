@@ -28,9 +28,10 @@ import (
 
 // The authentication events (SASL and client certificates).
 const (
-	EventClientAuthenticated  EventType = "client_authenticated"  // Broker; Reason: SASL mechanism or SSL; Detail: principal
-	EventAuthenticationFailed EventType = "authentication_failed" // Broker; Reason: mechanism; Detail: the message sent
-	EventSASLUserChanged      EventType = "sasl_user_changed"     // Reason: added, removed, scram_upserted, scram_deleted; Detail: principal and mechanism
+	EventClientAuthenticated   EventType = "client_authenticated"   // Broker; Reason: SASL mechanism or SSL; Detail: principal
+	EventClientReauthenticated EventType = "client_reauthenticated" // KIP-368, on a connection already authenticated
+	EventAuthenticationFailed  EventType = "authentication_failed"  // Broker; Reason: mechanism; Detail: the message sent
+	EventSASLUserChanged       EventType = "sasl_user_changed"      // Reason: added, removed, scram_upserted, scram_deleted; Detail: principal and mechanism
 )
 
 const (
@@ -194,9 +195,13 @@ func (cn *conn) saslStep(token []byte) ([]byte, time.Duration, error) {
 		}
 		s.expiry = now.Add(lifetime)
 	}
+	typ := EventClientAuthenticated
+	if s.reauthFrom != "" {
+		typ = EventClientReauthenticated
+	}
 	cn.principal = principal
 	s.phase, s.raw, s.x, s.reauthFrom = saslDone, false, nil, ""
-	c.emit(EventClientAuthenticated, func(e *Event) { e.Broker, e.Reason, e.Detail = cn.b.id, s.mech, principal })
+	c.emit(typ, func(e *Event) { e.Broker, e.Reason, e.Detail = cn.b.id, s.mech, principal })
 	return reply, lifetime, nil
 }
 

@@ -197,3 +197,40 @@ func TestMutualTLSPrincipal(t *testing.T) {
 		t.Fatal("a client without a certificate got through with client auth required")
 	}
 }
+
+// TestSASLReauthenticationFranzGo: with a session lifetime, franz-go
+// re-authenticates its connections (KIP-368) and keeps producing.
+func TestSASLReauthenticationFranzGo(t *testing.T) {
+	c := securedCluster(t, Config{Brokers: 1, SASLSessionLifetime: 1500 * time.Millisecond})
+	if err := c.CreateTopic("reauth", 1, 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	cl := newClient(t, c, kgo.SeedBrokers(listenerBootstrap(t, c, "SASL_PLAINTEXT")...), kgo.DefaultProduceTopic("reauth"),
+		kgo.SASL(scram.Auth{User: "alice", Pass: "alice-secret"}.AsSha256Mechanism()))
+	ctx := testContext(t)
+	for i := 0; !hasType(c.Events(0), EventClientReauthenticated); i++ {
+		if err := cl.ProduceSync(ctx, &kgo.Record{Value: []byte(fmt.Sprint(i))}).FirstErr(); err != nil {
+			t.Fatalf("produce %d: %v", i, err)
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("franz-go never re-authenticated")
+		case <-time.After(50 * time.Millisecond): // produce pace, not synchronisation
+		}
+	}
+	if err := cl.ProduceSync(ctx, &kgo.Record{Value: []byte("after")}).FirstErr(); err != nil {
+		t.Fatalf("produce after re-authentication: %v", err)
+	}
+	if hasType(c.Events(0), EventAuthenticationFailed) {
+		t.Fatal("an authentication failed")
+	}
+}
+
+func hasType(evs []Event, typ EventType) bool {
+	for _, e := range evs {
+		if e.Type == typ {
+			return true
+		}
+	}
+	return false
+}
