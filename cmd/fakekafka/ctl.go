@@ -48,6 +48,9 @@ Time and transactions
   clock                              the cluster's clock: mode, now, how far it was advanced
   advance DURATION                   move the clock forward (30s, 1500ms, 2m); everything due runs first
   transactions                       transactional ids: state, producer id/epoch, partitions, timeout
+Security
+  users                              SASL users and their mechanisms
+  user add NAME PASSWORD | user rm NAME
 Faults
   fault add --api API [--error NAME] [--topic T] [--partition P] [--broker B] [--client-id C]
             [--count N] [--delay 100ms] [--drop-connection] [--after-work]
@@ -270,6 +273,8 @@ func (c *ctl) run(ctx context.Context, args []string) error {
 			Transactions []server.TransactionState `json:"transactions"`
 		}
 		return c.show("GET", "/v1/transactions", nil, &ts, func() { c.printTransactions(ts.Transactions) })
+	case "users", "user":
+		return c.users(fs, args)
 	}
 	return usagef("unknown verb %q", verb)
 }
