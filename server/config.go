@@ -45,6 +45,10 @@ type Config struct {
 	// SASLUsers are the users of SASL listeners, name to password, with
 	// credentials for every mechanism (PLAIN and SCRAM).
 	SASLUsers map[string]string
+	// SASLMechanisms is sasl.enabled.mechanisms: what SaslHandshake accepts,
+	// in the order it lists them. Default: PLAIN, SCRAM-SHA-256,
+	// SCRAM-SHA-512, OAUTHBEARER.
+	SASLMechanisms []string
 	// SASLSessionLifetime is connections.max.reauth.ms (KIP-368): an
 	// authenticated SASL session lasts this long (or until its OAUTHBEARER
 	// token expires, if sooner) and the broker closes a connection that

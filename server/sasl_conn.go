@@ -101,8 +101,9 @@ func (cn *conn) saslHandshake(hdr protocol.RequestHeader, body []byte) error {
 	}
 	s := cn.sasl
 	resp := req.ResponseKind().(*kmsg.SASLHandshakeResponse)
-	resp.SupportedMechanisms = slices.Clone(sasl.Mechanisms)
-	if !slices.Contains(sasl.Mechanisms, req.Mechanism) {
+	enabled := cn.b.c.cfg.SASLMechanisms
+	resp.SupportedMechanisms = slices.Clone(enabled)
+	if !slices.Contains(enabled, req.Mechanism) {
 		resp.ErrorCode = kerr.UnsupportedSaslMechanism.Code
 		cn.saslFailed(req.Mechanism, "unsupported SASL mechanism "+req.Mechanism)
 		if err := cn.respond(hdr, resp); err != nil {

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"io"
 	"net"
 	"slices"
@@ -12,7 +13,9 @@ import (
 
 	"github.com/fakekafka/fakekafka/clock"
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/twmb/franz-go/pkg/sasl/plain"
 	"github.com/twmb/franz-go/pkg/sasl/scram"
 )
 
@@ -119,6 +122,21 @@ func TestSASLUnsupportedMechanism(t *testing.T) {
 		t.Fatalf("mechanisms %v, want %v", resp.SupportedMechanisms, want)
 	}
 	expectClosed(t, r.nc)
+
+	// sasl.enabled.mechanisms: only SCRAM-SHA-512 here.
+	only := securedCluster(t, Config{Brokers: 1, SASLMechanisms: []string{"SCRAM-SHA-512"}})
+	r = dialRaw(t, saslAddr(t, only))
+	if resp := r.handshake(1, "PLAIN"); resp.ErrorCode != kerr.UnsupportedSaslMechanism.Code || !slices.Equal(resp.SupportedMechanisms, []string{"SCRAM-SHA-512"}) {
+		t.Fatalf("PLAIN with only SCRAM-SHA-512 enabled: error %d, mechanisms %v", resp.ErrorCode, resp.SupportedMechanisms)
+	}
+	expectClosed(t, r.nc)
+	err := firstRequestErr(t, kgo.SeedBrokers(saslAddr(t, only)), kgo.SASL(plain.Auth{User: "alice", Pass: "alice-secret"}.AsMechanism()))
+	if !errors.Is(err, kerr.UnsupportedSaslMechanism) {
+		t.Fatalf("franz-go with PLAIN: %v, want UNSUPPORTED_SASL_MECHANISM", err)
+	}
+	if _, err := NewCluster(Config{SASLMechanisms: []string{"GSSAPI"}}); err == nil || !strings.Contains(err.Error(), "GSSAPI") {
+		t.Fatalf("GSSAPI accepted: %v", err)
+	}
 }
 
 func TestSASLRequestBeforeAuthenticationCloses(t *testing.T) {

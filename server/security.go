@@ -16,8 +16,17 @@ import (
 	"github.com/fakekafka/fakekafka/sasl"
 )
 
-// checkSecurity validates the security settings.
-func (c Config) checkSecurity() error {
+// checkSecurity validates the security settings and fills in the
+// mechanisms' default.
+func (c *Config) checkSecurity() error {
+	if len(c.SASLMechanisms) == 0 {
+		c.SASLMechanisms = slices.Clone(sasl.Mechanisms)
+	}
+	for _, m := range c.SASLMechanisms {
+		if !slices.Contains(sasl.Mechanisms, m) {
+			return fmt.Errorf("SASL mechanism %q: want some of %s", m, strings.Join(sasl.Mechanisms, ", "))
+		}
+	}
 	switch c.TLSClientAuth {
 	case "", TLSClientAuthNone, TLSClientAuthRequested, TLSClientAuthRequired:
 	default:
@@ -128,7 +137,7 @@ func (c *Cluster) SASLUsers() []SASLUser {
 // AddSASLUser adds or replaces a user with credentials for every
 // mechanism, as --sasl-user does.
 func (c *Cluster) AddSASLUser(name, password string) error {
-	if err := (Config{SASLUsers: map[string]string{name: password}}).checkSecurity(); err != nil {
+	if err := (&Config{SASLUsers: map[string]string{name: password}}).checkSecurity(); err != nil {
 		return err
 	}
 	fresh, err := newSASLUsers(map[string]string{name: password})

@@ -83,6 +83,7 @@ func TestBadListenerFlags(t *testing.T) {
 		{[]string{"--listeners", "SASL_SSL://127.0.0.1:0", "--tls-client-auth", "maybe", "--control", ""}, "--tls-client-auth must be none, requested or required"},
 		{[]string{"--sasl-user", "alice", "--control", ""}, "NAME:PASSWORD"},
 		{[]string{"--sasl-user", "alice:", "--control", ""}, "empty password"},
+		{[]string{"--sasl-enabled-mechanisms", "PLAIN,GSSAPI", "--control", ""}, `unknown mechanism "GSSAPI"`},
 		{[]string{"--listeners", "PLAINTEXT://127.0.0.1:0", "--await-advertised", "EXTERNAL", "--control", ""}, "no listener named"},
 	} {
 		var stderr bytes.Buffer
