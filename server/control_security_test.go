@@ -148,3 +148,37 @@ func (s *tlsSetup) issueServerPEM(hosts []string) (certPEM, keyPEM []byte, err e
 	}
 	return certificatePEM(cert)
 }
+
+// TestServerCertificateFollowsNames: a generated certificate gains the
+// hosts advertised at runtime and the names clients ask for by SNI.
+func TestServerCertificateFollowsNames(t *testing.T) {
+	c := securedCluster(t, Config{Brokers: 2})
+	addr := listenerBootstrap(t, c, "SSL")[0]
+	served := func(serverName string) *x509.Certificate {
+		t.Helper()
+		conn, err := tls.Dial("tcp", addr, &tls.Config{InsecureSkipVerify: true, ServerName: serverName})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		return conn.ConnectionState().PeerCertificates[0]
+	}
+	if err := served("").VerifyHostname("broker1.example"); err == nil {
+		t.Fatal("the certificate names broker1.example before it was advertised")
+	}
+	if err := c.SetAdvertised("SSL", map[int32]string{1: "broker1.example:19093", 2: "10.1.2.3:19094"}); err != nil {
+		t.Fatal(err)
+	}
+	cert := served("")
+	for _, h := range []string{"broker1.example", "10.1.2.3", "127.0.0.1", "localhost"} {
+		if err := cert.VerifyHostname(h); err != nil {
+			t.Errorf("after SetAdvertised: %v", err)
+		}
+	}
+	// Verified against the CA, for a name only SNI told.
+	conn, err := tls.Dial("tcp", addr, &tls.Config{RootCAs: c.ClientTLSConfig().RootCAs, ServerName: "kafka.internal"})
+	if err != nil {
+		t.Fatalf("SNI kafka.internal: %v", err)
+	}
+	conn.Close()
+}

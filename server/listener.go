@@ -263,6 +263,13 @@ func (c *Cluster) SetAdvertised(name string, addrs map[int32]string) error {
 		bl.adv.Store(&a)
 		bl.advSet.Store(true)
 	}
+	if c.tls != nil { // the server certificate must name the new hosts
+		var hosts []string
+		for _, a := range parsed {
+			hosts = append(hosts, a.host)
+		}
+		c.tls.addHosts(hosts)
+	}
 	c.log.Info("advertised addresses changed", "listener", name, "addresses", addrs)
 	return nil
 }

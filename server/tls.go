@@ -42,6 +42,7 @@ type tlsSetup struct {
 	caPEM   []byte
 	ca      *x509.Certificate // nil when the server certificate came from the directory without ca.key
 	caKey   *ecdsa.PrivateKey
+	served  servedCert // the server certificate (tls_hosts.go)
 }
 
 // needsTLS says whether any listener speaks TLS.
@@ -77,7 +78,9 @@ func newTLSSetup(cfg Config, now time.Time) (*tlsSetup, error) {
 			}
 		}
 		var err error
-		if server, err = s.issue(pkix.Name{CommonName: "fakekafka"}, serverNames(cfg.Listeners), x509.ExtKeyUsageServerAuth, now); err != nil {
+		s.served.hosts = serverNames(cfg.Listeners)
+		s.served.own = true
+		if server, err = s.issue(pkix.Name{CommonName: "fakekafka"}, s.served.hosts, x509.ExtKeyUsageServerAuth, now); err != nil {
 			return nil, err
 		}
 		if dir != "" {
@@ -97,8 +100,9 @@ func newTLSSetup(cfg Config, now time.Time) (*tlsSetup, error) {
 	case TLSClientAuthRequired:
 		auth = tls.RequireAndVerifyClientCert
 	}
-	s.ssl = &tls.Config{Certificates: []tls.Certificate{server}, ClientAuth: auth, ClientCAs: pool, MinVersion: tls.VersionTLS12}
-	s.saslSSL = &tls.Config{Certificates: []tls.Certificate{server}, MinVersion: tls.VersionTLS12}
+	s.served.cert.Store(&server)
+	s.ssl = &tls.Config{GetCertificate: s.certificateFor, ClientAuth: auth, ClientCAs: pool, MinVersion: tls.VersionTLS12}
+	s.saslSSL = &tls.Config{GetCertificate: s.certificateFor, MinVersion: tls.VersionTLS12}
 	return s, nil
 }
 
