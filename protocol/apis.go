@@ -24,6 +24,7 @@ var Supported = []APIRange{
 	{Key: 14, Min: 0, Max: 5}, // SyncGroup
 	{Key: 15, Min: 0, Max: 5}, // DescribeGroups
 	{Key: 16, Min: 0, Max: 5}, // ListGroups
+	{Key: 17, Min: 0, Max: 1}, // SaslHandshake
 	{Key: 18, Min: 0, Max: 4}, // ApiVersions
 	{Key: 19, Min: 2, Max: 7}, // CreateTopics
 	{Key: 20, Min: 1, Max: 6}, // DeleteTopics
@@ -42,6 +43,7 @@ var Supported = []APIRange{
 	{Key: 33, Min: 0, Max: 2}, // AlterConfigs
 	{Key: 34, Min: 0, Max: 2}, // AlterReplicaLogDirs
 	{Key: 35, Min: 0, Max: 4}, // DescribeLogDirs
+	{Key: 36, Min: 0, Max: 2}, // SaslAuthenticate
 	{Key: 37, Min: 0, Max: 3}, // CreatePartitions
 	{Key: 42, Min: 0, Max: 2}, // DeleteGroups
 	{Key: 43, Min: 0, Max: 2}, // ElectLeaders
@@ -51,6 +53,8 @@ var Supported = []APIRange{
 	{Key: 47, Min: 0, Max: 0}, // OffsetDelete
 	{Key: 48, Min: 0, Max: 1}, // DescribeClientQuotas
 	{Key: 49, Min: 0, Max: 1}, // AlterClientQuotas
+	{Key: 50, Min: 0, Max: 0}, // DescribeUserScramCredentials
+	{Key: 51, Min: 0, Max: 0}, // AlterUserScramCredentials
 	{Key: 55, Min: 0, Max: 2}, // DescribeQuorum
 	{Key: 60, Min: 0, Max: 2}, // DescribeCluster
 	{Key: 61, Min: 0, Max: 0}, // DescribeProducers

@@ -12,6 +12,10 @@
 # fakekafka is built with the race detector by default, and any data race it
 # reports fails the run.
 #
+# The SASL tests (TestSCRAMAuth, TestSCRAMAuthBadCredentials, TestOAuthAuth)
+# run against a second fakekafka whose only listener is SASL_PLAINTEXT
+# (KGO_TEST_SCRAM_SEEDS, KGO_TEST_OAUTH_SEEDS, KGO_TEST_SCRAM=user:pass:512).
+#
 # Every test of the package is selected. Those that need something a plain
 # 3-broker cluster or fakekafka does not have skip themselves and are listed
 # below with the reason; the script checks they did skip. Tests listed as known
@@ -26,9 +30,6 @@ timeout_total=${KGO_TIMEOUT:-12m}
 
 # Skipped by the suite itself, with why fakekafka cannot run them yet.
 expected_skips=(
-	"TestSCRAMAuth: needs KGO_TEST_SCRAM_SEEDS, a SASL/SCRAM listener (fakekafka has no SASL yet)"
-	"TestSCRAMAuthBadCredentials: needs KGO_TEST_SCRAM_SEEDS (no SASL yet)"
-	"TestOAuthAuth: needs KGO_TEST_OAUTH_SEEDS, a SASL/OAUTHBEARER listener (no SASL yet)"
 	"TestShareGroup: share groups (KIP-932, ShareFetch v2) are not implemented"
 	"TestShareGroupETL: share groups are not implemented"
 	"TestShareGroupAckOnClose: share groups are not implemented"
@@ -41,11 +42,12 @@ known_failures=()
 
 work=$(mktemp -d)
 fk_pid=
+sasl_pid=
 cleanup() {
-	if [ -n "$fk_pid" ]; then
-		kill "$fk_pid" 2>/dev/null || true
-		wait "$fk_pid" 2>/dev/null || true
-	fi
+	for pid in $fk_pid $sasl_pid; do
+		kill "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	done
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -60,26 +62,40 @@ go test -c -o "$work/kgo.test" github.com/twmb/franz-go/pkg/kgo
 # Some tests read the package's source files, so run from its directory.
 kgo_dir=$(go list -f '{{.Dir}}' github.com/twmb/franz-go/pkg/kgo)
 
-start_cluster() {
-	"$work/fakekafka" --listen 127.0.0.1:0 --control 127.0.0.1:0 \
-		--default-replication-factor 3 --min-insync-replicas 2 >"$work/ready" 2>>"$work/fakekafka.log" &
-	fk_pid=$!
+# await_ready PID NAME waits for fakekafka's ready line in $work/NAME.ready
+# and prints its bootstrap addresses.
+await_ready() {
 	for _ in $(seq 100); do
-		if grep -q "fakekafka ready" "$work/ready"; then
+		if grep -q "fakekafka ready" "$work/$2.ready"; then
 			break
 		fi
-		if ! kill -0 "$fk_pid" 2>/dev/null; then
-			cat "$work/fakekafka.log" >&2
-			echo "kgo-suite: fakekafka did not start" >&2
+		if ! kill -0 "$1" 2>/dev/null; then
+			cat "$work/fakekafka$2.log" >&2
+			echo "kgo-suite: fakekafka ($2) did not start" >&2
 			exit 1
 		fi
 		sleep 0.1
 	done
-	seeds=$(sed -n 's/.*bootstrap=\([^ ]*\).*/\1/p' "$work/ready")
-	if [ -z "$seeds" ]; then
-		echo "kgo-suite: fakekafka printed no bootstrap address" >&2
+	local s
+	s=$(sed -n 's/.*bootstrap=\([^ ]*\).*/\1/p' "$work/$2.ready")
+	if [ -z "$s" ]; then
+		echo "kgo-suite: fakekafka ($2) printed no bootstrap address" >&2
 		exit 1
 	fi
+	echo "$s"
+}
+start_cluster() {
+	"$work/fakekafka" --listen 127.0.0.1:0 --control 127.0.0.1:0 \
+		--default-replication-factor 3 --min-insync-replicas 2 >"$work/main.ready" 2>>"$work/fakekafkamain.log" &
+	fk_pid=$!
+	seeds=$(await_ready "$fk_pid" main)
+}
+# The SASL cluster: one SASL_PLAINTEXT listener, user admin.
+start_sasl_cluster() {
+	"$work/fakekafka" --brokers 1 --listeners SASL_PLAINTEXT://127.0.0.1:0 --control "" \
+		--sasl-user admin:admin-secret >"$work/sasl.ready" 2>>"$work/fakekafkasasl.log" &
+	sasl_pid=$!
+	sasl_seeds=$(await_ready "$sasl_pid" sasl)
 }
 stop_cluster() {
 	kill "$fk_pid" 2>/dev/null || true
@@ -91,13 +107,18 @@ names() { for e in "$@"; do echo "${e%%:*}"; done; }
 skip_re="^($(names "${known_failures[@]}" | paste -sd'|'))\$"
 
 start_cluster
-echo "kgo-suite: fakekafka at $seeds; KGO_TEST_RECORDS=$records"
+start_sasl_cluster
+echo "kgo-suite: fakekafka at $seeds, SASL at $sasl_seeds; KGO_TEST_RECORDS=$records"
 set +e
 (cd "$kgo_dir" && KGO_SEEDS=$seeds KGO_TEST_RECORDS=$records \
+	KGO_TEST_SCRAM_SEEDS=$sasl_seeds KGO_TEST_OAUTH_SEEDS=$sasl_seeds KGO_TEST_SCRAM=admin:admin-secret:512 \
 	"$work/kgo.test" -test.v -test.run "$run" -test.skip "$skip_re" -test.timeout "$timeout_total") >"$work/suite.log" 2>&1
 rc=$?
 set -e
 stop_cluster
+kill "$sasl_pid" 2>/dev/null || true
+wait "$sasl_pid" 2>/dev/null || true
+sasl_pid=
 
 # Top-level results only (subtests are indented).
 pass=$(grep -cE '^--- PASS: ' "$work/suite.log" || true)

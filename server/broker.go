@@ -54,7 +54,7 @@ func (b *broker) serve(bl *brokerListener, ln net.Listener) {
 			}
 			return // listener closed
 		}
-		cn := &conn{b: b, bl: bl, nc: nc, closed: make(chan struct{}), principal: anonymousPrincipal}
+		cn := b.newConn(bl, nc)
 		b.mu.Lock()
 		select {
 		case <-b.c.closing:
@@ -125,6 +125,7 @@ type conn struct {
 	// quota throttle its handler decided (quotas.go).
 	reqSize  int
 	throttle time.Duration
+	sasl     *saslConn // on SASL listeners (sasl_conn.go)
 	out      []byte
 	closed   chan struct{}
 	once     sync.Once
@@ -150,8 +151,12 @@ func (cn *conn) serve() {
 		delete(cn.b.conns, cn)
 		cn.b.mu.Unlock()
 	}()
-	r := bufio.NewReaderSize(cn.nc, 64<<10)
 	remote := cn.nc.RemoteAddr().String()
+	if err := cn.tlsHandshake(); err != nil {
+		c.log.Warn("closing connection", "broker", cn.b.id, "remote", remote, "reason", err)
+		return
+	}
+	r := bufio.NewReaderSize(cn.nc, 64<<10)
 	for {
 		frame, err := protocol.ReadFrame(r, c.cfg.MaxRequestBytes)
 		if err != nil {
@@ -160,7 +165,12 @@ func (cn *conn) serve() {
 			}
 			return
 		}
-		if err := cn.handle(frame); err != nil {
+		if cn.sasl != nil && cn.sasl.raw {
+			err = cn.saslRawToken(frame)
+		} else {
+			err = cn.handle(frame)
+		}
+		if err != nil {
 			if !errors.Is(err, errCloseConn) {
 				c.log.Warn("closing connection", "broker", cn.b.id, "remote", remote, "api", cn.hdr.APIKey, "version", cn.hdr.APIVersion, "client", cn.hdr.ClientID, "reason", err)
 			}
@@ -179,6 +189,11 @@ func (cn *conn) handle(frame []byte) error {
 		return err
 	}
 	cn.reqSize = len(frame)
+	if cn.sasl != nil {
+		if handled, err := cn.saslGate(hdr, body); handled || err != nil {
+			return err
+		}
+	}
 	start := time.Now()
 	var resp kmsg.Response
 	if hdr.APIKey == apiVersionsKey {
@@ -227,13 +242,19 @@ func (cn *conn) handle(frame []byte) error {
 	if d > 0 && !after && !cn.waitThrottle(d) {
 		return errCloseConn // an old client: the answer itself is late
 	}
-	cn.out = protocol.AppendResponse(cn.out[:0], hdr, resp)
-	_, err = cn.nc.Write(cn.out)
-	if cap(cn.out) > 1<<20 {
-		cn.out = nil // do not pin a large fetch response's buffer
-	}
+	err = cn.respond(hdr, resp)
 	if err == nil && d > 0 && after && !cn.waitThrottle(d) {
 		return errCloseConn // KIP-219: muted after the answer
+	}
+	return err
+}
+
+// respond writes resp, the answer to the request of hdr.
+func (cn *conn) respond(hdr protocol.RequestHeader, resp kmsg.Response) error {
+	cn.out = protocol.AppendResponse(cn.out[:0], hdr, resp)
+	_, err := cn.nc.Write(cn.out)
+	if cap(cn.out) > 1<<20 {
+		cn.out = nil // do not pin a large fetch response's buffer
 	}
 	return err
 }
@@ -270,6 +291,7 @@ var handlers = map[int16]handler{
 	14: typed((*conn).handleSyncGroup),
 	15: typed((*conn).handleDescribeGroups),
 	16: typed((*conn).handleListGroups),
+	17: typed((*conn).handleSaslHandshake),
 	19: typed((*conn).handleCreateTopics),
 	20: typed((*conn).handleDeleteTopics),
 	21: typed((*conn).handleDeleteRecords),
@@ -287,6 +309,7 @@ var handlers = map[int16]handler{
 	33: typed((*conn).handleAlterConfigs),
 	34: typed((*conn).handleAlterReplicaLogDirs),
 	35: typed((*conn).handleDescribeLogDirs),
+	36: typed((*conn).handleSaslAuthenticate),
 	37: typed((*conn).handleCreatePartitions),
 	42: typed((*conn).handleDeleteGroups),
 	43: typed((*conn).handleElectLeaders),
@@ -296,6 +319,8 @@ var handlers = map[int16]handler{
 	47: typed((*conn).handleOffsetDelete),
 	48: typed((*conn).handleDescribeClientQuotas),
 	49: typed((*conn).handleAlterClientQuotas),
+	50: typed((*conn).handleDescribeUserSCRAMCredentials),
+	51: typed((*conn).handleAlterUserSCRAMCredentials),
 	55: typed((*conn).handleDescribeQuorum),
 	60: typed((*conn).handleDescribeCluster),
 	61: typed((*conn).handleDescribeProducers),

@@ -53,6 +53,8 @@ type Cluster struct {
 	acls  atomic.Pointer[authorizer.Set]
 
 	quotas quotaState // client quotas and their sensors (quotas.go)
+	tls    *tlsSetup  // nil without SSL and SASL_SSL listeners (tls.go)
+	users  *saslUsers // the SASL users (security.go)
 
 	// isrChecks and checkpoints are the periodic jobs on the cluster's
 	// clock (clock.go); lastCheckpoint is used only by checkpoints.
@@ -94,6 +96,9 @@ func NewCluster(cfg Config) (*Cluster, error) {
 	c.brokerCfg.Store(c.resolveBrokerSettings(nil))
 	c.quotas.cfg.Store(&quota.Config{})
 	c.acls.Store(&authorizer.Set{SuperUsers: cfg.SuperUsers, AllowEveryoneIfNoACL: cfg.AllowEveryoneIfNoACLFound})
+	if c.tls, c.users, err = newSecurity(cfg); err != nil {
+		return nil, err
+	}
 
 	for i := range cfg.Brokers {
 		b := &broker{c: c, id: int32(i + 1), conns: map[*conn]struct{}{}}

@@ -34,6 +34,27 @@ type Config struct {
 	// published ports only after it started.
 	AwaitAdvertised string
 
+	// TLSDir holds the TLS material of SSL and SASL_SSL listeners:
+	// server.pem and server.key if present, else the cluster makes a CA and
+	// a server certificate and writes ca.pem (and ca.key, client.pem,
+	// client.key) there (tls.go). Empty: made in memory (TLSCA).
+	TLSDir string
+	// TLSClientAuth is ssl.client.auth of SSL listeners: "none" (the
+	// default), "requested" or "required".
+	TLSClientAuth string
+	// SASLUsers are the users of SASL listeners, name to password, with
+	// credentials for every mechanism (PLAIN and SCRAM).
+	SASLUsers map[string]string
+	// SASLMechanisms is sasl.enabled.mechanisms: what SaslHandshake accepts,
+	// in the order it lists them. Default: PLAIN, SCRAM-SHA-256,
+	// SCRAM-SHA-512, OAUTHBEARER.
+	SASLMechanisms []string
+	// SASLSessionLifetime is connections.max.reauth.ms (KIP-368): an
+	// authenticated SASL session lasts this long (or until its OAUTHBEARER
+	// token expires, if sooner) and the broker closes a connection that
+	// did not re-authenticate in time. Default 0: sessions do not expire.
+	SASLSessionLifetime time.Duration
+
 	// DefaultReplicationFactor is default.replication.factor for topics
 	// created without one. Default min(3, Brokers).
 	DefaultReplicationFactor int
@@ -193,6 +214,9 @@ func (c Config) withDefaults() (Config, error) {
 		return c, err
 	}
 	c.Listeners = ls
+	if err := c.checkSecurity(); err != nil {
+		return c, err
+	}
 	if c.AwaitAdvertised != "" && !slices.ContainsFunc(ls, func(l Listener) bool { return l.Name == c.AwaitAdvertised }) {
 		return c, fmt.Errorf("await advertised: no listener named %q", c.AwaitAdvertised)
 	}

@@ -47,6 +47,7 @@ func (c *Cluster) ControlHandler() http.Handler {
 	c.registerTransactionRoutes(mux)
 	c.registerListenerRoutes(mux)
 	c.registerEventRoutes(mux)
+	c.registerSecurityRoutes(mux)
 	c.registerDashboardRoutes(mux)
 	c.registerClockRoutes(mux)
 	c.registerLogRoutes(mux)

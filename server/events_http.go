@@ -22,6 +22,7 @@ var EventTypes = []EventType{
 	EventGroupRebalanceStarted, EventGroupRebalanceCompleted, EventGroupMemberJoined, EventGroupMemberLeft, EventGroupMemberExpired,
 	EventLSOAdvanced, EventLogStartMoved, EventReplicaPaused, EventReplicaResumed,
 	EventTxnStateChanged, EventTxnPartitionsAdded, EventTxnEpochBumped, EventTxnTimedOut, EventTxnMarkerWritten, EventTxnExpired,
+	EventClientAuthenticated, EventClientReauthenticated, EventAuthenticationFailed, EventSASLUserChanged,
 }
 
 // sseKeepAlive is how often an idle event stream sends a comment, so

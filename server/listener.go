@@ -30,7 +30,8 @@ type Listener struct {
 	Name string
 	// SecurityProtocol is the listener's protocol, as in Kafka's
 	// listener.security.protocol.map. Empty: the name itself when it is a
-	// protocol name. Only PLAINTEXT is served for now.
+	// protocol name. SSL and SASL_SSL use Config.TLSDir's certificate,
+	// SASL_PLAINTEXT and SASL_SSL Config.SASLUsers.
 	SecurityProtocol string
 	// Listen is the first broker's HOST:PORT; the others take the next
 	// ports, or any free ports with port 0. An empty host listens on every
@@ -45,8 +46,7 @@ type Listener struct {
 	AdvertisedPort int
 }
 
-// SecurityProtocols are Kafka's security protocol names; only PLAINTEXT
-// is served yet.
+// SecurityProtocols are Kafka's security protocol names.
 var SecurityProtocols = []string{"PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"}
 
 // hostPort is an advertised address.
@@ -117,9 +117,6 @@ func (c Config) resolveListeners() ([]Listener, error) {
 		}
 		if !slices.Contains(SecurityProtocols, l.SecurityProtocol) {
 			return nil, fmt.Errorf("listener %s: unknown security protocol %q (want one of %s)", l.Name, l.SecurityProtocol, strings.Join(SecurityProtocols, ", "))
-		}
-		if l.SecurityProtocol != "PLAINTEXT" {
-			return nil, fmt.Errorf("listener %s: security protocol %s is not supported yet (only PLAINTEXT)", l.Name, l.SecurityProtocol)
 		}
 		host, portStr, err := net.SplitHostPort(l.Listen)
 		if err != nil {
@@ -265,6 +262,13 @@ func (c *Cluster) SetAdvertised(name string, addrs map[int32]string) error {
 		bl := c.broker(id).listeners[i]
 		bl.adv.Store(&a)
 		bl.advSet.Store(true)
+	}
+	if c.tls != nil { // the server certificate must name the new hosts
+		var hosts []string
+		for _, a := range parsed {
+			hosts = append(hosts, a.host)
+		}
+		c.tls.addHosts(hosts)
 	}
 	c.log.Info("advertised addresses changed", "listener", name, "addresses", addrs)
 	return nil

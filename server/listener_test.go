@@ -284,7 +284,7 @@ func TestListenerConfigErrors(t *testing.T) {
 		want  string
 	}{
 		{[]Listener{{Name: "EXTERNAL", Listen: "127.0.0.1:0"}}, "", "no security protocol"},
-		{[]Listener{{Name: "SSL", Listen: "127.0.0.1:0"}}, "", "SSL is not supported yet"},
+		{[]Listener{{Name: "A", SecurityProtocol: "SASL", Listen: "127.0.0.1:0"}}, "", "unknown security protocol"},
 		{[]Listener{{Name: "A", SecurityProtocol: "TLS", Listen: "127.0.0.1:0"}}, "", "unknown security protocol"},
 		{[]Listener{{Name: "PLAINTEXT", Listen: "127.0.0.1:0"}, {Name: "PLAINTEXT", Listen: "127.0.0.1:0"}}, "", "listed twice"},
 		{[]Listener{{Name: "A", SecurityProtocol: "PLAINTEXT", Listen: "127.0.0.1:9092"}, {Name: "B", SecurityProtocol: "PLAINTEXT", Listen: "127.0.0.1:9094"}}, "", "both use port 9094"},

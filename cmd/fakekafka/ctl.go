@@ -55,6 +55,8 @@ Time and transactions
 Security
   acls                               the authorizer's settings and every ACL binding
   quotas                             client quotas: entity and values
+  users                              SASL users and their mechanisms
+  user add NAME PASSWORD | user rm NAME
 Faults
   fault add --api API [--error NAME] [--topic T] [--partition P] [--broker B] [--client-id C]
             [--count N] [--delay 100ms] [--drop-connection] [--after-work]
@@ -285,6 +287,8 @@ func (c *ctl) run(ctx context.Context, args []string) error {
 			Transactions []server.TransactionState `json:"transactions"`
 		}
 		return c.show("GET", "/v1/transactions", nil, &ts, func() { c.printTransactions(ts.Transactions) })
+	case "users", "user":
+		return c.users(fs, args)
 	}
 	if ok, err := c.adminVerb(verb, fs, args); ok {
 		return err

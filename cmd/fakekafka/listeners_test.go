@@ -80,7 +80,10 @@ func TestBadListenerFlags(t *testing.T) {
 		{[]string{"--listeners", "PLAINTEXT://:1", "--advertised-listeners", "PLAINTEXT://0.0.0.0:1"}, "must name a host"},
 		{[]string{"--listeners", "A://:1", "--listener-security-protocol-map", "A"}, "not NAME:PROTOCOL"},
 		{[]string{"--listeners", "A://127.0.0.1:0", "--control", ""}, "no security protocol"},
-		{[]string{"--listeners", "SASL_SSL://127.0.0.1:0", "--control", ""}, "not supported yet"},
+		{[]string{"--listeners", "SASL_SSL://127.0.0.1:0", "--tls-client-auth", "maybe", "--control", ""}, "--tls-client-auth must be none, requested or required"},
+		{[]string{"--sasl-user", "alice", "--control", ""}, "NAME:PASSWORD"},
+		{[]string{"--sasl-user", "alice:", "--control", ""}, "empty password"},
+		{[]string{"--sasl-enabled-mechanisms", "PLAIN,GSSAPI", "--control", ""}, `unknown mechanism "GSSAPI"`},
 		{[]string{"--listeners", "PLAINTEXT://127.0.0.1:0", "--await-advertised", "EXTERNAL", "--control", ""}, "no listener named"},
 	} {
 		var stderr bytes.Buffer

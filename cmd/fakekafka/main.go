@@ -25,12 +25,14 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/fakekafka/fakekafka/clock"
+	"github.com/fakekafka/fakekafka/sasl"
 	"github.com/fakekafka/fakekafka/server"
 )
 
@@ -86,6 +88,19 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*o
 	fs.StringVar(&o.listeners, "listeners", "", "Kafka-style listeners NAME://HOST:PORT,... (each the first broker's; the others take the next ports); replaces --listen")
 	fs.StringVar(&o.advertisedListeners, "advertised-listeners", "", "NAME://HOST:PORT,... advertised per listener (the others take the next ports; port 0: the bound port)")
 	fs.StringVar(&o.protocolMap, "listener-security-protocol-map", "", "NAME:PROTOCOL,... for listeners not named after their protocol (only PLAINTEXT is served)")
+	fs.StringVar(&o.cfg.TLSDir, "tls-dir", "", "TLS files of SSL and SASL_SSL listeners: server.pem and server.key if there, else a generated CA and server certificate, written there as ca.pem (and ca.key, client.pem, client.key)")
+	fs.StringVar(&o.cfg.TLSClientAuth, "tls-client-auth", "none", "ssl.client.auth of SSL listeners: none, requested or required (the principal is User:<subject DN>)")
+	fs.Var(saslUsers{&o.cfg.SASLUsers}, "sasl-user", "NAME:PASSWORD of a SASL user, for every mechanism (repeatable; FAKEKAFKA_SASL_USERS=a:x,b:y)")
+	fs.Func("sasl-enabled-mechanisms", "sasl.enabled.mechanisms: comma-separated, of PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER (default all)", func(v string) error {
+		o.cfg.SASLMechanisms = strings.Split(v, ",")
+		for _, m := range o.cfg.SASLMechanisms {
+			if !slices.Contains(sasl.Mechanisms, m) {
+				return fmt.Errorf("unknown mechanism %q (want some of %s)", m, strings.Join(sasl.Mechanisms, ","))
+			}
+		}
+		return nil
+	})
+	fs.Var(durationMs{&o.cfg.SASLSessionLifetime}, "sasl-session-lifetime", "connections.max.reauth.ms: SASL sessions expire after it unless re-authenticated (default none)")
 	fs.StringVar(&o.cfg.AwaitAdvertised, "await-advertised", "", "listener whose advertised addresses must be set (PUT /v1/listeners/NAME) before GET /readyz answers 200")
 	fs.StringVar(&o.topics, "topics", "", "topics to create at start: NAME[:PARTITIONS[:REPLICATION_FACTOR]],... (defaults: num.partitions, default.replication.factor)")
 	fs.StringVar(&o.control, "control", "127.0.0.1:9099", "HOST:PORT of the HTTP control API; empty disables it")
@@ -135,6 +150,11 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*o
 			}
 		}
 	})
+	if v := getenv("FAKEKAFKA_SASL_USERS"); v != "" && envErr == nil {
+		if err := fs.Set("sasl-user", v); err != nil {
+			envErr = fmt.Errorf("FAKEKAFKA_SASL_USERS=%q: %v", v, err)
+		}
+	}
 	if envErr != nil {
 		return nil, envErr
 	}
@@ -173,6 +193,11 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*o
 	}
 	if o.cfg.FlushMessages < 0 {
 		return nil, fmt.Errorf("--log-flush-interval-messages must not be negative")
+	}
+	switch o.cfg.TLSClientAuth {
+	case server.TLSClientAuthNone, server.TLSClientAuthRequested, server.TLSClientAuthRequired:
+	default:
+		return nil, fmt.Errorf("--tls-client-auth must be none, requested or required, got %q", o.cfg.TLSClientAuth)
 	}
 	switch o.clock {
 	case "real":

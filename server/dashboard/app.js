@@ -15,6 +15,7 @@ const EVENT_TYPES = [
   "group_rebalance_started", "group_rebalance_completed", "group_member_joined", "group_member_left", "group_member_expired",
   "lso_advanced", "log_start_moved", "replica_paused", "replica_resumed",
   "txn_state_changed", "txn_partitions_added", "txn_epoch_bumped", "txn_timed_out", "txn_marker_written", "txn_expired",
+  "client_authenticated", "client_reauthenticated", "authentication_failed", "sasl_user_changed",
 ];
 const MAX_EVENTS = 300;
 

@@ -1,0 +1,120 @@
+package sasl
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"math"
+	"strings"
+	"time"
+)
+
+// oauth is SASL/OAUTHBEARER (RFC 7628) accepting unsecured JWS tokens
+// (alg "none", no signature), as Kafka's default validator does for
+// testing. The principal is the "sub" claim; "exp" is required and ends
+// the session.
+type oauth struct {
+	now       time.Time
+	step      int
+	principal string
+	expiry    time.Time
+}
+
+// invalidToken is the server's error challenge (RFC 7628 section 3.2.2);
+// the client answers with a lone 0x01 and the authentication fails.
+var invalidToken = []byte(`{"status":"invalid_token"}`)
+
+func (o *oauth) Step(token []byte) ([]byte, bool, error) {
+	o.step++
+	switch o.step {
+	case 1:
+		if err := o.first(token); err != nil {
+			return invalidToken, false, nil
+		}
+		return nil, true, nil
+	case 2: // the client's acknowledgement of invalidToken; Kafka fails
+		// with the challenge itself as the message
+		return nil, false, &Failure{Message: string(invalidToken)}
+	}
+	return nil, false, fail(OAuthBearer)
+}
+
+// first reads "gs2-header \x01 auth=Bearer TOKEN \x01 [k=v \x01]... \x01".
+func (o *oauth) first(msg []byte) error {
+	gs2, kvs, ok := bytes.Cut(msg, []byte{1})
+	if !ok || !bytes.HasSuffix(kvs, []byte{1, 1}) {
+		return errInvalidCredentials
+	}
+	flag, authz, ok := strings.Cut(string(gs2), ",")
+	if !ok || (flag != "n" && flag != "y") || !strings.HasSuffix(authz, ",") {
+		return errInvalidCredentials
+	}
+	authz = strings.TrimSuffix(authz, ",")
+	var bearer string
+	for _, kv := range bytes.Split(kvs[:len(kvs)-2], []byte{1}) {
+		if v, ok := bytes.CutPrefix(kv, []byte("auth=")); ok {
+			t, ok := strings.CutPrefix(string(v), "Bearer ")
+			if !ok {
+				return errInvalidCredentials
+			}
+			bearer = strings.TrimSpace(t)
+		}
+	}
+	sub, exp, err := parseUnsecuredJWS(bearer, o.now)
+	if err != nil {
+		return err
+	}
+	if a, ok := strings.CutPrefix(authz, "a="); authz != "" && (!ok || a != sub) {
+		return errInvalidCredentials
+	}
+	o.principal, o.expiry = "User:"+sub, exp
+	return nil
+}
+
+// parseUnsecuredJWS checks an unsecured JWS compact serialization
+// "header.payload." and returns its subject and expiry.
+func parseUnsecuredJWS(token string, now time.Time) (string, time.Time, error) {
+	parts := strings.Split(token, ".")
+	if len(parts) != 3 || parts[2] != "" {
+		return "", time.Time{}, errInvalidCredentials
+	}
+	var header struct {
+		Alg string `json:"alg"`
+	}
+	var claims map[string]any
+	if decodeJSONPart(parts[0], &header) != nil || header.Alg != "none" || decodeJSONPart(parts[1], &claims) != nil {
+		return "", time.Time{}, errInvalidCredentials
+	}
+	sub, _ := claims["sub"].(string)
+	exp, ok := claims["exp"].(float64)
+	if sub == "" || !ok {
+		return "", time.Time{}, errInvalidCredentials
+	}
+	expiry := secondsToTime(exp)
+	if !expiry.After(now) {
+		return "", time.Time{}, errInvalidCredentials
+	}
+	if iat, ok := claims["iat"]; ok {
+		f, ok := iat.(float64)
+		if !ok || secondsToTime(f).After(now) || f > exp {
+			return "", time.Time{}, errInvalidCredentials
+		}
+	}
+	return sub, expiry, nil
+}
+
+func secondsToTime(s float64) time.Time {
+	whole, frac := math.Modf(s)
+	return time.Unix(int64(whole), int64(frac*1e9))
+}
+
+func decodeJSONPart(s string, v any) error {
+	b, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(s, "="))
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, v)
+}
+
+func (o *oauth) Principal() string { return o.principal }
+func (o *oauth) Expiry() time.Time { return o.expiry }

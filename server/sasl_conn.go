@@ -1,0 +1,242 @@
+package server
+
+// SASL on SASL_PLAINTEXT and SASL_SSL listeners, as Kafka's server
+// authenticator runs it: a connection may send ApiVersions once, then must
+// send SaslHandshake; with handshake v1 the tokens travel in
+// SaslAuthenticate requests, with v0 unframed (a size-prefixed token each
+// way, the legacy flow). Any other request before authentication closes
+// the connection; so do a failed authentication (after its
+// SASL_AUTHENTICATION_FAILED answer) and an unsupported mechanism (after
+// UNSUPPORTED_SASL_MECHANISM). KIP-368: a client that used SaslAuthenticate
+// v1+ may re-authenticate with a new SaslHandshake on an authenticated
+// connection; a session past its lifetime is closed at its next request.
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/fakekafka/fakekafka/protocol"
+	"github.com/fakekafka/fakekafka/sasl"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// The authentication events (SASL and client certificates).
+const (
+	EventClientAuthenticated   EventType = "client_authenticated"   // Broker; Reason: SASL mechanism or SSL; Detail: principal
+	EventClientReauthenticated EventType = "client_reauthenticated" // KIP-368, on a connection already authenticated
+	EventAuthenticationFailed  EventType = "authentication_failed"  // Broker; Reason: mechanism; Detail: the message sent
+	EventSASLUserChanged       EventType = "sasl_user_changed"      // Reason: added, removed, scram_upserted, scram_deleted; Detail: principal and mechanism
+)
+
+const (
+	saslHandshakeKey    = 17
+	saslAuthenticateKey = 36
+)
+
+type saslPhase int8
+
+const (
+	saslStart         saslPhase = iota // ApiVersions or SaslHandshake may come
+	saslHandshakeNext                  // ApiVersions answered
+	saslAuthenticating
+	saslDone
+)
+
+// saslConn is one connection's SASL state; only its goroutine touches it.
+type saslConn struct {
+	phase          saslPhase
+	raw            bool // handshake v0: tokens come unframed
+	mech           string
+	x              sasl.Exchange
+	supportsReauth bool      // it sent SaslAuthenticate v1+
+	expiry         time.Time // end of the session; zero: none
+	reauthFrom     string    // the principal being re-authenticated
+	badMech        string    // re-authentication asked for another mechanism
+}
+
+// saslGate runs before a request on a SASL listener is dispatched: it
+// answers the SASL requests itself (handled) and refuses what Kafka
+// refuses (an error closes the connection).
+func (cn *conn) saslGate(hdr protocol.RequestHeader, body []byte) (handled bool, err error) {
+	s := cn.sasl
+	switch s.phase {
+	case saslDone:
+		if hdr.APIKey == saslHandshakeKey && s.supportsReauth {
+			s.reauthFrom = cn.principal
+			return true, cn.saslHandshake(hdr, body)
+		}
+		if !s.expiry.IsZero() && !cn.b.c.now().Before(s.expiry) {
+			return false, fmt.Errorf("SASL session of %s expired at %v without re-authentication", cn.principal, s.expiry)
+		}
+		return false, nil
+	case saslStart:
+		if hdr.APIKey == apiVersionsKey {
+			s.phase = saslHandshakeNext
+			return false, nil
+		}
+		fallthrough
+	case saslHandshakeNext:
+		if hdr.APIKey != saslHandshakeKey {
+			return false, fmt.Errorf("unexpected %s request during SASL handshake", kmsg.NameForKey(hdr.APIKey))
+		}
+		return true, cn.saslHandshake(hdr, body)
+	default: // saslAuthenticating with handshake v1
+		if hdr.APIKey != saslAuthenticateKey {
+			return false, fmt.Errorf("unexpected %s request during SASL authentication", kmsg.NameForKey(hdr.APIKey))
+		}
+		return true, cn.saslAuthenticate(hdr, body)
+	}
+}
+
+func (cn *conn) saslHandshake(hdr protocol.RequestHeader, body []byte) error {
+	req := kmsg.NewPtrSASLHandshakeRequest()
+	if err := cn.readSASLRequest(hdr, req, body); err != nil {
+		return err
+	}
+	s := cn.sasl
+	resp := req.ResponseKind().(*kmsg.SASLHandshakeResponse)
+	enabled := cn.b.c.cfg.SASLMechanisms
+	resp.SupportedMechanisms = slices.Clone(enabled)
+	if !slices.Contains(enabled, req.Mechanism) {
+		resp.ErrorCode = kerr.UnsupportedSaslMechanism.Code
+		cn.saslFailed(req.Mechanism, "unsupported SASL mechanism "+req.Mechanism)
+		if err := cn.respond(hdr, resp); err != nil {
+			return err
+		}
+		return errCloseConn
+	}
+	s.badMech = ""
+	if s.reauthFrom != "" && req.Mechanism != s.mech {
+		s.badMech = fmt.Sprintf("SASL mechanism '%s' requested by client is not supported for re-authentication of mechanism '%s'", req.Mechanism, s.mech)
+	}
+	nonce := make([]byte, 24)
+	rand.Read(nonce)
+	x, _ := sasl.New(req.Mechanism, cn.b.c.users, base64.RawStdEncoding.EncodeToString(nonce), cn.b.c.now())
+	s.phase, s.mech, s.x, s.raw = saslAuthenticating, req.Mechanism, x, hdr.APIVersion == 0
+	return cn.respond(hdr, resp)
+}
+
+func (cn *conn) saslAuthenticate(hdr protocol.RequestHeader, body []byte) error {
+	req := kmsg.NewPtrSASLAuthenticateRequest()
+	if err := cn.readSASLRequest(hdr, req, body); err != nil {
+		return err
+	}
+	s := cn.sasl
+	s.supportsReauth = s.supportsReauth || hdr.APIVersion > 0
+	resp := req.ResponseKind().(*kmsg.SASLAuthenticateResponse)
+	reply, lifetime, err := cn.saslStep(req.SASLAuthBytes)
+	if err != nil {
+		resp.ErrorCode = kerr.SaslAuthenticationFailed.Code
+		msg := err.Error()
+		resp.ErrorMessage = &msg
+		if werr := cn.respond(hdr, resp); werr != nil {
+			return werr
+		}
+		return errCloseConn
+	}
+	resp.SASLAuthBytes = reply
+	resp.SessionLifetimeMillis = lifetime.Milliseconds()
+	return cn.respond(hdr, resp)
+}
+
+// saslRawToken takes one unframed token of the v0 flow and answers
+// unframed; a failure closes the connection without an answer.
+func (cn *conn) saslRawToken(token []byte) error {
+	reply, _, err := cn.saslStep(token)
+	if err != nil {
+		return errCloseConn
+	}
+	out := binary.BigEndian.AppendUint32(cn.out[:0], uint32(len(reply)))
+	cn.out = append(out, reply...)
+	_, err = cn.nc.Write(cn.out)
+	return err
+}
+
+// saslStep feeds a token to the exchange and, once it is done, makes the
+// connection authenticated. The error is what the client is told.
+func (cn *conn) saslStep(token []byte) ([]byte, time.Duration, error) {
+	s := cn.sasl
+	c := cn.b.c
+	if s.badMech != "" {
+		cn.saslFailed(s.mech, s.badMech)
+		return nil, 0, errors.New(s.badMech)
+	}
+	reply, done, err := s.x.Step(token)
+	if err != nil {
+		var f *sasl.Failure
+		msg := "Authentication failed during authentication due to invalid credentials with SASL mechanism " + s.mech
+		if errors.As(err, &f) {
+			msg = f.Message
+		}
+		cn.saslFailed(s.mech, msg)
+		return nil, 0, errors.New(msg)
+	}
+	if !done {
+		return reply, 0, nil
+	}
+	principal := s.x.Principal()
+	if s.reauthFrom != "" && principal != s.reauthFrom {
+		msg := fmt.Sprintf("Cannot change principals during re-authentication from %s: %s", s.reauthFrom, principal)
+		cn.saslFailed(s.mech, msg)
+		return nil, 0, errors.New(msg)
+	}
+	now := c.now()
+	var lifetime time.Duration
+	s.expiry = time.Time{}
+	if exp := s.x.Expiry(); !exp.IsZero() || c.cfg.SASLSessionLifetime > 0 {
+		lifetime = c.cfg.SASLSessionLifetime
+		if !exp.IsZero() && (lifetime == 0 || exp.Sub(now) < lifetime) {
+			lifetime = max(0, exp.Sub(now))
+		}
+		s.expiry = now.Add(lifetime)
+	}
+	typ := EventClientAuthenticated
+	if s.reauthFrom != "" {
+		typ = EventClientReauthenticated
+	}
+	cn.principal = principal
+	s.phase, s.raw, s.x, s.reauthFrom = saslDone, false, nil, ""
+	c.emit(typ, func(e *Event) { e.Broker, e.Reason, e.Detail = cn.b.id, s.mech, principal })
+	return reply, lifetime, nil
+}
+
+func (cn *conn) saslFailed(mech, msg string) {
+	cn.b.c.emit(EventAuthenticationFailed, func(e *Event) { e.Broker, e.Reason, e.Detail = cn.b.id, mech, msg })
+}
+
+func (cn *conn) readSASLRequest(hdr protocol.RequestHeader, req kmsg.Request, body []byte) error {
+	rng, _ := protocol.Lookup(hdr.APIKey)
+	if hdr.APIVersion < rng.Min || hdr.APIVersion > rng.Max {
+		return fmt.Errorf("unsupported version %d of %s", hdr.APIVersion, rng.Name())
+	}
+	req.SetVersion(hdr.APIVersion)
+	if err := req.ReadFrom(body); err != nil {
+		return fmt.Errorf("malformed %s v%d request: %w", rng.Name(), hdr.APIVersion, err)
+	}
+	return nil
+}
+
+// handleSaslHandshake answers SaslHandshake where no authentication is
+// under way (PLAINTEXT and SSL listeners, or an authenticated connection
+// whose client cannot re-authenticate): ILLEGAL_SASL_STATE, as Kafka.
+func (cn *conn) handleSaslHandshake(req *kmsg.SASLHandshakeRequest) (kmsg.Response, error) {
+	resp := req.ResponseKind().(*kmsg.SASLHandshakeResponse)
+	resp.ErrorCode = kerr.IllegalSaslState.Code
+	return resp, nil
+}
+
+// handleSaslAuthenticate answers SaslAuthenticate outside an
+// authentication: ILLEGAL_SASL_STATE.
+func (cn *conn) handleSaslAuthenticate(req *kmsg.SASLAuthenticateRequest) (kmsg.Response, error) {
+	resp := req.ResponseKind().(*kmsg.SASLAuthenticateResponse)
+	resp.ErrorCode = kerr.IllegalSaslState.Code
+	msg := "SaslAuthenticate request received after successful authentication"
+	resp.ErrorMessage = &msg
+	return resp, nil
+}
