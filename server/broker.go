@@ -122,6 +122,7 @@ type conn struct {
 	// says otherwise. Only the connection's own goroutine touches it.
 	principal string
 	out       []byte
+	chaosAcks []chaosAck // writes of the request being handled (chaos_record.go)
 	closed    chan struct{}
 	once      sync.Once
 }
@@ -175,6 +176,9 @@ func (cn *conn) handle(frame []byte) error {
 		return err
 	}
 	start := time.Now()
+	if len(cn.chaosAcks) > 0 {
+		cn.ackChaosWrites(false) // the last request failed before its answer
+	}
 	var resp kmsg.Response
 	if hdr.APIKey == apiVersionsKey {
 		resp = c.apiVersions(hdr.APIVersion)
@@ -213,6 +217,9 @@ func (cn *conn) handle(frame []byte) error {
 	}
 	cn.out = protocol.AppendResponse(cn.out[:0], hdr, resp)
 	_, err = cn.nc.Write(cn.out)
+	if len(cn.chaosAcks) > 0 {
+		cn.ackChaosWrites(err == nil)
+	}
 	if cap(cn.out) > 1<<20 {
 		cn.out = nil // do not pin a large fetch response's buffer
 	}

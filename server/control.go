@@ -47,6 +47,7 @@ func (c *Cluster) ControlHandler() http.Handler {
 	c.registerEventRoutes(mux)
 	c.registerDashboardRoutes(mux)
 	c.registerClockRoutes(mux)
+	c.registerChaosRoutes(mux)
 	return jsonErrors{mux}
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fakekafka/fakekafka/replication"
@@ -47,6 +48,11 @@ const (
 	EventGroupMemberJoined       EventType = "group_member_joined"
 	EventGroupMemberLeft         EventType = "group_member_left"
 	EventGroupMemberExpired      EventType = "group_member_expired"
+
+	EventChaosStarted EventType = "chaos_started" // Detail: seed and spec
+	EventChaosAction  EventType = "chaos_action"  // Reason: the action's kind; Detail: what it did
+	EventChaosAnomaly EventType = "chaos_anomaly" // the run's first loss, with the seed to replay it
+	EventChaosStopped EventType = "chaos_stopped"
 )
 
 // Event is one state change the cluster made. Seq numbers events from 1
@@ -160,6 +166,7 @@ type eventLog struct {
 	head int
 	last uint64        // seq of the newest event
 	wake chan struct{} // closed and replaced on every event
+	seq  atomic.Uint64 // last, for readers that must not take mu (chaos recording)
 
 	hwQueue []*partition  // partitions whose HW moved since the last flush
 	hwKick  chan struct{} // wakes runHWEvents
@@ -183,6 +190,7 @@ type partitionEvents struct {
 func (l *eventLog) add(e Event, now func() time.Time) {
 	l.mu.Lock()
 	l.last++
+	l.seq.Store(l.last)
 	e.Seq, e.Time = l.last, now()
 	if len(l.ring) < l.size {
 		l.ring = append(l.ring, e) // grows as needed: most clusters never fill it

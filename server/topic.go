@@ -50,6 +50,7 @@ type partition struct {
 	waiters []chan struct{}
 	paused  []int32 // followers that do not fetch
 	ev      partitionEvents
+	rec     *partitionRecord // a chaos run's recording (chaos_record.go)
 }
 
 // watch registers w to be signalled whenever the partition changes.
