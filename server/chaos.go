@@ -76,6 +76,8 @@ type ChaosAction struct {
 	Target string
 	// Error says why it could not run (a constraint, no candidate).
 	Error string
+	// Fault is the id of the rule a rule action added or removed.
+	Fault string
 }
 
 // MarshalJSON flattens the action with its outcome.
@@ -90,6 +92,9 @@ func (a ChaosAction) MarshalJSON() ([]byte, error) {
 	}
 	if a.Error != "" {
 		extra += fmt.Sprintf(`,"error":%q`, a.Error)
+	}
+	if a.Fault != "" {
+		extra += fmt.Sprintf(`,"fault":%q`, a.Fault)
 	}
 	return append(b[:len(b)-1], append([]byte(extra), '}')...), nil
 }

@@ -19,6 +19,13 @@ func (c *Cluster) runAction(run *chaosRun, a chaos.Action) {
 	if err != nil {
 		done.Error = err.Error()
 	}
+	ruleSeq := a.Seq
+	if a.Kind == chaos.RemoveFault {
+		ruleSeq = a.Of
+	}
+	if fr := run.rule(ruleSeq); fr != nil && (a.Kind == chaos.RemoveFault || a.Kind.Undo() == chaos.RemoveFault) {
+		done.Fault = fr.id
+	}
 	run.mu.Lock()
 	run.executed = append(run.executed, done)
 	switch {
@@ -32,6 +39,9 @@ func (c *Cluster) runAction(run *chaosRun, a chaos.Action) {
 	if target != "" {
 		detail += " on " + target
 	}
+	if done.Fault != "" {
+		detail += " (fault " + done.Fault + ")"
+	}
 	if err != nil {
 		detail += ": " + err.Error()
 	}
@@ -40,9 +50,7 @@ func (c *Cluster) runAction(run *chaosRun, a chaos.Action) {
 		if a.Broker > 0 {
 			e.Broker = a.Broker
 		}
-		if fr := run.rule(a.Seq); fr != nil {
-			e.Fault = fr.id
-		}
+		e.Fault = done.Fault
 	})
 	c.log.Info("chaos action", "seed", run.seed, "action", detail)
 }
@@ -87,14 +95,14 @@ func (c *Cluster) doAction(run *chaosRun, a chaos.Action) (string, error) {
 		run.mu.Lock()
 		run.rules[a.Seq] = r
 		run.mu.Unlock()
-		return "fault " + r.id, nil
+		return "", nil
 	case chaos.RemoveFault:
 		r := run.rule(a.Of)
 		if r == nil {
 			return "", fmt.Errorf("no fault to remove")
 		}
 		c.RemoveFault(r.id)
-		return "fault " + r.id, nil
+		return "", nil
 	}
 	return "", fmt.Errorf("unknown action %q", a.Kind)
 }
