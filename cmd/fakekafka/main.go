@@ -30,6 +30,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/fakekafka/fakekafka/chaos"
 	"github.com/fakekafka/fakekafka/clock"
 	"github.com/fakekafka/fakekafka/server"
 )
@@ -74,6 +75,7 @@ type options struct {
 	listeners, advertisedListeners, protocolMap string
 	topics                                      string
 	clock                                       string
+	chaos                                       *chaos.Spec
 }
 
 func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*options, error) {
@@ -115,6 +117,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*o
 	fs.BoolVar(&o.cfg.LogRequests, "log-requests", false, "log one line per request")
 	fs.StringVar(&o.logLevel, "log-level", "warn", "debug, info, warn or error")
 	fs.StringVar(&o.clock, "clock", "real", "real (the wall clock, which POST /v1/clock/advance can jump ahead) or manual (time moves only when advanced)")
+	chaosSpec := fs.String("chaos", "", "run a chaos schedule from the start: PRESET[,key=value...] (gentle, rough, network; e.g. rough,seed=42,duration=60s) or a JSON spec file")
 
 	// Environment first, so the command line overrides it.
 	var envErr error
@@ -174,6 +177,13 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*o
 	}
 	if o.cfg.DefaultReplicationFactor < 0 {
 		return nil, fmt.Errorf("--default-replication-factor must be at least 1")
+	}
+	if *chaosSpec != "" {
+		spec, err := loadChaosSpec(*chaosSpec)
+		if err != nil {
+			return nil, fmt.Errorf("--chaos: %v", err)
+		}
+		o.chaos = &spec
 	}
 	return o, nil
 }
@@ -266,9 +276,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	} else {
 		fmt.Fprintf(stdout, "fakekafka started, not ready: %s; control=%s\n", why, controlURL)
 	}
+	if o.chaos != nil {
+		if err := startChaos(c, *o.chaos, stdout); err != nil {
+			fmt.Fprintf(stderr, "fakekafka: --chaos: %v\n", err)
+			return 2
+		}
+	}
 
 	<-ctx.Done()
 	fmt.Fprintln(stderr, "fakekafka: shutting down")
+	if o.chaos != nil {
+		stopChaos(c, stderr)
+	}
 	c.Close() // ends open event streams, which Shutdown would wait for
 	if srv != nil {
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
