@@ -18,13 +18,16 @@ import (
 
 // maxChaosEntries bounds what one run records (writes, reads and commits
 // together); past it the report says it is truncated.
-const maxChaosEntries = 1 << 21
+const maxChaosEntries = 1 << 20
 
 // partitionRecord is one partition's recording for run, guarded by p.mu.
 type partitionRecord struct {
 	run    *chaosRun
 	writes []chaos.Write
 	reads  []chaos.Read
+	// readEpoch is the leader epoch of the last read: within one epoch
+	// the log only grows, so a read that continues the last one extends it.
+	readEpoch int32
 }
 
 // chaosAck is an appended write waiting for its response to be sent.
@@ -99,15 +102,26 @@ func (cn *conn) ackChaosWrites(sent bool) {
 	cn.chaosAcks = cn.chaosAcks[:0]
 }
 
-// recordRead notes what a consumer fetch of p served. Callers hold p.mu.
+// recordRead notes what a consumer fetch of p served: a consumer reading
+// on from where it left off, in the same leader epoch, extends its last
+// range. Callers hold p.mu.
 func (c *Cluster) recordRead(run *chaosRun, p *partition, from int64, res *replication.ReadResult, committed bool) {
+	first, last := res.Batches[0], res.Batches[len(res.Batches)-1]
+	from = max(from, first.BaseOffset)
+	rec := p.recording(run)
+	epoch := p.st.LeaderEpoch()
+	if n := len(rec.reads); n > 0 && rec.readEpoch == epoch {
+		if r := &rec.reads[n-1]; r.End == from && r.ReadCommitted == committed {
+			r.End, r.LastBase, r.LastCRC, r.HW, r.LSO = last.EndOffset(), last.BaseOffset, batchCRC(last.Raw), res.HW, res.LastStableOffset
+			return
+		}
+	}
 	if !run.take() {
 		return
 	}
-	first, last := res.Batches[0], res.Batches[len(res.Batches)-1]
-	rec := p.recording(run)
+	rec.readEpoch = epoch
 	rec.reads = append(rec.reads, chaos.Read{
-		TP: chaos.TP{Topic: p.t.name, Partition: p.index}, From: max(from, first.BaseOffset), End: last.EndOffset(),
+		TP: chaos.TP{Topic: p.t.name, Partition: p.index}, From: from, End: last.EndOffset(),
 		LastBase: last.BaseOffset, LastCRC: batchCRC(last.Raw), HW: res.HW, LSO: res.LastStableOffset,
 		ReadCommitted: committed, Seq: c.events.seq.Load(),
 	})

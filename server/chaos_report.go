@@ -63,7 +63,7 @@ func (c *Cluster) ChaosReport() (*ChaosReport, error) {
 
 	for _, p := range parts {
 		p.mu.Lock()
-		if p.rec != nil && p.rec.run == run {
+		if p.rec != nil && p.rec.run == run && !p.t.deleted.Load() {
 			in.Writes = append(in.Writes, p.rec.writes...)
 			in.Reads = append(in.Reads, p.rec.reads...)
 			tp := chaos.TP{Topic: p.t.name, Partition: p.index}

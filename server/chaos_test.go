@@ -258,9 +258,10 @@ func presetRun(t *testing.T, preset string, prodOpts ...kgo.Opt) *ChaosReport {
 	if acked == 0 {
 		t.Fatal("no write was acknowledged")
 	}
-	batches, lost, dups, readLost := 0, 0, 0, 0
+	batches, lost, dups, readLost, ranges := 0, 0, 0, 0, 0
 	for _, p := range rep.Partitions {
 		batches += p.AckedBatches
+		ranges += p.ServedRanges
 		for _, l := range p.Lost {
 			lost += int(l.To - l.From)
 		}
@@ -270,8 +271,8 @@ func presetRun(t *testing.T, preset string, prodOpts ...kgo.Opt) *ChaosReport {
 	if batches == 0 {
 		t.Fatal("the report recorded no acknowledged write")
 	}
-	t.Logf("%s: seed %d, %d actions, %d writes acknowledged to the client, %d acked batches recorded, %d records consumed; allowed: %d records lost, %d duplicates, %d reads lost",
-		preset, rep.Seed, len(rep.Actions), acked, batches, n, lost, dups, readLost)
+	t.Logf("%s: seed %d, %d actions, %d writes acknowledged to the client, %d acked batches recorded, %d records consumed in %d recorded ranges; allowed: %d records lost, %d duplicates, %d reads lost",
+		preset, rep.Seed, len(rep.Actions), acked, batches, n, ranges, lost, dups, readLost)
 	if v := rep.Violations(); len(v) != 0 {
 		t.Fatalf("seed %d: violations %v", rep.Seed, v)
 	}
