@@ -14,6 +14,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -97,6 +98,35 @@ func (a ChaosAction) MarshalJSON() ([]byte, error) {
 		extra += fmt.Sprintf(`,"fault":%q`, a.Fault)
 	}
 	return append(b[:len(b)-1], append([]byte(extra), '}')...), nil
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (a *ChaosAction) UnmarshalJSON(b []byte) error {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(b, &fields); err != nil {
+		return err
+	}
+	var out struct {
+		Time                 time.Time
+		Target, Error, Fault string
+	}
+	for key, dst := range map[string]any{"time": &out.Time, "target": &out.Target, "error": &out.Error, "fault": &out.Fault} {
+		if raw, ok := fields[key]; ok {
+			if err := json.Unmarshal(raw, dst); err != nil {
+				return fmt.Errorf("chaos action %s: %w", key, err)
+			}
+			delete(fields, key)
+		}
+	}
+	rest, err := json.Marshal(fields)
+	if err != nil {
+		return err
+	}
+	if err := a.Action.UnmarshalJSON(rest); err != nil {
+		return err
+	}
+	a.Time, a.Target, a.Error, a.Fault = out.Time, out.Target, out.Error, out.Fault
+	return nil
 }
 
 // take counts one recorded entry; false once the run's bound is reached.

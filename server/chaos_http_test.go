@@ -7,6 +7,9 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/fakekafka/fakekafka/chaos"
 )
 
 func TestChaosHTTP(t *testing.T) {
@@ -66,5 +69,41 @@ func TestChaosHTTP(t *testing.T) {
 	}
 	if !started || !stopped {
 		t.Fatal("no chaos_started with the seed or no chaos_stopped event")
+	}
+}
+
+// The report's JSON reads back into ChaosReport, so a Go client of the
+// HTTP API can use the server's own types.
+func TestChaosReportJSONRoundTrip(t *testing.T) {
+	c := NewTestCluster(t, Config{})
+	if err := c.CreateTopic("j", 1, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	spec, err := chaos.ParseSpec(`{"seed":4,"duration_ms":60000,"actions":[{"at_ms":0,"kind":"pause","pick":3,"hold_ms":60000},{"at_ms":0,"kind":"latency","api":"Fetch","delay_ms":1,"hold_ms":60000}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.StartChaos(spec); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "two actions", func() bool {
+		rep, _ := c.ChaosReport()
+		return len(rep.Actions) == 2
+	})
+	rep, err := c.StopChaos()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back ChaosReport
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatalf("%v in %s", err, b)
+	}
+	if len(back.Actions) != 4 || !strings.HasPrefix(back.Actions[0].Target, "j/0 replica ") || back.Actions[0].Target != rep.Actions[0].Target ||
+		back.Actions[1].Fault == "" || back.Actions[3].Of != back.Actions[1].Seq || !back.Actions[0].Time.Equal(rep.Actions[0].Time) || back.Seed != 4 {
+		t.Fatalf("round trip:\n%+v\n%+v", back.Actions, rep.Actions)
 	}
 }
