@@ -145,7 +145,9 @@ func TestParseSpec(t *testing.T) {
 		s.Weights[Crash] != 9 || s.Weights[UncleanElect] != 2 || !s.AllowUnclean || s.MaxDown != 2 || !reflect.DeepEqual(s.Topics, []string{"a", "b"}) {
 		t.Fatalf("parsed %+v", s)
 	}
-	if Presets["rough"].Weights[Crash] != 3 {
+	g := mustParse(t, "gentle")
+	g.Weights[Crash] = 99
+	if Presets["rough"].Weights[Crash] != 3 || Presets["gentle"].Weights[Crash] != 3 {
 		t.Fatal("setting a weight changed the preset itself")
 	}
 	for _, bad := range []string{"", "wild", "gentle,seed=x", "gentle,colour=red", "gentle,crash=-1", "gentle,duration=-1s", "gentle,nokey",

@@ -10,6 +10,7 @@ package chaos
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -165,7 +166,7 @@ func (s Spec) Resolve() (Spec, error) {
 			return s, fmt.Errorf("unknown chaos preset %q (presets: %s)", s.Preset, strings.Join(PresetNames(), ", "))
 		}
 		if s.Weights == nil {
-			s.Weights = p.Weights
+			s.Weights = maps.Clone(p.Weights) // the caller may change its copy
 		}
 		if s.MaxDown == 0 {
 			s.MaxDown = p.MaxDown
@@ -287,9 +288,7 @@ func (s *Spec) set(k, v string) error {
 			if s.Weights == nil {
 				s.Weights = map[Kind]int{}
 				if p, ok := Presets[s.Preset]; ok {
-					for pk, pw := range p.Weights {
-						s.Weights[pk] = pw
-					}
+					maps.Copy(s.Weights, p.Weights)
 				}
 			}
 			s.Weights[Kind(k)] = w

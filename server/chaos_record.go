@@ -63,11 +63,22 @@ func batchCRC(raw []byte) uint32 {
 func (cn *conn) recordWrite(run *chaosRun, p *partition, b *replication.Batch, res replication.AppendResult, acks int16, sp *kmsg.ProduceResponseTopicPartition) {
 	rec := p.recording(run)
 	if res.Duplicate {
+		// The original: same producer, epoch and sequence, at the offset
+		// the leader reports if a truncation reused offsets since.
+		orig := -1
 		for i := len(rec.writes) - 1; i >= 0; i-- {
-			if rec.writes[i].Base == res.BaseOffset {
-				cn.chaosAcks = append(cn.chaosAcks, chaosAck{p: p, run: run, i: i, sp: sp})
-				break
+			w := &rec.writes[i]
+			if w.ProducerID == b.ProducerID && w.ProducerEpoch == b.ProducerEpoch && w.Sequence == b.BaseSequence {
+				if orig < 0 || w.Base == res.BaseOffset {
+					orig = i
+				}
+				if w.Base == res.BaseOffset {
+					break
+				}
 			}
+		}
+		if orig >= 0 {
+			cn.chaosAcks = append(cn.chaosAcks, chaosAck{p: p, run: run, i: orig, sp: sp})
 		}
 		return
 	}

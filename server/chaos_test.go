@@ -213,11 +213,15 @@ func TestChaosSameSeedSameRun(t *testing.T) {
 // presetRun produces and consumes through franz-go while preset runs and
 // asserts the report shows no violation; it returns the report.
 func presetRun(t *testing.T, preset string, prodOpts ...kgo.Opt) *ChaosReport {
+	return presetRunSeed(t, preset, "7", prodOpts...)
+}
+
+func presetRunSeed(t *testing.T, preset, seed string, prodOpts ...kgo.Opt) *ChaosReport {
 	c := NewTestCluster(t, Config{MinInsyncReplicas: 2, ReplicaLagTimeMax: 2 * time.Second})
 	if err := c.CreateTopic("work", 3, 3, nil); err != nil {
 		t.Fatal(err)
 	}
-	spec, err := chaos.ParseSpec(preset + ",seed=7,duration=4s,interval=250ms,hold=400ms,topics=work")
+	spec, err := chaos.ParseSpec(preset + ",seed=" + seed + ",duration=4s,interval=250ms,hold=400ms,topics=work")
 	if err != nil {
 		t.Fatal(err)
 	}
