@@ -150,7 +150,7 @@ func TestParseSpec(t *testing.T) {
 	if Presets["rough"].Weights[Crash] != 3 || Presets["gentle"].Weights[Crash] != 3 {
 		t.Fatal("setting a weight changed the preset itself")
 	}
-	for _, bad := range []string{"", "wild", "gentle,seed=x", "gentle,colour=red", "gentle,crash=-1", "gentle,duration=-1s", "gentle,nokey",
+	for _, bad := range []string{"", "wild", "gentle,seed=x", "gentle,colour=red", "gentle,crash=-1", "gentle,duration=-1s", "gentle,nokey", "gentle,duration=1h,interval=1ms",
 		`{"preset":"gentle","bogus":1}`, `{"actions":[{"at_ms":1,"kind":"unclean_elect"}]}`, `{"actions":[{"at_ms":1,"kind":"explode"}]}`} {
 		if _, err := ParseSpec(bad); err == nil {
 			t.Errorf("ParseSpec(%q) accepted", bad)

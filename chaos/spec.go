@@ -122,6 +122,9 @@ type Spec struct {
 	Latency time.Duration
 }
 
+// maxDrawn bounds how many faults a drawn schedule may hold.
+const maxDrawn = 100_000
+
 // Presets are the named specs.
 var Presets = map[string]Spec{
 	// gentle injects only what Kafka's guarantees survive: acks=all writes
@@ -196,6 +199,9 @@ func (s Spec) Resolve() (Spec, error) {
 	}
 	if s.Hold == 0 {
 		s.Hold = s.Interval
+	}
+	if s.Duration/s.Interval > maxDrawn {
+		return s, fmt.Errorf("interval %s over duration %s makes more than %d faults", s.Interval, s.Duration, maxDrawn)
 	}
 	if s.MaxDown == 0 {
 		s.MaxDown = 1

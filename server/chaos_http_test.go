@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -105,5 +106,25 @@ func TestChaosReportJSONRoundTrip(t *testing.T) {
 	if len(back.Actions) != 4 || !strings.HasPrefix(back.Actions[0].Target, "j/0 replica ") || back.Actions[0].Target != rep.Actions[0].Target ||
 		back.Actions[1].Fault == "" || back.Actions[3].Of != back.Actions[1].Seq || !back.Actions[0].Time.Equal(rep.Actions[0].Time) || back.Seed != 4 {
 		t.Fatalf("round trip:\n%+v\n%+v", back.Actions, rep.Actions)
+	}
+}
+
+// Closing a cluster mid-run ends the runner and the watcher: Close waits
+// for them.
+func TestChaosCloseMidRun(t *testing.T) {
+	c, err := NewCluster(Config{Chaos: &chaos.Spec{Preset: "rough", Seed: 9, Duration: 10 * time.Second, Interval: time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.WaitFor(testContext(t), OfType(EventChaosAction)); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	buf := make([]byte, 1<<20)
+	stacks := string(buf[:runtime.Stack(buf, true)])
+	for _, f := range []string{"(*Cluster).runChaos", "(*Cluster).watchChaos"} {
+		if strings.Contains(stacks, f) {
+			t.Fatalf("%s outlived Close", f)
+		}
 	}
 }
