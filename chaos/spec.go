@@ -30,8 +30,8 @@ const (
 	Isolate      Kind = "isolate"       // cut Broker off from the other brokers (zombie leader)
 	Pause        Kind = "pause"         // a follower of a partition stops fetching
 	ShrinkISR    Kind = "shrink_isr"    // drop a follower from a partition's ISR
-	Elect        Kind = "elect"         // clean election of another ISR member
-	UncleanElect Kind = "unclean_elect" // elect the most lagging live replica, unclean
+	Elect        Kind = "elect"         // clean election of another replica (fails if it is out of the ISR)
+	UncleanElect Kind = "unclean_elect" // unclean election of another live replica
 	Coordinator  Kind = "coordinator"   // move a __consumer_offsets partition's leader (group coordinator)
 	Error        Kind = "error"         // requests of API fail with Error
 	Latency      Kind = "latency"       // requests of API wait Delay

@@ -136,7 +136,12 @@ func (c *Cluster) chaosPartitions(spec chaos.Spec, coordinator bool) []*partitio
 }
 
 // partitionAction runs a pause, ISR shrink or election on the partition
-// a.Pick chooses.
+// a.Pick chooses. The replica it acts on is chosen from the assignment
+// (without the leader and stopped brokers), never from the ISR or the
+// logs, which move with the replica fetchers' timing: the same run hits
+// the same replicas, and where the cluster's state makes the action
+// impossible (a clean election of a replica out of the ISR) it fails and
+// says why.
 func (c *Cluster) partitionAction(run *chaosRun, a chaos.Action) (string, error) {
 	parts := c.chaosPartitions(run.spec, a.Kind == chaos.Coordinator)
 	if len(parts) == 0 {
@@ -145,63 +150,40 @@ func (c *Cluster) partitionAction(run *chaosRun, a chaos.Action) (string, error)
 	p := parts[int(a.Pick)%len(parts)]
 	name := fmt.Sprintf("%s/%d", p.t.name, p.index)
 	p.mu.Lock()
-	leader, isr := p.st.Leader(), p.st.ISR()
-	var followers, outOfSync []int32
-	lowest := map[int32]int64{}
+	leader, isr, minISR := p.st.Leader(), p.st.ISR(), p.st.EffectiveMinISR()
+	var others []int32
 	for _, r := range p.st.Replicas() {
-		if r.Broker == leader || !r.Online() || !c.broker(r.Broker).up.Load() {
-			continue
-		}
-		followers = append(followers, r.Broker)
-		lowest[r.Broker] = r.LEO()
-		if !slices.Contains(isr, r.Broker) {
-			outOfSync = append(outOfSync, r.Broker)
+		if r.Broker != leader && c.broker(r.Broker).up.Load() {
+			others = append(others, r.Broker)
 		}
 	}
-	minISR := p.st.EffectiveMinISR()
 	p.mu.Unlock()
-	pick := func(ids []int32) int32 { return ids[int(a.Pick>>8)%len(ids)] }
-	inISR := slices.DeleteFunc(slices.Clone(followers), func(id int32) bool { return !slices.Contains(isr, id) })
+	if len(others) == 0 {
+		return name, fmt.Errorf("no live replica other than the leader")
+	}
+	id := others[int(a.Pick>>8)%len(others)]
+	target := fmt.Sprintf("%s replica %d", name, id)
 	switch a.Kind {
 	case chaos.Pause:
-		if len(followers) == 0 {
-			return name, fmt.Errorf("no live follower")
-		}
-		id := pick(followers)
 		if err := c.PauseReplica(p.t.name, p.index, id); err != nil {
-			return name, err
+			return target, err
 		}
 		run.mu.Lock()
 		run.targets[a.Seq] = chaosTarget{p.t.name, p.index, id}
 		run.mu.Unlock()
-		return fmt.Sprintf("%s replica %d", name, id), nil
+		return target, nil
 	case chaos.ShrinkISR:
-		if len(inISR) == 0 {
-			return name, fmt.Errorf("no follower in the ISR %v", isr)
+		switch {
+		case !slices.Contains(isr, id):
+			return target, fmt.Errorf("not in the ISR %v", isr)
+		case run.spec.KeepMinISR && len(isr)-1 < minISR:
+			return target, fmt.Errorf("the ISR %v would fall below min.insync.replicas %d", isr, minISR)
 		}
-		if run.spec.KeepMinISR && len(isr)-1 < minISR {
-			return name, fmt.Errorf("the ISR %v would fall below min.insync.replicas %d", isr, minISR)
-		}
-		id := pick(inISR)
-		return fmt.Sprintf("%s replica %d", name, id), c.SetISR(p.t.name, p.index, slices.DeleteFunc(isr, func(x int32) bool { return x == id }))
+		return target, c.SetISR(p.t.name, p.index, slices.DeleteFunc(isr, func(x int32) bool { return x == id }))
 	case chaos.Elect, chaos.Coordinator:
-		if len(inISR) == 0 {
-			return name, fmt.Errorf("no other live replica in the ISR %v", isr)
-		}
-		id := pick(inISR)
 		_, err := c.ElectLeader(p.t.name, p.index, id, false)
 		return fmt.Sprintf("%s leader %d", name, id), err
 	case chaos.UncleanElect:
-		// The most lagging live replica, out of the ISR if any: the
-		// election Kafka's unclean.leader.election.enable permits.
-		cands := outOfSync
-		if len(cands) == 0 {
-			cands = followers
-		}
-		if len(cands) == 0 {
-			return name, fmt.Errorf("no live replica other than the leader")
-		}
-		id := slices.MinFunc(cands, func(x, y int32) int { return cmp.Or(cmp.Compare(lowest[x], lowest[y]), cmp.Compare(x, y)) })
 		_, err := c.ElectLeader(p.t.name, p.index, id, true)
 		return fmt.Sprintf("%s leader %d", name, id), err
 	}
