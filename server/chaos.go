@@ -226,7 +226,7 @@ func (c *Cluster) runChaos(run *chaosRun) {
 	defer close(run.done)
 	clk := c.cfg.Clock
 	for _, a := range run.actions {
-		t := clk.NewTimer(run.started.Add(a.At).Sub(clk.Now()))
+		t := clk.NewTimerAt(run.started.Add(a.At))
 		select {
 		case <-t.C:
 		case <-run.stop:
