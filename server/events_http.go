@@ -18,6 +18,7 @@ var EventTypes = []EventType{
 	EventFaultAdded, EventFaultHit, EventFaultExpired, EventFaultRemoved,
 	EventTopicCreated, EventTopicDeleted, EventTopicConfigChanged,
 	EventGroupRebalanceStarted, EventGroupRebalanceCompleted, EventGroupMemberJoined, EventGroupMemberLeft, EventGroupMemberExpired,
+	EventChaosStarted, EventChaosAction, EventChaosAnomaly, EventChaosStopped,
 }
 
 // sseKeepAlive is how often an idle event stream sends a comment, so

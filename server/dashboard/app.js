@@ -11,6 +11,7 @@ const EVENT_TYPES = [
   "fault_added", "fault_hit", "fault_expired", "fault_removed",
   "topic_created", "topic_deleted", "topic_config_changed",
   "group_rebalance_started", "group_rebalance_completed", "group_member_joined", "group_member_left", "group_member_expired",
+  "chaos_started", "chaos_action", "chaos_anomaly", "chaos_stopped",
 ];
 const MAX_EVENTS = 300;
 
