@@ -3,8 +3,6 @@ package server
 import (
 	"context"
 	"fmt"
-	"os"
-	"runtime"
 	"reflect"
 	"strings"
 	"testing"
@@ -184,19 +182,10 @@ func TestChaosSameSeedSameRun(t *testing.T) {
 					due++
 				}
 			}
-			dl := time.Now().Add(10 * time.Second)
-			for {
+			waitFor(t, 10*time.Second, fmt.Sprintf("action #%d at %s", due, step), func() bool {
 				rep, _ := c.ChaosReport()
-				if len(rep.Actions) >= due {
-					break
-				}
-				if time.Now().After(dl) {
-					buf := make([]byte, 1<<22)
-					os.WriteFile("/tmp/stacks.txt", buf[:runtime.Stack(buf, true)], 0o644)
-					t.Fatalf("stuck at #%d", due)
-				}
-				time.Sleep(2 * time.Millisecond)
-			}
+				return len(rep.Actions) >= due
+			})
 			if err := c.AdvanceClock(100 * time.Millisecond); err != nil {
 				t.Fatal(err)
 			}
@@ -361,4 +350,15 @@ func TestChaosDuplicateFromLostAck(t *testing.T) {
 			t.Fatal(v)
 		}
 	}
+}
+
+// BenchmarkProduceConsumeChaosRecording is BenchmarkProduceConsume while a
+// chaos run records every write and read (and injects nothing): the cost
+// of the checker's recording.
+func BenchmarkProduceConsumeChaosRecording(b *testing.B) {
+	produceConsume(b, func(c *Cluster) {
+		if _, err := c.StartChaos(noSchedule); err != nil {
+			b.Fatal(err)
+		}
+	})
 }
