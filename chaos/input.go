@@ -69,7 +69,7 @@ const (
 	DecisionElection  DecisionKind = "election"   // a new leader (Unclean says if unclean)
 	DecisionPowerLoss DecisionKind = "powerloss"  // Broker lost its unflushed records
 	DecisionTruncated DecisionKind = "truncation" // Broker's log end went From -> To
-	DecisionAction    DecisionKind = "action"     // a chaos action ran (Detail)
+	DecisionAction    DecisionKind = "action"     // a chaos action ran (Detail); Seq is the last event before it
 )
 
 // Decision is one thing the cluster decided or the schedule did.

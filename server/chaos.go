@@ -277,8 +277,6 @@ func (c *Cluster) drainChaosEvents(run *chaosRun) {
 			if e.Mode == StopPowerLoss {
 				run.decisions = append(run.decisions, chaos.Decision{Seq: e.Seq, Kind: chaos.DecisionPowerLoss, Broker: e.Broker})
 			}
-		case EventChaosAction:
-			run.decisions = append(run.decisions, chaos.Decision{Seq: e.Seq, Kind: chaos.DecisionAction, Detail: e.Detail})
 		case EventRecordsLost:
 			if run.anomaly == "" {
 				run.anomaly = fmt.Sprintf("%s/%d: acknowledged offsets [%d, %d) lost (%s); replay with seed=%d", e.Topic, e.Partition, e.From, e.To, e.Reason, run.seed)

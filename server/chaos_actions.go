@@ -14,6 +14,7 @@ import (
 // its Pick and the partitions that exist now, so a run whose clients
 // create the same topics replays the same way.
 func (c *Cluster) runAction(run *chaosRun, a chaos.Action) {
+	before := c.events.seq.Load() // what the action causes comes after
 	target, err := c.doAction(run, a)
 	done := ChaosAction{Action: a, Time: c.now(), Target: target}
 	if err != nil {
@@ -26,15 +27,6 @@ func (c *Cluster) runAction(run *chaosRun, a chaos.Action) {
 	if fr := run.rule(ruleSeq); fr != nil && (a.Kind == chaos.RemoveFault || a.Kind.Undo() == chaos.RemoveFault) {
 		done.Fault = fr.id
 	}
-	run.mu.Lock()
-	run.executed = append(run.executed, done)
-	switch {
-	case a.Of > 0:
-		delete(run.open, a.Of)
-	case err == nil && a.Kind.Undo() != "":
-		run.open[a.Seq] = a
-	}
-	run.mu.Unlock()
 	detail := a.String()
 	if target != "" {
 		detail += " on " + target
@@ -45,6 +37,16 @@ func (c *Cluster) runAction(run *chaosRun, a chaos.Action) {
 	if err != nil {
 		detail += ": " + err.Error()
 	}
+	run.mu.Lock()
+	run.executed = append(run.executed, done)
+	run.decisions = append(run.decisions, chaos.Decision{Seq: before, Kind: chaos.DecisionAction, Detail: detail})
+	switch {
+	case a.Of > 0:
+		delete(run.open, a.Of)
+	case err == nil && a.Kind.Undo() != "":
+		run.open[a.Seq] = a
+	}
+	run.mu.Unlock()
 	c.emit(EventChaosAction, func(e *Event) {
 		e.Reason, e.Detail = string(a.Kind), detail
 		if a.Broker > 0 {

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"net/http"
 	"slices"
 	"time"
@@ -56,6 +57,7 @@ func (c *Cluster) ChaosReport() (*ChaosReport, error) {
 		parts = append(parts, p)
 	}
 	in.Decisions = slices.Clone(run.decisions)
+	slices.SortStableFunc(in.Decisions, func(a, b chaos.Decision) int { return cmp.Compare(a.Seq, b.Seq) })
 	in.Commits = slices.Clone(run.commits)
 	rep := &ChaosReport{Seed: run.seed, Spec: run.spec, Running: run.running, Started: run.started,
 		Actions: slices.Clone(run.executed), Scheduled: slices.Clone(run.actions), FirstAnomaly: run.anomaly}

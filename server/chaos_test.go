@@ -362,3 +362,50 @@ func BenchmarkProduceConsumeChaosRecording(b *testing.B) {
 		}
 	})
 }
+
+// A fixed schedule on a manual clock, end to end: two pauses, then the
+// leader crashes with acks=1 writes only it had. The report names the
+// election and the schedule's action behind it.
+func TestChaosFixedScheduleLossNamesTheAction(t *testing.T) {
+	clk := clock.NewManual(time.Unix(1_700_000_000, 0))
+	c := NewTestCluster(t, Config{Clock: clk})
+	if err := c.CreateTopic("f", 1, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	ps, _ := c.Partition("f", 0)
+	spec, err := chaos.ParseSpec(fmt.Sprintf(`{"seed":5,"duration_ms":10000,"actions":[
+		{"at_ms":0,"kind":"pause","pick":0,"hold_ms":5000},
+		{"at_ms":0,"kind":"pause","pick":256,"hold_ms":5000},
+		{"at_ms":1000,"kind":"crash","broker":%d,"hold_ms":1000}]}`, ps.Leader))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.StartChaos(spec); err != nil {
+		t.Fatal(err)
+	}
+	actions := func() int { rep, _ := c.ChaosReport(); return len(rep.Actions) }
+	waitFor(t, 10*time.Second, "the pauses", func() bool { return actions() == 2 })
+	produceSync(t, newClient(t, c, kgo.RequiredAcks(kgo.LeaderAck()), kgo.DisableIdempotentWrite()), "f", 3)
+	for _, step := range []struct {
+		to   time.Duration
+		done int
+	}{{time.Second, 3}, {2 * time.Second, 4}, {5 * time.Second, 6}} {
+		if err := c.AdvanceClock(step.to - clk.Since(time.Unix(1_700_000_000, 0))); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, 10*time.Second, fmt.Sprintf("%d actions", step.done), func() bool { return actions() == step.done })
+	}
+	rep, err := c.StopChaos()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := partitionReport(t, rep, "f", 0)
+	wantCause := fmt.Sprintf("after chaos #3 at 1s: crash broker %d for 1s", ps.Leader)
+	if len(p.Lost) != 1 || p.Lost[0].From != 0 || p.Lost[0].To != 3 || !p.Lost[0].Allowed ||
+		!strings.HasPrefix(p.Lost[0].Cause, "clean election of broker ") || !strings.HasSuffix(p.Lost[0].Cause, wantCause) {
+		t.Fatalf("lost %+v, want a cause ending %q", p.Lost, wantCause)
+	}
+	if v := rep.Violations(); len(v) != 0 {
+		t.Fatal(v)
+	}
+}
