@@ -215,11 +215,11 @@ func (cn *conn) handle(frame []byte) error {
 	if resp == nil {
 		return nil // acks=0
 	}
+	if len(cn.chaosAcks) > 0 {
+		cn.ackChaosWrites(true) // before the client can see the answer
+	}
 	cn.out = protocol.AppendResponse(cn.out[:0], hdr, resp)
 	_, err = cn.nc.Write(cn.out)
-	if len(cn.chaosAcks) > 0 {
-		cn.ackChaosWrites(err == nil)
-	}
 	if cap(cn.out) > 1<<20 {
 		cn.out = nil // do not pin a large fetch response's buffer
 	}

@@ -95,10 +95,11 @@ func (cn *conn) recordWrite(run *chaosRun, p *partition, b *replication.Batch, r
 	}
 }
 
-// ackChaosWrites marks the writes of the response just sent as
-// acknowledged where it told the producer so. A fault that failed the
-// answer after the work (an error, a dropped connection) leaves them
-// unacknowledged, which is what the producer saw.
+// ackChaosWrites marks the writes of the response about to be sent as
+// acknowledged where it tells the producer so: before it is sent, so that
+// a report the client asks for once it has the answer sees the mark. A
+// fault that failed the answer after the work (an error, a dropped
+// connection) leaves them unacknowledged, which is what the producer saw.
 func (cn *conn) ackChaosWrites(sent bool) {
 	for _, a := range cn.chaosAcks {
 		if sent && a.sp.ErrorCode == 0 {
