@@ -158,6 +158,13 @@ func (c *Cluster) StartChaos(spec chaos.Spec) ([]chaos.Action, error) {
 	if c.chaos.Load() != nil {
 		return nil, ErrChaosRunning
 	}
+	c.ctlMu.Lock() // Close takes it to close c.closing: no goroutine starts after
+	defer c.ctlMu.Unlock()
+	select {
+	case <-c.closing:
+		return nil, errClusterClosed
+	default:
+	}
 	seed := spec.Seed
 	if seed == 0 {
 		seed = rand.Uint64()>>12 + 1 // short enough to type back
