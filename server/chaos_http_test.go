@@ -5,12 +5,14 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/fakekafka/fakekafka/chaos"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 func TestChaosHTTP(t *testing.T) {
@@ -126,5 +128,40 @@ func TestChaosCloseMidRun(t *testing.T) {
 		if strings.Contains(stacks, f) {
 			t.Fatalf("%s outlived Close", f)
 		}
+	}
+}
+
+// Group commits are recorded: a client committing a lower offset is
+// reported as its own (allowed) rewind.
+func TestChaosRecordsGroupCommits(t *testing.T) {
+	c := NewTestCluster(t, Config{})
+	if err := c.CreateTopic("gc", 1, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.StartChaos(noSchedule); err != nil {
+		t.Fatal(err)
+	}
+	cl := newClient(t, c)
+	for _, off := range []int64{10, 5} {
+		req := kmsg.NewPtrOffsetCommitRequest()
+		req.Group, req.Generation = "g", -1
+		rt := kmsg.NewOffsetCommitRequestTopic()
+		rt.Topic = "gc"
+		rp := kmsg.NewOffsetCommitRequestTopicPartition()
+		rp.Partition, rp.Offset = 0, off
+		rt.Partitions = append(rt.Partitions, rp)
+		req.Topics = append(req.Topics, rt)
+		resp, err := req.RequestWith(testContext(t), cl)
+		if err != nil || resp.Topics[0].Partitions[0].ErrorCode != 0 {
+			t.Fatalf("commit %d: %v %+v", off, err, resp)
+		}
+	}
+	rep, err := c.StopChaos()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []chaos.OffsetRewind{{Group: "g", Topic: "gc", Partition: 0, From: 10, To: 5, Allowed: true, Why: "the client committed a lower offset"}}
+	if !reflect.DeepEqual(rep.Offsets, want) || len(rep.Violations()) != 0 {
+		t.Fatalf("offsets %+v, violations %v", rep.Offsets, rep.Violations())
 	}
 }
