@@ -186,6 +186,19 @@ func (c *Clock) NewTimer(d time.Duration) *Timer {
 	return t
 }
 
+// NewTimerAt is NewTimer with a deadline instead of a duration: it fires
+// once the clock reaches when (at the next chance if it already has).
+// Unlike NewTimer(when.Sub(c.Now())), no Advance can slip in between
+// reading the time and setting the timer and push the deadline back.
+func (c *Clock) NewTimerAt(when time.Time) *Timer {
+	ch := make(chan time.Time, 1)
+	t := &Timer{C: ch, c: c, ch: ch, index: -1}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t.resetLocked(when)
+	return t
+}
+
 // Timer is a clock's timer, made by AfterFunc or NewTimer.
 type Timer struct {
 	// C receives the time the timer fired (NewTimer only).
@@ -222,8 +235,14 @@ func (t *Timer) Reset(d time.Duration) bool {
 	c := t.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return t.resetLocked(c.nowLocked().Add(d))
+}
+
+// resetLocked sets the timer for when. Callers hold c.mu.
+func (t *Timer) resetLocked(when time.Time) bool {
+	c := t.c
 	pending := t.index >= 0
-	t.when = c.nowLocked().Add(d)
+	t.when = when
 	c.seq++
 	t.seq = c.seq
 	if pending {

@@ -166,6 +166,30 @@ func TestChannelTimer(t *testing.T) {
 	}
 }
 
+// NewTimerAt fires at its deadline however far the clock moved since the
+// caller computed it; one set in the past fires at once.
+func TestNewTimerAt(t *testing.T) {
+	clk := NewManual(t0)
+	deadline := at(250 * time.Millisecond)
+	clk.Advance(200 * time.Millisecond) // between computing the deadline and setting the timer
+	tm := clk.NewTimerAt(deadline)
+	clk.Advance(50 * time.Millisecond)
+	select {
+	case v := <-tm.C:
+		if !v.Equal(deadline) {
+			t.Fatalf("fired with %v", v.Sub(t0))
+		}
+	default:
+		t.Fatal("did not fire at its deadline")
+	}
+	past := clk.NewTimerAt(t0)
+	select {
+	case <-past.C:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a timer set in the past never fired")
+	}
+}
+
 // A timer that is due when it is set fires without an Advance, as
 // time.AfterFunc(0, f) does: time does not need to move for it.
 func TestDueTimerFiresWithoutAdvance(t *testing.T) {

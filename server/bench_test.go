@@ -12,10 +12,17 @@ import (
 // BenchmarkProduceConsume pushes b.N 100-byte records through franz-go into
 // an in-process 3-broker cluster (rf=3, acks=all, idempotent,
 // min.insync.replicas=2, 6 partitions) and reads them back.
-func BenchmarkProduceConsume(b *testing.B) {
+func BenchmarkProduceConsume(b *testing.B) { produceConsume(b, nil) }
+
+// produceConsume is BenchmarkProduceConsume; setup runs on the cluster
+// before the clients start.
+func produceConsume(b *testing.B, setup func(*Cluster)) {
 	c := NewTestCluster(b, Config{})
 	if err := c.CreateTopic("bench", 6, 3, map[string]string{"min.insync.replicas": "2"}); err != nil {
 		b.Fatal(err)
+	}
+	if setup != nil {
+		setup(c)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()

@@ -123,12 +123,13 @@ type conn struct {
 	principal string
 	// reqSize is the size of the request being handled; throttle is the
 	// quota throttle its handler decided (quotas.go).
-	reqSize  int
-	throttle time.Duration
-	sasl     *saslConn // on SASL listeners (sasl_conn.go)
-	out      []byte
-	closed   chan struct{}
-	once     sync.Once
+	reqSize   int
+	throttle  time.Duration
+	sasl      *saslConn // on SASL listeners (sasl_conn.go)
+	out       []byte
+	chaosAcks []chaosAck // writes of the request being handled (chaos_record.go)
+	closed    chan struct{}
+	once      sync.Once
 }
 
 func (cn *conn) close() {
@@ -195,6 +196,9 @@ func (cn *conn) handle(frame []byte) error {
 		}
 	}
 	start := time.Now()
+	if len(cn.chaosAcks) > 0 {
+		cn.ackChaosWrites(false) // the last request failed before its answer
+	}
 	var resp kmsg.Response
 	if hdr.APIKey == apiVersionsKey {
 		resp = c.apiVersions(hdr.APIVersion)
@@ -241,6 +245,9 @@ func (cn *conn) handle(frame []byte) error {
 	d, after := cn.applyThrottle(resp)
 	if d > 0 && !after && !cn.waitThrottle(d) {
 		return errCloseConn // an old client: the answer itself is late
+	}
+	if len(cn.chaosAcks) > 0 {
+		cn.ackChaosWrites(true) // before the client can see the answer
 	}
 	err = cn.respond(hdr, resp)
 	if err == nil && d > 0 && after && !cn.waitThrottle(d) {

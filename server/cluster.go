@@ -71,6 +71,13 @@ type Cluster struct {
 	// and start, fencing). Produce and fetch never take it.
 	ctlMu sync.Mutex
 
+	// chaos is the active chaos run (chaos.go), nil when none: the one
+	// atomic load recording costs when off. chaosMu serialises start and
+	// stop; chaosLast is the last run, for its report.
+	chaos     atomic.Pointer[chaosRun]
+	chaosMu   sync.Mutex
+	chaosLast *chaosRun
+
 	closing   chan struct{}
 	closeOnce sync.Once
 	wg        sync.WaitGroup
@@ -138,6 +145,12 @@ func NewCluster(cfg Config) (*Cluster, error) {
 	go c.txnLoop(c.cfg.Clock.NewTimer(c.cfg.TransactionAbortTimedOutInterval))
 	go c.runHWEvents()
 	c.log.Info("cluster started", "brokers", c.Bootstrap())
+	if cfg.Chaos != nil {
+		if _, err := c.StartChaos(*cfg.Chaos); err != nil {
+			c.Close()
+			return nil, err
+		}
+	}
 	return c, nil
 }
 
@@ -167,6 +180,9 @@ func (c *Cluster) Bootstrap() []string {
 // the cluster's goroutines to end.
 func (c *Cluster) Close() error {
 	c.closeOnce.Do(func() {
+		if run := c.chaos.Load(); run != nil {
+			run.cancel()
+		}
 		c.ctlMu.Lock()
 		close(c.closing)
 		for _, b := range c.brokers {

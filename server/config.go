@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/fakekafka/fakekafka/chaos"
 	"github.com/fakekafka/fakekafka/clock"
 	"github.com/fakekafka/fakekafka/protocol"
 	"github.com/fakekafka/fakekafka/replication"
@@ -192,6 +193,9 @@ type Config struct {
 	// EventBuffer is how many events the ring keeps (Cluster.Events, GET
 	// /v1/events). Default DefaultEventBuffer.
 	EventBuffer int
+	// Chaos starts a chaos run (Cluster.StartChaos) as soon as the cluster
+	// is up.
+	Chaos *chaos.Spec
 }
 
 const defaultMessageMaxBytes = 1048588

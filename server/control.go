@@ -54,6 +54,7 @@ func (c *Cluster) ControlHandler() http.Handler {
 	c.registerAdminRoutes(mux)
 	c.registerACLRoutes(mux)
 	c.registerQuotaRoutes(mux)
+	c.registerChaosRoutes(mux)
 	return jsonErrors{mux}
 }
 

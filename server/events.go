@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fakekafka/fakekafka/replication"
@@ -69,6 +70,10 @@ const (
 	// ResumeReplica).
 	EventReplicaPaused  EventType = "replica_paused"
 	EventReplicaResumed EventType = "replica_resumed"
+	EventChaosStarted   EventType = "chaos_started" // Detail: seed and spec
+	EventChaosAction    EventType = "chaos_action"  // Reason: the action's kind; Detail: what it did
+	EventChaosAnomaly   EventType = "chaos_anomaly" // the run's first loss, with the seed to replay it
+	EventChaosStopped   EventType = "chaos_stopped"
 )
 
 // Event is one state change the cluster made. Seq numbers events from 1
@@ -205,6 +210,7 @@ type eventLog struct {
 	head int
 	last uint64        // seq of the newest event
 	wake chan struct{} // closed and replaced on every event
+	seq  atomic.Uint64 // last, for readers that must not take mu (chaos recording)
 
 	hwQueue []*partition  // partitions whose HW moved since the last flush
 	hwKick  chan struct{} // wakes runHWEvents
@@ -230,6 +236,7 @@ type partitionEvents struct {
 func (l *eventLog) add(e Event, now func() time.Time) {
 	l.mu.Lock()
 	l.last++
+	l.seq.Store(l.last)
 	e.Seq, e.Time = l.last, now()
 	if len(l.ring) < l.size {
 		l.ring = append(l.ring, e) // grows as needed: most clusters never fill it

@@ -23,6 +23,7 @@ var EventTypes = []EventType{
 	EventLSOAdvanced, EventLogStartMoved, EventReplicaPaused, EventReplicaResumed,
 	EventTxnStateChanged, EventTxnPartitionsAdded, EventTxnEpochBumped, EventTxnTimedOut, EventTxnMarkerWritten, EventTxnExpired,
 	EventClientAuthenticated, EventClientReauthenticated, EventAuthenticationFailed, EventSASLUserChanged,
+	EventChaosStarted, EventChaosAction, EventChaosAnomaly, EventChaosStopped,
 }
 
 // sseKeepAlive is how often an idle event stream sends a comment, so

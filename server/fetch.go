@@ -290,6 +290,9 @@ func (cn *conn) readPartition(p *partition, replicaID int32, version int16, comm
 			sp.AbortedTransactions[i].ProducerID, sp.AbortedTransactions[i].FirstOffset = a.ProducerID, a.FirstOffset
 		}
 	}
+	if run := cn.b.c.chaos.Load(); run != nil {
+		cn.b.c.recordRead(run, p, rp.FetchOffset, &res, committed)
+	}
 	raws := make([][]byte, len(res.Batches))
 	for i, b := range res.Batches {
 		raws[i] = b.Raw

@@ -106,6 +106,9 @@ func (cn *conn) handleOffsetCommit(req *kmsg.OffsetCommitRequest) (kmsg.Response
 		for _, sp := range written {
 			sp.ErrorCode = code
 		}
+		if code == 0 {
+			c.recordCommits(req.Group, recs)
+		}
 	}
 	return resp, nil
 }

@@ -171,6 +171,9 @@ func (cn *conn) produceTo(t *topic, rp *kmsg.ProduceRequestTopicPartition, req *
 	}
 	sp.BaseOffset = res.BaseOffset
 	sp.LogStartOffset = res.LogStartOffset
+	if run := c.chaos.Load(); run != nil {
+		cn.recordWrite(run, p, b, res, acks, sp)
+	}
 	if acks != -1 {
 		return nil, 0, ""
 	}

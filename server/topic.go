@@ -61,7 +61,8 @@ type partition struct {
 	waiters []chan struct{}
 	paused  []int32 // followers that do not fetch
 	ev      partitionEvents
-	disk    *diskLog // the log on disk with Config.DataDir (persist.go)
+	disk    *diskLog         // the log on disk with Config.DataDir (persist.go)
+	rec     *partitionRecord // a chaos run's recording (chaos_record.go)
 }
 
 // watch registers w to be signalled whenever the partition changes.

@@ -62,6 +62,10 @@ Faults
             [--count N] [--delay 100ms] [--drop-connection] [--after-work]
   fault list | faults
   fault rm ID
+Chaos
+  chaos start SPEC                   start a run: PRESET[,key=value...] or a JSON spec file (prints the seed)
+  chaos report                       the checker's report of the active or last run
+  chaos stop                         stop the run, undo its faults, print its report
 
 Exit status: 0 on success, 1 when the API refuses or cannot be reached, 2 for bad usage.
 `
@@ -235,6 +239,8 @@ func (c *ctl) run(ctx context.Context, args []string) error {
 		return c.clean(fs, args)
 	case "fault", "faults":
 		return c.fault(verb, args)
+	case "chaos":
+		return c.chaos(args)
 	case "groups", "group":
 		pos, err := c.args(fs, args, 0, 1, "[GROUP]")
 		if err != nil {

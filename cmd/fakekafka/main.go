@@ -31,6 +31,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/fakekafka/fakekafka/chaos"
 	"github.com/fakekafka/fakekafka/clock"
 	"github.com/fakekafka/fakekafka/sasl"
 	"github.com/fakekafka/fakekafka/server"
@@ -76,6 +77,7 @@ type options struct {
 	listeners, advertisedListeners, protocolMap string
 	topics                                      string
 	clock                                       string
+	chaos                                       *chaos.Spec
 }
 
 func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*options, error) {
@@ -139,6 +141,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*o
 	o.cfg.QuotaWindowSize = time.Second
 	fs.Var(durationMs{&o.cfg.QuotaWindowSize}, "quota-window-size", "quota.window.size.seconds as a duration (default 1s)")
 	fs.StringVar(&o.clock, "clock", "real", "real (the wall clock, which POST /v1/clock/advance can jump ahead) or manual (time moves only when advanced)")
+	chaosSpec := fs.String("chaos", "", "run a chaos schedule from the start: PRESET[,key=value...] (gentle, rough, network; e.g. rough,seed=42,duration=60s) or a JSON spec file")
 
 	// Environment first, so the command line overrides it.
 	var envErr error
@@ -208,6 +211,13 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*o
 	}
 	if o.cfg.DefaultReplicationFactor < 0 {
 		return nil, fmt.Errorf("--default-replication-factor must be at least 1")
+	}
+	if *chaosSpec != "" {
+		spec, err := loadChaosSpec(*chaosSpec)
+		if err != nil {
+			return nil, fmt.Errorf("--chaos: %v", err)
+		}
+		o.chaos = &spec
 	}
 	return o, nil
 }
@@ -303,9 +313,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	} else {
 		fmt.Fprintf(stdout, "fakekafka started, not ready: %s; control=%s\n", why, controlURL)
 	}
+	if o.chaos != nil {
+		if err := startChaos(c, *o.chaos, stdout); err != nil {
+			fmt.Fprintf(stderr, "fakekafka: --chaos: %v\n", err)
+			return 2
+		}
+	}
 
 	<-ctx.Done()
 	fmt.Fprintln(stderr, "fakekafka: shutting down")
+	if o.chaos != nil {
+		stopChaos(c, stderr)
+	}
 	c.Close() // ends open event streams, which Shutdown would wait for
 	if srv != nil {
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

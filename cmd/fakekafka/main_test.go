@@ -58,6 +58,9 @@ func TestNonsenseFlagsAreRejected(t *testing.T) {
 		{nil, map[string]string{"FAKEKAFKA_CLOCK": "fast"}, "--clock must be real or manual"},
 		{[]string{"--listen", "nonsense", "--control", ""}, nil, "listen address"},
 		{[]string{"--brokers", "2", "--default-replication-factor", "3", "--listen", "127.0.0.1:0", "--control", ""}, nil, "replication factor"},
+		{[]string{"--chaos", "wild"}, nil, "--chaos"},
+		{[]string{"--chaos", "gentle,seed=x"}, nil, "--chaos"},
+		{nil, map[string]string{"FAKEKAFKA_CHAOS": "rough,bogus=1"}, "--chaos"},
 	} {
 		var stderr bytes.Buffer
 		code := run(context.Background(), c.args, env(c.env), io.Discard, &stderr)

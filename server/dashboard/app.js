@@ -16,6 +16,7 @@ const EVENT_TYPES = [
   "lso_advanced", "log_start_moved", "replica_paused", "replica_resumed",
   "txn_state_changed", "txn_partitions_added", "txn_epoch_bumped", "txn_timed_out", "txn_marker_written", "txn_expired",
   "client_authenticated", "client_reauthenticated", "authentication_failed", "sasl_user_changed",
+  "chaos_started", "chaos_action", "chaos_anomaly", "chaos_stopped",
 ];
 const MAX_EVENTS = 300;
 

@@ -1,0 +1,167 @@
+package server
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fakekafka/fakekafka/chaos"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+func TestChaosHTTP(t *testing.T) {
+	c := NewTestCluster(t, Config{})
+	srv := httptest.NewServer(c.ControlHandler())
+	t.Cleanup(srv.Close)
+	call := func(method, path, body string) (int, map[string]any) {
+		t.Helper()
+		req, err := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		var out map[string]any
+		if err := json.Unmarshal(b, &out); err != nil {
+			t.Fatalf("%s %s: %q is not a JSON object", method, path, b)
+		}
+		return resp.StatusCode, out
+	}
+	if code, body := call("GET", "/v1/chaos/report", ""); code != 404 || body["error"] == nil {
+		t.Fatalf("report before any run: %d %v", code, body)
+	}
+	for _, bad := range []string{`"wild"`, `{"preset":"gentle","what":1}`, `not json`, ``} {
+		if code, body := call("POST", "/v1/chaos", bad); code != 400 || body["error"] == nil {
+			t.Fatalf("POST %q: %d %v", bad, code, body)
+		}
+	}
+	code, body := call("POST", "/v1/chaos", `"gentle,seed=12,duration=60s"`)
+	if code != 200 || body["seed"] != float64(12) || len(body["actions"].([]any)) == 0 {
+		t.Fatalf("start: %d %v", code, body)
+	}
+	if code, _ := call("POST", "/v1/chaos", `{"preset":"rough"}`); code != 409 {
+		t.Fatalf("second start: %d", code)
+	}
+	if code, body := call("GET", "/v1/chaos/report", ""); code != 200 || body["running"] != true || body["seed"] != float64(12) {
+		t.Fatalf("report: %d %v", code, body)
+	}
+	if code, body := call("DELETE", "/v1/chaos", ""); code != 200 || body["running"] != false || body["violations"] == nil {
+		t.Fatalf("stop: %d %v", code, body)
+	}
+	if code, _ := call("DELETE", "/v1/chaos", ""); code != 404 {
+		t.Fatalf("second stop: %d", code)
+	}
+	if code, body := call("GET", "/v1/chaos/report", ""); code != 200 || body["running"] != false {
+		t.Fatalf("report after stop: %d %v", code, body)
+	}
+	evs := c.Events(0)
+	var started, stopped bool
+	for _, e := range evs {
+		started = started || e.Type == EventChaosStarted && strings.Contains(e.Detail, "seed=12")
+		stopped = stopped || e.Type == EventChaosStopped
+	}
+	if !started || !stopped {
+		t.Fatal("no chaos_started with the seed or no chaos_stopped event")
+	}
+}
+
+// The report's JSON reads back into ChaosReport, so a Go client of the
+// HTTP API can use the server's own types.
+func TestChaosReportJSONRoundTrip(t *testing.T) {
+	c := NewTestCluster(t, Config{})
+	if err := c.CreateTopic("j", 1, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	spec, err := chaos.ParseSpec(`{"seed":4,"duration_ms":60000,"actions":[{"at_ms":0,"kind":"pause","pick":3,"hold_ms":60000},{"at_ms":0,"kind":"latency","api":"Fetch","delay_ms":1,"hold_ms":60000}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.StartChaos(spec); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "two actions", func() bool {
+		rep, _ := c.ChaosReport()
+		return len(rep.Actions) == 2
+	})
+	rep, err := c.StopChaos()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back ChaosReport
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatalf("%v in %s", err, b)
+	}
+	if len(back.Actions) != 4 || !strings.HasPrefix(back.Actions[0].Target, "j/0 replica ") || back.Actions[0].Target != rep.Actions[0].Target ||
+		back.Actions[1].Fault == "" || back.Actions[3].Of != back.Actions[1].Seq || !back.Actions[0].Time.Equal(rep.Actions[0].Time) || back.Seed != 4 {
+		t.Fatalf("round trip:\n%+v\n%+v", back.Actions, rep.Actions)
+	}
+}
+
+// Closing a cluster mid-run ends the runner and the watcher: Close waits
+// for them.
+func TestChaosCloseMidRun(t *testing.T) {
+	c, err := NewCluster(Config{Chaos: &chaos.Spec{Preset: "rough", Seed: 9, Duration: 10 * time.Second, Interval: time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.WaitFor(testContext(t), OfType(EventChaosAction)); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	buf := make([]byte, 1<<20)
+	stacks := string(buf[:runtime.Stack(buf, true)])
+	for _, f := range []string{"(*Cluster).runChaos", "(*Cluster).watchChaos"} {
+		if strings.Contains(stacks, f) {
+			t.Fatalf("%s outlived Close", f)
+		}
+	}
+}
+
+// Group commits are recorded: a client committing a lower offset is
+// reported as its own (allowed) rewind.
+func TestChaosRecordsGroupCommits(t *testing.T) {
+	c := NewTestCluster(t, Config{})
+	if err := c.CreateTopic("gc", 1, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.StartChaos(noSchedule); err != nil {
+		t.Fatal(err)
+	}
+	cl := newClient(t, c)
+	for _, off := range []int64{10, 5} {
+		req := kmsg.NewPtrOffsetCommitRequest()
+		req.Group, req.Generation = "g", -1
+		rt := kmsg.NewOffsetCommitRequestTopic()
+		rt.Topic = "gc"
+		rp := kmsg.NewOffsetCommitRequestTopicPartition()
+		rp.Partition, rp.Offset = 0, off
+		rt.Partitions = append(rt.Partitions, rp)
+		req.Topics = append(req.Topics, rt)
+		resp, err := req.RequestWith(testContext(t), cl)
+		if err != nil || resp.Topics[0].Partitions[0].ErrorCode != 0 {
+			t.Fatalf("commit %d: %v %+v", off, err, resp)
+		}
+	}
+	rep, err := c.StopChaos()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []chaos.OffsetRewind{{Group: "g", Topic: "gc", Partition: 0, From: 10, To: 5, Allowed: true, Why: "the client committed a lower offset"}}
+	if !reflect.DeepEqual(rep.Offsets, want) || len(rep.Violations()) != 0 {
+		t.Fatalf("offsets %+v, violations %v", rep.Offsets, rep.Violations())
+	}
+}
