@@ -77,7 +77,12 @@ func (cn *conn) saslGate(hdr protocol.RequestHeader, body []byte) (handled bool,
 		return false, nil
 	case saslStart:
 		if hdr.APIKey == apiVersionsKey {
-			s.phase = saslHandshakeNext
+			// As Kafka's SaslServerAuthenticator: an ApiVersions at a version
+			// it does not serve is answered (KIP-511's fallback) and the
+			// client may ask again before the handshake.
+			if r, ok := protocol.Lookup(apiVersionsKey); !ok || hdr.APIVersion <= r.Max {
+				s.phase = saslHandshakeNext
+			}
 			return false, nil
 		}
 		fallthrough
