@@ -127,10 +127,12 @@ func TestChaosUncleanElectionLossIsReportedWithCause(t *testing.T) {
 		}
 		got += fs.NumRecords()
 	}
-	if err := c.ResumeReplica("u", 0, lagger); err != nil {
+	// Elect the lagger while it is still paused: resumed first, it could
+	// catch up before the election and nothing would be lost.
+	if _, err := c.ElectLeader("u", 0, lagger, true); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.ElectLeader("u", 0, lagger, true); err != nil {
+	if err := c.ResumeReplica("u", 0, lagger); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.WaitFor(testContext(t), OfType(EventChaosAnomaly)); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kversion"
 )
 
 // txnLine is a transaction event in brief: type, states, partitions,
@@ -198,11 +199,14 @@ func TestTxnEventsZombieFenced(t *testing.T) {
 		"txn_state_changed PrepareAbort->CompleteAbort z/0 epoch 1 (markers written)",
 		"txn_epoch_bumped epoch 2 (InitProducerId)",
 		"txn_state_changed CompleteAbort->Empty epoch 2 (InitProducerId)",
-		"txn_state_changed Empty->Ongoing z/0 epoch 2 (AddPartitionsToTxn)",
-		"txn_partitions_added ->Ongoing z/0 epoch 2 (AddPartitionsToTxn)",
-		"txn_state_changed Ongoing->PrepareCommit z/0 epoch 2 (EndTxn)",
-		"txn_marker_written ->COMMIT z/0 epoch 2",
-		"txn_state_changed PrepareCommit->CompleteCommit z/0 epoch 2 (markers written)",
+		// Transaction version 2 (KIP-890, finalized as in Kafka 4.x): the
+		// first produce adds the partition and EndTxn bumps the epoch.
+		"txn_state_changed Empty->Ongoing z/0 epoch 2 (implicit add)",
+		"txn_partitions_added ->Ongoing z/0 epoch 2 (implicit add)",
+		"txn_epoch_bumped epoch 3 (EndTxn)",
+		"txn_state_changed Ongoing->PrepareCommit z/0 epoch 3 (EndTxn)",
+		"txn_marker_written ->COMMIT z/0 epoch 3",
+		"txn_state_changed PrepareCommit->CompleteCommit z/0 epoch 3 (markers written)",
 	)
 	// Over HTTP, by transactional id and type.
 	srv := httptest.NewServer(c.ControlHandler())
@@ -215,7 +219,7 @@ func TestTxnEventsZombieFenced(t *testing.T) {
 	for _, e := range got.Events {
 		markers = append(markers, txnLine(e))
 	}
-	if want := []string{"txn_marker_written ->ABORT z/0 epoch 1", "txn_marker_written ->COMMIT z/0 epoch 2"}; !slices.Equal(markers, want) {
+	if want := []string{"txn_marker_written ->ABORT z/0 epoch 1", "txn_marker_written ->COMMIT z/0 epoch 3"}; !slices.Equal(markers, want) {
 		t.Fatalf("markers of z over HTTP: %q, want %q", markers, want)
 	}
 	if code := controlCall(t, srv, "GET", "/v1/events?transactional_id=nobody", "", &got); code != 200 || len(got.Events) != 0 {
@@ -224,12 +228,14 @@ func TestTxnEventsZombieFenced(t *testing.T) {
 }
 
 // TestTxnEventsTimeout: the coordinator aborts a transaction left open
-// past its timeout, on the cluster's clock.
+// past its timeout, on the cluster's clock. The client is capped at
+// Kafka 3.9's versions so the transaction version 1 path (an explicit
+// AddPartitionsToTxn) keeps its own coverage.
 func TestTxnEventsTimeout(t *testing.T) {
 	c := txnCluster(t, Config{TransactionAbortTimedOutInterval: 20 * time.Millisecond})
 	scMust(t, c.CreateTopic("h", 1, 3, nil))
 	ctx := testContext(t)
-	hang := newClient(t, c, kgo.TransactionalID("hang"), kgo.DefaultProduceTopic("h"), kgo.TransactionTimeout(300*time.Millisecond))
+	hang := newClient(t, c, kgo.TransactionalID("hang"), kgo.DefaultProduceTopic("h"), kgo.TransactionTimeout(300*time.Millisecond), kgo.MaxVersions(kversion.V3_9_0()))
 	scMust(t, hang.BeginTransaction())
 	since := evLastSeq(c)
 	scMust(t, hang.ProduceSync(ctx, &kgo.Record{Value: []byte("hung")}).FirstErr())

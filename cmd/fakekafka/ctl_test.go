@@ -302,7 +302,7 @@ func TestCtlClockAndTransactions(t *testing.T) {
 	}
 	// The transaction's events, by id.
 	out = mustCtl(t, ctl, "events", "--transactional_id", "tx", "--type", "txn_state_changed")
-	for _, want := range []string{"txn tx producer", "Empty -> Ongoing t/0", "(AddPartitionsToTxn)"} {
+	for _, want := range []string{"txn tx producer", "Empty -> Ongoing t/0", "(implicit add)"} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("ctl events --transactional_id tx lacks %q:\n%s", want, out)
 		}
