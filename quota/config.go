@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"net"
 	"slices"
 	"strconv"
 )
@@ -87,6 +88,15 @@ func invalid(format string, args ...any) error {
 	return invalidError(fmt.Sprintf(format, args...))
 }
 
+// ErrUnsupported is a DescribeClientQuotas filter on an entity type Kafka
+// does not know, which it answers with UNSUPPORTED_VERSION.
+var ErrUnsupported = errors.New("unsupported quota entity type")
+
+type unsupportedError string
+
+func (e unsupportedError) Error() string        { return string(e) }
+func (e unsupportedError) Is(target error) bool { return target == ErrUnsupported }
+
 // Component is one (type, name) of a request's entity; Name nil is the
 // default.
 type Component struct {
@@ -95,7 +105,8 @@ type Component struct {
 }
 
 // ParseEntity builds an entity from a request's components as Kafka
-// validates them: known types, each at most once, ip alone.
+// validates them: known types, ip alone. Kafka reads the components into a
+// map, so a later component of a type replaces an earlier one.
 func ParseEntity(cs []Component) (Entity, error) {
 	var e Entity
 	if len(cs) == 0 {
@@ -113,9 +124,6 @@ func ParseEntity(cs []Component) (Entity, error) {
 		default:
 			return e, invalid("unhandled client quota entity type: %s", c.Type)
 		}
-		if p.Present {
-			return e, invalid("duplicate %s in the entity", c.Type)
-		}
 		*p = Default()
 		if c.Name != nil {
 			*p = Named(*c.Name)
@@ -125,6 +133,38 @@ func ParseEntity(cs []Component) (Entity, error) {
 		return e, invalid("Invalid quota entity combination, IP entity should not be combined with User or ClientId")
 	}
 	return e, nil
+}
+
+// Components are the entity's parts in the order Kafka answers them: it
+// keeps an entity as a Java HashMap of type to name, whose iteration puts
+// client-id before user (ip is always alone).
+func (e Entity) Components() []Component {
+	var out []Component
+	add := func(typ string, p Part) {
+		if !p.Present {
+			return
+		}
+		c := Component{Type: typ}
+		if !p.Default {
+			name := p.Name
+			c.Name = &name
+		}
+		out = append(out, c)
+	}
+	add(TypeClientID, e.ClientID)
+	add(TypeUser, e.User)
+	add(TypeIP, e.IP)
+	return out
+}
+
+// CheckIP is Kafka's check of an ip entity's name (InetAddress.getByName):
+// an address, or a host name that resolves, as resolves says. The
+// <default> ip needs neither.
+func CheckIP(e Entity, resolves func(host string) bool) error {
+	if !e.IP.Present || e.IP.Default || e.IP.Name == "" || net.ParseIP(e.IP.Name) != nil || resolves(e.IP.Name) {
+		return nil
+	}
+	return invalid("%s is not a valid IP or resolvable host.", e.IP.Name)
 }
 
 // keyKinds are the keys an entity may hold, and whether each is a whole
@@ -228,17 +268,20 @@ type FilterComponent struct {
 
 // Describe returns the entries the filter selects, sorted by entity: each
 // component must match (EXACT a name, DEFAULT the default, ANY anything
-// present); strict also refuses entities with other parts.
+// present); strict also refuses entities with other parts. A filter on an
+// unknown entity type is ErrUnsupported, another bad filter ErrInvalid.
 func (c *Config) Describe(filter []FilterComponent, strict bool) ([]Entry, error) {
 	seen := map[string]bool{}
 	for _, f := range filter {
-		switch f.Type {
-		case TypeUser, TypeClientID, TypeIP:
-		default:
-			return nil, invalid("unhandled client quota entity type: %s", f.Type)
-		}
-		if seen[f.Type] {
-			return nil, invalid("duplicate %s filter component", f.Type)
+		// In Kafka's order: an empty or repeated type is invalid, an
+		// unknown one unsupported.
+		switch {
+		case f.Type == "":
+			return nil, invalid("Invalid empty entity type.")
+		case seen[f.Type]:
+			return nil, invalid("Entity type %s cannot appear more than once in the filter.", f.Type)
+		case f.Type != TypeUser && f.Type != TypeClientID && f.Type != TypeIP:
+			return nil, unsupportedError("Unsupported entity type " + f.Type)
 		}
 		seen[f.Type] = true
 		switch {

@@ -110,7 +110,6 @@ func TestValidation(t *testing.T) {
 	for name, cs := range map[string][]Component{
 		"empty":            nil,
 		"unknown type":     {{Type: "group", Name: str("g")}},
-		"duplicate":        {{Type: TypeUser, Name: str("a")}, {Type: TypeUser, Name: str("b")}},
 		"ip and user":      {{Type: TypeIP, Name: str("1.2.3.4")}, {Type: TypeUser, Name: str("a")}},
 		"ip and client-id": {{Type: TypeClientID}, {Type: TypeIP}},
 	} {
@@ -118,9 +117,26 @@ func TestValidation(t *testing.T) {
 			t.Errorf("%s: %v, want ErrInvalid", name, err)
 		}
 	}
+	// Kafka reads the components into a map: the last of a type wins.
+	if e, err := ParseEntity([]Component{{Type: TypeUser, Name: str("a")}, {Type: TypeUser, Name: str("b")}}); err != nil || e != (Entity{User: Named("b")}) {
+		t.Fatalf("a repeated type: %v %v, want user b", e, err)
+	}
 	e, err := ParseEntity([]Component{{Type: TypeUser}, {Type: TypeClientID, Name: str("c")}})
 	if err != nil || e != (Entity{User: Default(), ClientID: Named("c")}) {
 		t.Fatalf("user default + client-id: %v %v", e, err)
+	}
+	// Answered as Kafka's HashMap iterates: client-id, then user.
+	if cs := e.Components(); len(cs) != 2 || cs[0].Type != TypeClientID || *cs[0].Name != "c" || cs[1].Type != TypeUser || cs[1].Name != nil {
+		t.Fatalf("components %+v", cs)
+	}
+	resolves := func(host string) bool { return host == "broker.example" }
+	for ip, ok := range map[string]bool{"127.0.0.1": true, "::1": true, "broker.example": true, "example.invalid": false} {
+		if err := CheckIP(Entity{IP: Named(ip)}, resolves); (err == nil) != ok || (err != nil && !errors.Is(err, ErrInvalid)) {
+			t.Errorf("ip %s: %v, want valid %v", ip, err, ok)
+		}
+	}
+	if err := CheckIP(Entity{IP: Default()}, resolves); err != nil {
+		t.Errorf("default ip: %v", err)
 	}
 	for name, ops := range map[string][]Op{
 		"unknown key":      {{Key: "bytes", Value: 1}},
@@ -175,5 +191,21 @@ func TestDescribe(t *testing.T) {
 	}
 	if _, err := c.Describe([]FilterComponent{{Type: TypeUser, MatchType: MatchExact}}, false); !errors.Is(err, ErrInvalid) {
 		t.Fatalf("exact without a name: %v", err)
+	}
+	// Kafka's order of checks per component: an empty or repeated type is
+	// invalid, then an unknown type unsupported.
+	for name, f := range map[string][]FilterComponent{
+		"empty type":          {{Type: "", MatchType: MatchAny}},
+		"repeated":            {{Type: TypeUser, MatchType: MatchAny}, {Type: TypeUser, MatchType: MatchAny}},
+		"user then empty":     {{Type: TypeUser, MatchType: MatchAny}, {Type: "", MatchType: MatchAny}},
+		"ip with user":        {{Type: TypeUser, MatchType: MatchAny}, {Type: TypeIP, MatchType: MatchAny}},
+		"default with a name": {{Type: TypeUser, MatchType: MatchDefault, Match: str("a")}},
+	} {
+		if _, err := c.Describe(f, false); !errors.Is(err, ErrInvalid) {
+			t.Errorf("%s: %v, want ErrInvalid", name, err)
+		}
+	}
+	if _, err := c.Describe([]FilterComponent{{Type: "group", MatchType: MatchAny}}, false); !errors.Is(err, ErrUnsupported) || err.Error() != "Unsupported entity type group" {
+		t.Fatalf("unknown type: %v, want ErrUnsupported", err)
 	}
 }

@@ -118,7 +118,8 @@ func (p *Partition) CancelReassignment(now time.Time) bool {
 
 // setReplicas makes ids the replica set in that order: replicas kept keep
 // their state, new ones start empty (offline if their broker is not up),
-// removed ones are dropped from the ISR and deleted. If the leader was
+// removed ones are dropped from the ISR (which keeps its order) and
+// deleted. If the leader was
 // removed, the first replica left that is online and in the ISR leads;
 // with none, the partition is leaderless.
 func (p *Partition) setReplicas(ids []int32, online func(int32) bool, now time.Time) {
@@ -134,7 +135,9 @@ func (p *Partition) setReplicas(ids []int32, online func(int32) bool, now time.T
 	}
 	p.replicas = next // a new slice: callers may hold the old one
 	prevISR := p.isr
-	p.isr = p.inAssignmentOrder(slices.DeleteFunc(slices.Clone(p.isr), func(id int32) bool { return !slices.Contains(ids, id) }))
+	// The ISR keeps its order, less the replicas removed, as KRaft's
+	// PartitionChangeBuilder does: a reorder leaves it as it was.
+	p.isr = slices.DeleteFunc(slices.Clone(p.isr), func(id int32) bool { return !slices.Contains(ids, id) })
 	p.noteISRDiff(prevISR, ReasonReassignment)
 	if p.leader >= 0 && !slices.Contains(ids, p.leader) {
 		old := p.leader

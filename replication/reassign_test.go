@@ -191,8 +191,9 @@ func TestReassignCancel(t *testing.T) {
 }
 
 // TestReassignWithoutNewReplicas: a reorder completes at once without an
-// epoch bump; a shrink to replicas in the ISR completes at once with one;
-// a bad target is refused.
+// epoch bump and leaves the ISR's order as it was (as KRaft does); a
+// shrink to replicas in the ISR completes at once with one; a bad target
+// is refused.
 func TestReassignWithoutNewReplicas(t *testing.T) {
 	p := newPartition(t, 1)
 	if code := p.Reassign([]int32{3, 1, 2}, allOnline, t0); code != 0 {
@@ -201,9 +202,15 @@ func TestReassignWithoutNewReplicas(t *testing.T) {
 	if _, ok := p.Reassignment(); ok || !slices.Equal(p.replicaIDs(), []int32{3, 1, 2}) || p.Leader() != 1 || p.LeaderEpoch() != 0 {
 		t.Fatalf("reorder: replicas %v leader %d epoch %d", p.replicaIDs(), p.Leader(), p.LeaderEpoch())
 	}
+	if !slices.Equal(p.ISR(), []int32{1, 2, 3}) {
+		t.Fatalf("reorder: ISR %v, want [1 2 3] as before", p.ISR())
+	}
 	p.Reassign([]int32{2, 3}, allOnline, t0)
 	if _, ok := p.Reassignment(); ok || !slices.Equal(p.replicaIDs(), []int32{2, 3}) || p.Leader() != 2 || p.LeaderEpoch() != 1 {
 		t.Fatalf("shrink: replicas %v leader %d epoch %d", p.replicaIDs(), p.Leader(), p.LeaderEpoch())
+	}
+	if !slices.Equal(p.ISR(), []int32{2, 3}) {
+		t.Fatalf("shrink: ISR %v, want [2 3]", p.ISR())
 	}
 	for _, bad := range [][]int32{nil, {2, 2}} {
 		if code := p.Reassign(bad, allOnline, t0); code != kerr.InvalidReplicaAssignment.Code {

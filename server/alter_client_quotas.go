@@ -5,7 +5,8 @@ package server
 // Needs ALTER_CONFIGS on the cluster (CLUSTER_AUTHORIZATION_FAILED on every
 // entry). Each entry is validated alone, as Kafka's ClientQuotaControlManager
 // does: entity types user, client-id (either or both, a null name being
-// <default>) or ip alone, each once; keys producer_byte_rate,
+// <default>) or ip alone (an address or a host name that resolves), a
+// later component of a type replacing an earlier one; keys producer_byte_rate,
 // consumer_byte_rate (whole numbers), request_percentage and
 // controller_mutation_rate for users and client ids,
 // connection_creation_rate for ips, each once; values greater than 0. A bad
@@ -29,22 +30,29 @@ func (cn *conn) handleAlterClientQuotas(req *kmsg.AlterClientQuotasRequest) (kms
 		out := kmsg.NewAlterClientQuotasResponseEntry()
 		var cs []quota.Component
 		for _, p := range re.Entity {
-			out.Entity = append(out.Entity, kmsg.AlterClientQuotasResponseEntryEntity{Type: p.Type, Name: p.Name})
 			cs = append(cs, quota.Component{Type: p.Type, Name: p.Name})
 		}
-		err := error(nil)
-		if !allowed {
-			out.ErrorCode = errClusterAuth
-		} else {
-			var e quota.Entity
-			if e, err = quota.ParseEntity(cs); err == nil {
-				ops := make([]quota.Op, len(re.Ops))
-				for i, op := range re.Ops {
-					ops[i] = quota.Op{Key: op.Key, Value: op.Value, Remove: op.Remove}
-				}
-				if err = quota.ValidateOps(e, ops); err == nil && !req.ValidateOnly {
-					err = c.AlterClientQuotas(e, ops...)
-				}
+		// Kafka answers the entity as it read it: a map of type to name.
+		e, err := quota.ParseEntity(cs)
+		if err == nil {
+			cs = e.Components()
+		}
+		for _, p := range cs {
+			out.Entity = append(out.Entity, kmsg.AlterClientQuotasResponseEntryEntity{Type: p.Type, Name: p.Name})
+		}
+		switch {
+		case !allowed:
+			out.ErrorCode, err = errClusterAuth, nil
+		case err == nil:
+			ops := make([]quota.Op, len(re.Ops))
+			for i, op := range re.Ops {
+				ops[i] = quota.Op{Key: op.Key, Value: op.Value, Remove: op.Remove}
+			}
+			if err = quota.CheckIP(e, resolvableHost); err == nil {
+				err = quota.ValidateOps(e, ops)
+			}
+			if err == nil && !req.ValidateOnly {
+				err = c.AlterClientQuotas(e, ops...)
 			}
 		}
 		if err != nil {

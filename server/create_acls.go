@@ -17,6 +17,9 @@ import (
 )
 
 func (cn *conn) handleCreateACLs(req *kmsg.CreateACLsRequest) (kmsg.Response, error) {
+	if err := checkCreateACLs(req); err != nil {
+		return nil, err // see acl_unknown.go
+	}
 	c := cn.b.c
 	resp := req.ResponseKind().(*kmsg.CreateACLsResponse)
 	code, msg := aclRequestAllowed(cn, authorizer.OpAlter)

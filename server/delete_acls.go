@@ -15,6 +15,9 @@ import (
 )
 
 func (cn *conn) handleDeleteACLs(req *kmsg.DeleteACLsRequest) (kmsg.Response, error) {
+	if err := checkDeleteACLs(req); err != nil {
+		return nil, err // see acl_unknown.go
+	}
 	resp := req.ResponseKind().(*kmsg.DeleteACLsResponse)
 	code, msg := aclRequestAllowed(cn, authorizer.OpAlter)
 	var filters []authorizer.Filter

@@ -5,9 +5,10 @@ package server
 // Needs DESCRIBE on the cluster (CLUSTER_AUTHORIZATION_FAILED). The filter
 // selects bindings as Kafka's AclBindingFilter (package authorizer): ANY
 // values match everything, MATCH every pattern that applies to the name. A
-// filter holding UNKNOWN values gets INVALID_REQUEST. Matches are grouped by
-// resource pattern in creation order. Without Config.Authorizer:
-// SECURITY_DISABLED.
+// filter holding UNKNOWN (0) values does not parse: the connection closes
+// (acl_unknown.go); other values out of range get INVALID_REQUEST. Matches
+// are grouped by resource pattern in creation order. Without
+// Config.Authorizer: SECURITY_DISABLED.
 
 import (
 	"github.com/fakekafka/fakekafka/authorizer"
@@ -16,6 +17,9 @@ import (
 )
 
 func (cn *conn) handleDescribeACLs(req *kmsg.DescribeACLsRequest) (kmsg.Response, error) {
+	if err := checkDescribeACLs(req); err != nil {
+		return nil, err // see acl_unknown.go
+	}
 	resp := req.ResponseKind().(*kmsg.DescribeACLsResponse)
 	if resp.ErrorCode, resp.ErrorMessage = aclRequestAllowed(cn, authorizer.OpDescribe); resp.ErrorCode != 0 {
 		return resp, nil

@@ -133,9 +133,14 @@ func TestDescribeTopicPartitions(t *testing.T) {
 	if err := c.StopBroker(3, StopClean); err != nil {
 		t.Fatal(err)
 	}
-	resp := describeTopicPartitions(t, cl, 0, nil, "a", "zz")
-	if len(resp.Topics) != 2 || resp.Topics[1].ErrorCode != kerr.UnknownTopicOrPartition.Code {
-		t.Fatalf("unknown topic: %+v", resp.Topics)
+	resp := describeTopicPartitions(t, cl, 0, nil, "a", "zz", "bad/name")
+	if len(resp.Topics) != 3 || resp.Topics[2].ErrorCode != kerr.UnknownTopicOrPartition.Code || resp.Topics[1].ErrorCode != kerr.InvalidTopicException.Code {
+		t.Fatalf("unknown topic, illegal name: %+v", resp.Topics)
+	}
+	// As Kafka, with the operations a client may do on a topic that does
+	// not exist yet (all, without an authorizer).
+	if ops := resp.Topics[2].AuthorizedOperations; ops != resp.Topics[0].AuthorizedOperations || ops <= 0 {
+		t.Fatalf("authorized operations of an unknown topic: %d, of a known one %d", ops, resp.Topics[0].AuthorizedOperations)
 	}
 	sp := resp.Topics[0].Partitions[2] // a/2 on [3 1], now led by 1
 	if sp.LeaderID != 1 || sp.LeaderEpoch != 1 || !slices.Equal(sp.Replicas, []int32{3, 1}) || !slices.Equal(sp.OfflineReplicas, []int32{3}) || !slices.Equal(sp.ISR, []int32{1}) {
@@ -144,6 +149,10 @@ func TestDescribeTopicPartitions(t *testing.T) {
 	resp = describeTopicPartitions(t, cl, 0, &kmsg.DescribeTopicPartitionsRequestCursor{Topic: "b"}, "a")
 	if len(resp.Topics) != 1 || resp.Topics[0].ErrorCode != kerr.InvalidRequest.Code {
 		t.Fatalf("cursor outside the topics: %+v", resp.Topics)
+	}
+	resp = describeTopicPartitions(t, cl, 0, &kmsg.DescribeTopicPartitionsRequestCursor{Topic: "a", Partition: -1}, "a", "b")
+	if len(resp.Topics) != 2 || resp.Topics[0].ErrorCode != kerr.InvalidRequest.Code || resp.Topics[1].ErrorCode != kerr.InvalidRequest.Code {
+		t.Fatalf("negative cursor partition: %+v", resp.Topics)
 	}
 	// Every topic, from a cursor between names.
 	resp = describeTopicPartitions(t, cl, 0, &kmsg.DescribeTopicPartitionsRequestCursor{Topic: "az", Partition: 5})
@@ -224,7 +233,8 @@ func TestListConfigResources(t *testing.T) {
 	if got := names(list(1, 2, 4)); !slices.Equal(got, []string{"2:cfg", "4:1", "4:2", "4:3"}) {
 		t.Errorf("topics and brokers: %v", got)
 	}
-	if r := list(1, 99); r.ErrorCode != kerr.InvalidRequest.Code {
+	// Kafka 4.4 answers a type it does not list with UNSUPPORTED_VERSION.
+	if r := list(1, 2, 99); r.ErrorCode != kerr.UnsupportedVersion.Code || len(r.ConfigResources) != 0 {
 		t.Errorf("unknown type: %+v", r)
 	}
 	if r := list(0); r.ErrorCode != 0 || len(r.ConfigResources) != 0 {
@@ -281,7 +291,8 @@ func TestDescribeQuorum(t *testing.T) {
 	if v := p.CurrentVoters[0]; v.ReplicaID != 1 || v.LogEndOffset != hw {
 		t.Errorf("stopped voter %+v, want its last offset %d", v, hw)
 	}
-	if r := describeQuorum(t, cl2, "other"); r.ErrorCode != kerr.UnknownTopicOrPartition.Code {
+	if r := describeQuorum(t, cl2, "other"); r.ErrorCode != 0 || len(r.Topics) != 1 || r.Topics[0].Topic != "other" ||
+		len(r.Topics[0].Partitions) != 1 || r.Topics[0].Partitions[0].ErrorCode != kerr.UnknownTopicOrPartition.Code {
 		t.Errorf("other topic: %+v", r)
 	}
 }

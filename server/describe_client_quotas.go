@@ -5,11 +5,13 @@ package server
 // Needs DESCRIBE_CONFIGS on the cluster (CLUSTER_AUTHORIZATION_FAILED).
 // Each component selects entities by type: EXACT a name, DEFAULT the
 // <default> entity, ANY any; strict leaves out entities with other types.
-// Unknown or repeated types, an EXACT match without a name, a name with
+// Empty or repeated types, an EXACT match without a name, a name with
 // DEFAULT or ANY, and ip with user or client-id get INVALID_REQUEST with
-// a message and no entries.
+// a message and no entries; an unknown type UNSUPPORTED_VERSION, as Kafka
+// answers them. Entities list client-id before user, as Kafka's do.
 
 import (
+	"errors"
 	"maps"
 	"slices"
 
@@ -32,6 +34,9 @@ func (cn *conn) handleDescribeClientQuotas(req *kmsg.DescribeClientQuotasRequest
 	entries, err := cn.b.c.quotas.cfg.Load().Describe(filter, req.Strict)
 	if err != nil {
 		resp.ErrorCode = kerr.InvalidRequest.Code
+		if errors.Is(err, quota.ErrUnsupported) {
+			resp.ErrorCode = kerr.UnsupportedVersion.Code
+		}
 		msg := err.Error()
 		resp.ErrorMessage = &msg
 		return resp, nil
@@ -39,7 +44,7 @@ func (cn *conn) handleDescribeClientQuotas(req *kmsg.DescribeClientQuotasRequest
 	resp.Entries = []kmsg.DescribeClientQuotasResponseEntry{}
 	for _, e := range entries {
 		re := kmsg.NewDescribeClientQuotasResponseEntry()
-		for _, p := range entityParts(e.Entity) {
+		for _, p := range e.Entity.Components() {
 			re.Entity = append(re.Entity, kmsg.DescribeClientQuotasResponseEntryEntity{Type: p.Type, Name: p.Name})
 		}
 		for _, k := range slices.Sorted(maps.Keys(e.Values)) {
@@ -48,24 +53,4 @@ func (cn *conn) handleDescribeClientQuotas(req *kmsg.DescribeClientQuotasRequest
 		resp.Entries = append(resp.Entries, re)
 	}
 	return resp, nil
-}
-
-// entityParts is an entity as wire components (a nil name is <default>).
-func entityParts(e quota.Entity) []quota.Component {
-	var out []quota.Component
-	add := func(typ string, p quota.Part) {
-		if !p.Present {
-			return
-		}
-		c := quota.Component{Type: typ}
-		if !p.Default {
-			name := p.Name
-			c.Name = &name
-		}
-		out = append(out, c)
-	}
-	add(quota.TypeUser, e.User)
-	add(quota.TypeClientID, e.ClientID)
-	add(quota.TypeIP, e.IP)
-	return out
 }

@@ -14,9 +14,9 @@ package server
 // now); a stopped one keeps what it had when last seen running (-1 before
 // that). There are no observers. v2 adds each voter's endpoint (its first
 // listener, under the name CONTROLLER) and a directory id. Only
-// __cluster_metadata partition 0 exists: any other is
-// UNKNOWN_TOPIC_OR_PARTITION for the whole request, as KafkaRaftClient
-// answers.
+// __cluster_metadata partition 0 exists: a request for anything else gets
+// UNKNOWN_TOPIC_OR_PARTITION on each partition it names (none on the
+// request), as KafkaRaftClient answers.
 
 import (
 	"crypto/sha256"
@@ -47,7 +47,18 @@ func (cn *conn) handleDescribeQuorum(req *kmsg.DescribeQuorumRequest) (kmsg.Resp
 	resp := req.ResponseKind().(*kmsg.DescribeQuorumResponse)
 	if len(req.Topics) != 1 || req.Topics[0].Topic != clusterMetadataTopic ||
 		len(req.Topics[0].Partitions) != 1 || req.Topics[0].Partitions[0].Partition != 0 {
-		resp.ErrorCode = kerr.UnknownTopicOrPartition.Code
+		// Every partition asked for gets the error, the request none.
+		msg := kerr.UnknownTopicOrPartition.Description
+		for _, rt := range req.Topics {
+			st := kmsg.NewDescribeQuorumResponseTopic()
+			st.Topic = rt.Topic
+			for _, rp := range rt.Partitions {
+				sp := kmsg.NewDescribeQuorumResponseTopicPartition()
+				sp.Partition, sp.ErrorCode, sp.ErrorMessage = rp.Partition, kerr.UnknownTopicOrPartition.Code, &msg
+				st.Partitions = append(st.Partitions, sp)
+			}
+			resp.Topics = append(resp.Topics, st)
+		}
 		return resp, nil
 	}
 	c.events.mu.Lock()

@@ -5,10 +5,12 @@ package server
 // topics.
 //
 // An empty topic list means every topic; listed topics that do not exist
-// get UNKNOWN_TOPIC_OR_PARTITION. Topics are answered sorted by name,
-// starting at the cursor (with every topic, at the first name not before
-// its topic; otherwise its topic must be among those requested, else
-// INVALID_REQUEST for every requested topic, as Kafka's error answer has it). At most
+// get UNKNOWN_TOPIC_OR_PARTITION (INVALID_TOPIC_EXCEPTION for an illegal
+// name), with their authorized operations as Kafka fills them in. Topics are
+// answered sorted by name, starting at the cursor (with every topic, at the
+// first name not before its topic; otherwise its topic must be among those
+// requested, and its partition not negative, else INVALID_REQUEST for every
+// requested topic, as Kafka's error answer has it). At most
 // ResponsePartitionLimit partitions are returned (capped at Kafka's
 // max.request.partition.size.limit, 2000); when partitions remain, NextCursor
 // names the first one left out. Per partition as Metadata reports it
@@ -47,9 +49,10 @@ func (cn *conn) handleDescribeTopicPartitions(req *kmsg.DescribeTopicPartitionsR
 	var first int32
 	if cur := req.Cursor; cur != nil {
 		i, found := slices.BinarySearch(names, cur.Topic)
-		if !found && len(req.Topics) > 0 {
-			// Kafka throws; its error answer gives every requested topic
-			// the error.
+		if (!found && len(req.Topics) > 0) || cur.Partition < 0 {
+			// Kafka throws (the cursor's topic must be requested, its
+			// partition not negative); its error answer gives every
+			// requested topic the error.
 			for _, rt := range req.Topics {
 				st := kmsg.NewDescribeTopicPartitionsResponseTopic()
 				st.Topic, st.ErrorCode = kmsg.StringPtr(rt.Topic), kerr.InvalidRequest.Code
@@ -59,7 +62,7 @@ func (cn *conn) handleDescribeTopicPartitions(req *kmsg.DescribeTopicPartitionsR
 		}
 		names = names[i:]
 		if found {
-			first = max(cur.Partition, 0)
+			first = cur.Partition
 		}
 	}
 	limit := int(req.ResponsePartitionLimit)
@@ -77,14 +80,19 @@ func (cn *conn) handleDescribeTopicPartitions(req *kmsg.DescribeTopicPartitionsR
 			}
 			continue
 		}
+		// Kafka fills in the authorized operations of every topic it
+		// answers, existing or not.
+		st.AuthorizedOperations = cn.authorizedOps(authorizer.ResourceTopic, name)
 		t := byName[name]
 		if t == nil {
 			st.ErrorCode = kerr.UnknownTopicOrPartition.Code
+			if legalTopicName(name) != nil {
+				st.ErrorCode = kerr.InvalidTopicException.Code
+			}
 			resp.Topics = append(resp.Topics, st)
 			continue
 		}
 		st.TopicID, st.IsInternal = t.id, isInternalTopic(name)
-		st.AuthorizedOperations = cn.authorizedOps(authorizer.ResourceTopic, name)
 		parts := t.partitions()
 		if i > 0 {
 			first = 0

@@ -8,7 +8,7 @@ package server
 // types (none requested: every type): TOPIC every topic, BROKER and
 // BROKER_LOGGER every registered broker id, GROUP and CLIENT_METRICS none
 // (fakekafka keeps no group or client-metrics configs). Another type is
-// INVALID_REQUEST, as Kafka answers it.
+// UNSUPPORTED_VERSION with no resources, as Kafka 4.4 answers it.
 
 import (
 	"maps"
@@ -59,7 +59,7 @@ func (cn *conn) handleListConfigResources(req *kmsg.ListConfigResourcesRequest) 
 		case configResourceClientMetrics, configResourceGroup:
 		default:
 			resp.ConfigResources = []kmsg.ListConfigResourcesResponseConfigResource{}
-			resp.ErrorCode = kerr.InvalidRequest.Code
+			resp.ErrorCode = kerr.UnsupportedVersion.Code
 			return resp, nil
 		}
 	}

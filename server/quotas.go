@@ -18,7 +18,9 @@ package server
 // enforced.
 
 import (
+	"context"
 	"fmt"
+	"net"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -50,6 +52,9 @@ type sensor struct {
 // each op sets or removes a key. Invalid changes return an error wrapping
 // quota.ErrInvalid and change nothing.
 func (c *Cluster) AlterClientQuotas(e quota.Entity, ops ...quota.Op) error {
+	if err := quota.CheckIP(e, resolvableHost); err != nil {
+		return err
+	}
 	if err := quota.ValidateOps(e, ops); err != nil {
 		return err
 	}
@@ -64,6 +69,16 @@ func (c *Cluster) AlterClientQuotas(e quota.Entity, ops ...quota.Op) error {
 func (c *Cluster) ClientQuotas() []quota.Entry {
 	es, _ := c.quotas.cfg.Load().Describe(nil, false)
 	return es
+}
+
+// resolvableHost says whether host resolves, as Kafka's check of an ip
+// entity's name asks InetAddress.getByName (bounded: a quota change must
+// not hang on a slow resolver).
+func resolvableHost(host string) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	_, err := net.DefaultResolver.LookupHost(ctx, host)
+	return err == nil
 }
 
 // quotaUser is the user entity of a principal: its name without the type.

@@ -33,7 +33,7 @@ func (c *Cluster) QuotaState() QuotaState {
 	st := QuotaState{Quotas: []QuotaEntry{}}
 	for _, e := range c.ClientQuotas() {
 		qe := QuotaEntry{Entity: map[string]*string{}, Values: e.Values}
-		for _, p := range entityParts(e.Entity) {
+		for _, p := range e.Entity.Components() {
 			qe.Entity[p.Type] = p.Name
 		}
 		st.Quotas = append(st.Quotas, qe)

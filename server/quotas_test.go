@@ -223,6 +223,7 @@ func TestClientQuotaAPIs(t *testing.T) {
 		{Entity: kadm.ClientQuotaEntity{{Type: "ip"}, {Type: "user"}}, Ops: []kadm.AlterClientQuotaOp{{Key: "connection_creation_rate", Value: 1}}},
 		{Entity: kadm.ClientQuotaEntity{{Type: "group", Name: kmsg.StringPtr("g")}}, Ops: []kadm.AlterClientQuotaOp{{Key: "producer_byte_rate", Value: 1}}},
 		{Entity: kadm.ClientQuotaEntity{{Type: "client-id", Name: kmsg.StringPtr("c")}}, Ops: []kadm.AlterClientQuotaOp{{Key: "nonsense", Value: 1}}},
+		{Entity: kadm.ClientQuotaEntity{{Type: "ip", Name: kmsg.StringPtr("example.invalid")}}, Ops: []kadm.AlterClientQuotaOp{{Key: "connection_creation_rate", Value: 1}}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -240,7 +241,8 @@ func TestClientQuotaAPIs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(desc) != 1 || len(desc[0].Entity) != 2 || desc[0].Entity[1].Name != nil || len(desc[0].Values) != 2 ||
+	// Kafka lists an entity's client-id before its user.
+	if len(desc) != 1 || len(desc[0].Entity) != 2 || desc[0].Entity[0].Name != nil || *desc[0].Entity[1].Name != "alice" || len(desc[0].Values) != 2 ||
 		desc[0].Values[0] != (kadm.ClientQuotaValue{Key: "consumer_byte_rate", Value: 2048}) {
 		t.Fatalf("DescribeClientQuotas user=alice: %+v", desc)
 	}
@@ -249,6 +251,18 @@ func TestClientQuotaAPIs(t *testing.T) {
 	}
 	if _, err := adm.DescribeClientQuotas(ctx, false, []kadm.DescribeClientQuotaComponent{{Type: "user", MatchType: 0}}); !errors.Is(err, kerr.InvalidRequest) {
 		t.Fatalf("EXACT without a name: %v, want INVALID_REQUEST", err)
+	}
+	if _, err := adm.DescribeClientQuotas(ctx, false, []kadm.DescribeClientQuotaComponent{{Type: "group", MatchType: 2}}); !errors.Is(err, kerr.UnsupportedVersion) {
+		t.Fatalf("an unknown entity type: %v, want UNSUPPORTED_VERSION", err)
+	}
+	// Kafka reads an entity into a map: the last user wins, and the answer
+	// names it alone.
+	res, err = adm.ValidateAlterClientQuotas(ctx, []kadm.AlterClientQuotaEntry{{
+		Entity: kadm.ClientQuotaEntity{{Type: "user", Name: kmsg.StringPtr("x")}, {Type: "user", Name: kmsg.StringPtr("y")}},
+		Ops:    []kadm.AlterClientQuotaOp{{Key: "producer_byte_rate", Value: 1}},
+	}})
+	if err != nil || len(res) != 1 || res[0].Err != nil || len(res[0].Entity) != 1 || *res[0].Entity[0].Name != "y" {
+		t.Fatalf("a repeated entity type: %+v %v", res, err)
 	}
 
 	// validate_only changes nothing; removing the last key removes the entity.

@@ -97,6 +97,11 @@ func TestUserScramCredentialsThroughKadm(t *testing.T) {
 		req.Upsertions = append(req.Upsertions, kmsg.AlterUserSCRAMCredentialsRequestUpsertion{
 			Name: u.user, Mechanism: u.mech, Iterations: u.iter, Salt: []byte("salt"), SaltedPassword: saltedFor(t, u.mech, "bob-new", u.iter)})
 	}
+	// Kafka takes an empty salt, but not an empty salted password (its HMAC
+	// refuses an empty key).
+	req.Upsertions = append(req.Upsertions,
+		kmsg.AlterUserSCRAMCredentialsRequestUpsertion{Name: "hal", Mechanism: 1, Iterations: 4096, SaltedPassword: []byte("k")},
+		kmsg.AlterUserSCRAMCredentialsRequestUpsertion{Name: "ivy", Mechanism: 1, Iterations: 4096, Salt: []byte("salt")})
 	resp, err := req.RequestWith(ctx, newClient(t, c))
 	if err != nil {
 		t.Fatal(err)
@@ -104,6 +109,7 @@ func TestUserScramCredentialsThroughKadm(t *testing.T) {
 	want := map[string]*kerr.Error{
 		"alice": kerr.ResourceNotFound, "erin": kerr.UnacceptableCredential, "frank": kerr.UnacceptableCredential,
 		"dave": kerr.DuplicateResource, "gina": kerr.UnsupportedSaslMechanism, "": kerr.UnacceptableCredential, "bob": nil,
+		"hal": nil, "ivy": kerr.UnknownServerError,
 	}
 	if len(resp.Results) != len(want) {
 		t.Fatalf("%d results, want %d: %+v", len(resp.Results), len(want), resp.Results)

@@ -46,8 +46,14 @@ func TestTelemetryUnadvertisedButAnswered(t *testing.T) {
 	again.ClientInstanceID = get.ClientInstanceID
 	got := kmsg.NewPtrGetTelemetrySubscriptionsResponse()
 	rawRoundTrip(t, nc, again, got)
-	if got.ClientInstanceID != ([16]byte{}) || got.SubscriptionID != get.SubscriptionID {
-		t.Fatalf("known instance: %+v (the id is only sent when assigned)", got)
+	if got.ClientInstanceID != get.ClientInstanceID || got.SubscriptionID != get.SubscriptionID {
+		t.Fatalf("known instance: %+v, want its id and subscription echoed", got)
+	}
+	// Kafka's subscription id of an instance: CRC32C("[]300000") XOR the
+	// instance id's Java hashCode (here 1 ^ 2 = 3).
+	crc := uint32(0xd4c75bde)
+	if id := telemetrySubscriptionID([16]byte{7: 1, 15: 2}); id != int32(crc)^3 {
+		t.Fatalf("subscription id %#x", id)
 	}
 
 	push := func(mod func(*kmsg.PushTelemetryRequest)) int16 {
@@ -67,6 +73,7 @@ func TestTelemetryUnadvertisedButAnswered(t *testing.T) {
 		{"ok", func(*kmsg.PushTelemetryRequest) {}, nil},
 		{"terminating", func(r *kmsg.PushTelemetryRequest) { r.Terminating = true }, nil},
 		{"no instance", func(r *kmsg.PushTelemetryRequest) { r.ClientInstanceID = [16]byte{} }, kerr.InvalidRequest},
+		{"reserved instance", func(r *kmsg.PushTelemetryRequest) { r.ClientInstanceID = [16]byte{15: 1} }, kerr.InvalidRequest},
 		{"stale subscription", func(r *kmsg.PushTelemetryRequest) { r.SubscriptionID++ }, kerr.UnknownSubscriptionID},
 		{"codec", func(r *kmsg.PushTelemetryRequest) { r.CompressionType = 9 }, kerr.UnsupportedCompressionType},
 		{"too large", func(r *kmsg.PushTelemetryRequest) { r.Metrics = make([]byte, 1<<20+1) }, kerr.TelemetryTooLarge},
