@@ -23,6 +23,7 @@ import (
 
 func (cn *conn) handleDescribeClientQuotas(req *kmsg.DescribeClientQuotasRequest) (kmsg.Response, error) {
 	resp := req.ResponseKind().(*kmsg.DescribeClientQuotasResponse)
+	resp.ErrorMessage = noMessage(req.Version, 0)
 	if !cn.allowedCluster(authorizer.OpDescribeConfigs) {
 		resp.ErrorCode = errClusterAuth
 		return resp, nil

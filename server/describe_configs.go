@@ -236,6 +236,7 @@ func (cn *conn) handleDescribeConfigs(req *kmsg.DescribeConfigsRequest) (kmsg.Re
 	resp := req.ResponseKind().(*kmsg.DescribeConfigsResponse)
 	for _, rr := range req.Resources {
 		sr := kmsg.NewDescribeConfigsResponseResource()
+		sr.ErrorMessage = noMessage(req.Version, 0)
 		sr.ResourceType, sr.ResourceName = rr.ResourceType, rr.ResourceName
 		var (
 			entries []configEntry

@@ -45,6 +45,7 @@ type voterSeen struct {
 func (cn *conn) handleDescribeQuorum(req *kmsg.DescribeQuorumRequest) (kmsg.Response, error) {
 	c := cn.b.c
 	resp := req.ResponseKind().(*kmsg.DescribeQuorumResponse)
+	resp.ErrorMessage = noMessage(req.Version, 2) // Kafka sends "" from v2, which has the field
 	if len(req.Topics) != 1 || req.Topics[0].Topic != clusterMetadataTopic ||
 		len(req.Topics[0].Partitions) != 1 || req.Topics[0].Partitions[0].Partition != 0 {
 		// Every partition asked for gets the error, the request none.
@@ -77,6 +78,7 @@ func (cn *conn) handleDescribeQuorum(req *kmsg.DescribeQuorumRequest) (kmsg.Resp
 		q.epoch++
 	}
 	sp := kmsg.NewDescribeQuorumResponseTopicPartition()
+	sp.ErrorMessage = noMessage(req.Version, 2)
 	sp.LeaderID, sp.LeaderEpoch, sp.HighWatermark = leader, q.epoch, hw
 	for _, b := range c.brokers {
 		if b.up.Load() {

@@ -52,6 +52,13 @@ func (cn *conn) handleFindCoordinator(req *kmsg.FindCoordinatorRequest) (kmsg.Re
 		}
 		if msg != "" {
 			co.ErrorMessage = &msg
+		} else if co.ErrorCode == 0 {
+			// Kafka's message for no error: "" in a v4+ coordinator,
+			// Errors.NONE's name in a v1-v3 answer.
+			co.ErrorMessage = noMessage(req.Version, 4)
+			if req.Version >= 1 && req.Version < 4 {
+				co.ErrorMessage = kmsg.StringPtr("NONE")
+			}
 		}
 		resp.Coordinators = append(resp.Coordinators, co)
 	}

@@ -26,12 +26,13 @@ func scramMechanismNumber(name string) int8 {
 
 func (cn *conn) handleDescribeUserSCRAMCredentials(req *kmsg.DescribeUserSCRAMCredentialsRequest) (kmsg.Response, error) {
 	resp := req.ResponseKind().(*kmsg.DescribeUserSCRAMCredentialsResponse)
+	resp.ErrorMessage = noMessage(req.Version, 0)
 	u := cn.b.c.users
 	u.mu.RLock()
 	defer u.mu.RUnlock()
 	describe := func(name string) kmsg.DescribeUserSCRAMCredentialsResponseResult {
 		r := kmsg.NewDescribeUserSCRAMCredentialsResponseResult()
-		r.User = name
+		r.User, r.ErrorMessage = name, noMessage(req.Version, 0)
 		for _, mech := range sasl.ScramMechanisms {
 			if cred, ok := u.scram[mech][name]; ok {
 				info := kmsg.NewDescribeUserSCRAMCredentialsResponseResultCredentialInfo()
