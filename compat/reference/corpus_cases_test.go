@@ -28,11 +28,15 @@ func corpusCases(versions map[int16][2]int16) []corpusCase {
 		for _, v := range slices.Compact([]int16{vr[0], vr[1]}) {
 			if c, ok := validCase(k, v); ok {
 				out = append(out, c)
+			} else if c, ok := adminCase(k, v, v == vr[0]); ok {
+				out = append(out, c)
 			}
 		}
 	}
 	latest := func(k kmsg.Key) int16 { return versions[k.Int16()][1] }
 	out = append(out, edgeCases(latest)...)
+	out = append(out, adminEdgeCases(latest)...)
+	out = append(out, securityEdgeCases(latest)...)
 	out = append(out, txnCases(versions)...)
 	return append(out, consumerGroupCases(versions)...)
 }
