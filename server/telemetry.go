@@ -14,9 +14,9 @@ package server
 // UNKNOWN_SUBSCRIPTION_ID), an accepted compression type (else
 // UNSUPPORTED_COMPRESSION_TYPE) and at most telemetry.max.bytes of metrics
 // (else TELEMETRY_TOO_LARGE); the metrics are dropped, as no plugin
-// receives them. Unlike Kafka, fakekafka keeps no state per client
-// instance, so it does not throttle a client that asks or pushes again
-// before the push interval has passed.
+// receives them. A client that asks or pushes again at once is not
+// throttled, as Kafka 4.4 without a plugin does not throttle it either
+// (compat/reference's request corpus compares both).
 
 import (
 	"encoding/binary"
