@@ -14,9 +14,9 @@ package server
 // UNKNOWN_SUBSCRIPTION_ID), an accepted compression type (else
 // UNSUPPORTED_COMPRESSION_TYPE) and at most telemetry.max.bytes of metrics
 // (else TELEMETRY_TOO_LARGE); the metrics are dropped, as no plugin
-// receives them. A client that asks or pushes again at once is not
-// throttled, as Kafka 4.4 without a plugin does not throttle it either
-// (compat/reference's request corpus compares both).
+// receives them. fakekafka keeps no state per client instance, so unlike
+// Kafka it does not throttle (THROTTLING_QUOTA_EXCEEDED) a client that asks
+// or pushes again within the push interval.
 
 import (
 	"encoding/binary"

@@ -182,6 +182,7 @@ func adminCase(key, v int16, oldest bool) (corpusCase, bool) {
 	case kmsg.DescribeTopicPartitions:
 		// Only topics placed explicitly: Kafka's controller places the
 		// others from a random start.
+		c.settle = reassigned
 		c.req = func(*corpusEnv) kmsg.Request { return topicPartitionsReq(v, 2000, nil, "corpus") }
 	default:
 		return securityCase(key, v, oldest)
@@ -333,6 +334,25 @@ func adminEdgeCases(latest func(kmsg.Key) int16) []corpusCase {
 		}},
 	}
 	return cases
+}
+
+// reassigned waits until broker 1's metadata shows corpus/2 on [3 2 1], as
+// AlterPartitionAssignments/v0 left it: Kafka's broker learns it from the
+// controller.
+func reassigned(r *run, _ *corpusEnv) {
+	r.waitFor("corpus/2 on [3 2 1]", func() bool {
+		m := kmsg.NewPtrMetadataRequest()
+		m.SetVersion(12)
+		m.Topics = []kmsg.MetadataRequestTopic{topicReq("corpus")}
+		for _, t := range r.do(1, m).(*kmsg.MetadataResponse).Topics {
+			for _, p := range t.Partitions {
+				if p.Partition == 2 {
+					return slices.Equal(p.Replicas, []int32{3, 2, 1})
+				}
+			}
+		}
+		return false
+	})
 }
 
 // waitPartitions waits until broker 1's metadata has n partitions of topic,

@@ -359,16 +359,10 @@ func securityEdgeCases(latest func(kmsg.Key) int16) []corpusCase {
 			req.ClientInstanceID, req.SubscriptionID = telemetryClient, e.subscription
 			return req
 		}},
-		{name: "PushTelemetry/again-within-interval", req: func(e *corpusEnv) kmsg.Request {
-			req := at(0, kmsg.NewPtrPushTelemetryRequest())
-			req.ClientInstanceID, req.SubscriptionID = telemetryClient, e.subscription
-			return req
-		}},
-		{name: "GetTelemetrySubscriptions/again-within-interval", req: func(*corpusEnv) kmsg.Request {
-			req := at(0, kmsg.NewPtrGetTelemetrySubscriptionsRequest())
-			req.ClientInstanceID = telemetryClient
-			return req
-		}},
+		// Not sent: a second request or push within the push interval.
+		// Kafka throttles it or not depending on when the broker last
+		// re-evaluated the instance's subscription (asynchronously), so
+		// two runs disagree; fakekafka never throttles (telemetry.go).
 		{name: "PushTelemetry/reserved-client-instance-id", req: func(*corpusEnv) kmsg.Request {
 			req := at(0, kmsg.NewPtrPushTelemetryRequest())
 			req.ClientInstanceID = [16]byte{15: 1}
