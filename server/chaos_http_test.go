@@ -145,18 +145,7 @@ func TestChaosRecordsGroupCommits(t *testing.T) {
 	}
 	cl := newClient(t, c)
 	for _, off := range []int64{10, 5} {
-		req := kmsg.NewPtrOffsetCommitRequest()
-		req.Group, req.Generation = "g", -1
-		rt := kmsg.NewOffsetCommitRequestTopic()
-		rt.Topic = "gc"
-		rp := kmsg.NewOffsetCommitRequestTopicPartition()
-		rp.Partition, rp.Offset = 0, off
-		rt.Partitions = append(rt.Partitions, rp)
-		req.Topics = append(req.Topics, rt)
-		resp, err := req.RequestWith(testContext(t), cl)
-		if err != nil || resp.Topics[0].Partitions[0].ErrorCode != 0 {
-			t.Fatalf("commit %d: %v %+v", off, err, resp)
-		}
+		simpleCommit(t, cl, "g", "gc", off)
 	}
 	rep, err := c.StopChaos()
 	if err != nil {
@@ -183,21 +172,6 @@ func TestChaosRecordsTxnOffsetCommits(t *testing.T) {
 	ctx := testContext(t)
 	// Transaction version 1 requests, each sent to its coordinator.
 	cl := newClient(t, c, kgo.MaxVersions(kversion.V3_9_0()))
-	commit := func(off int64) {
-		t.Helper()
-		req := kmsg.NewPtrOffsetCommitRequest()
-		req.Group, req.Generation = "g", -1
-		rt := kmsg.NewOffsetCommitRequestTopic()
-		rt.Topic = "gt"
-		rp := kmsg.NewOffsetCommitRequestTopicPartition()
-		rp.Partition, rp.Offset = 0, off
-		rt.Partitions = append(rt.Partitions, rp)
-		req.Topics = append(req.Topics, rt)
-		resp, err := req.RequestWith(ctx, cl)
-		if err != nil || resp.Topics[0].Partitions[0].ErrorCode != 0 {
-			t.Fatalf("commit %d: %v %+v", off, err, resp)
-		}
-	}
 	init := kmsg.NewPtrInitProducerIDRequest()
 	init.TransactionalID, init.TransactionTimeoutMillis = kmsg.StringPtr("gtx"), 60000
 	ir, err := init.RequestWith(ctx, cl)
@@ -228,7 +202,7 @@ func TestChaosRecordsTxnOffsetCommits(t *testing.T) {
 			t.Fatalf("EndTxn: %v %+v", err, er)
 		}
 	}
-	commit(10)
+	simpleCommit(t, cl, "g", "gt", 10)
 	txn(5, true)
 	if _, err := c.WaitFor(ctx, TxnCommitted("gtx")); err != nil {
 		t.Fatal(err)
@@ -244,5 +218,23 @@ func TestChaosRecordsTxnOffsetCommits(t *testing.T) {
 	want := []chaos.OffsetRewind{{Group: "g", Topic: "gt", Partition: 0, From: 10, To: 5, Allowed: true, Why: "the client committed a lower offset"}}
 	if !reflect.DeepEqual(rep.Offsets, want) || len(rep.Violations()) != 0 {
 		t.Fatalf("offsets %+v, violations %v", rep.Offsets, rep.Violations())
+	}
+}
+
+// simpleCommit commits offset off of topic/0 for group as a client outside
+// any generation does (Kafka's "simple" commit, generation -1).
+func simpleCommit(t *testing.T, cl *kgo.Client, group, topic string, off int64) {
+	t.Helper()
+	req := kmsg.NewPtrOffsetCommitRequest()
+	req.Group, req.Generation = group, -1
+	rt := kmsg.NewOffsetCommitRequestTopic()
+	rt.Topic = topic
+	rp := kmsg.NewOffsetCommitRequestTopicPartition()
+	rp.Partition, rp.Offset = 0, off
+	rt.Partitions = append(rt.Partitions, rp)
+	req.Topics = append(req.Topics, rt)
+	resp, err := req.RequestWith(testContext(t), cl)
+	if err != nil || resp.Topics[0].Partitions[0].ErrorCode != 0 {
+		t.Fatalf("commit %d: %v %+v", off, err, resp)
 	}
 }
