@@ -12,7 +12,10 @@ package server
 // INVALID_REPLICA_ASSIGNMENT. Without an assignment the new partitions are
 // placed like CreateTopics places them, continuing the round robin, so
 // partition i lands where a topic created with i+1 partitions would have
-// it. ValidateOnly checks and answers without creating.
+// it. ValidateOnly checks and answers without creating. With the
+// authorizer, a topic the principal may not ALTER is
+// TOPIC_AUTHORIZATION_FAILED without a message (after the duplicate check,
+// before existence), as Kafka's controller answers.
 //
 // New partitions start like a new topic's: every replica in the ISR, the
 // first one leading at epoch 0; followers start fetching at once. Clients
@@ -22,6 +25,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -45,6 +49,10 @@ func (cn *conn) handleCreatePartitions(req *kmsg.CreatePartitionsRequest) (kmsg.
 			}
 			reported[rt.Topic] = true
 			e, msg = kerr.InvalidRequest, "Duplicate topic name."
+		} else if !cn.allowedTopic(authorizer.OpAlter, rt.Topic) {
+			st.ErrorCode = errTopicAuth
+			resp.Topics = append(resp.Topics, st)
+			continue
 		} else {
 			var assignment [][]int32
 			if rt.Assignment != nil {
