@@ -13,9 +13,9 @@ package server
 // and no further request is read until the throttle ends; older versions
 // get the response only after the throttle. A throttled Fetch is answered
 // empty and its bytes taken back, and every Fetch is capped to what the
-// quota allows in one window, as in Kafka. request_percentage,
-// controller_mutation_rate and ip quotas are kept and described but not
-// enforced.
+// quota allows in one window, as in Kafka. request_percentage is enforced
+// in quotas_request.go; controller_mutation_rate and ip quotas are kept
+// and described but not enforced.
 
 import (
 	"fmt"
