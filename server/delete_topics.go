@@ -11,7 +11,9 @@ package server
 //
 // The result names the topic (resolved from the ID when asked by ID),
 // carries the TopicID on v6 and an ErrorMessage on v5+. Deleting wakes
-// every request parked on the topic's partitions.
+// every request parked on the topic's partitions. Under a
+// controller_mutation_rate quota a deleted topic's partitions are taken
+// from it; from v5 a topic over the quota is THROTTLING_QUOTA_EXCEEDED.
 
 import (
 	"github.com/fakekafka/fakekafka/authorizer"
@@ -42,6 +44,8 @@ func (cn *conn) handleDeleteTopics(req *kmsg.DeleteTopicsRequest) (kmsg.Response
 		}
 	}
 	reported := map[any]bool{}
+	q := cn.mutationQuota(req.Version >= 5)
+	defer q.done()
 	for _, e := range entries {
 		st := kmsg.NewDeleteTopicsResponseTopic()
 		st.Topic, st.TopicID = e.Topic, e.TopicID
@@ -95,6 +99,10 @@ func (cn *conn) handleDeleteTopics(req *kmsg.DeleteTopicsRequest) (kmsg.Response
 				st.Topic = nil // not even its name
 			}
 			fail(kerr.TopicAuthorizationFailed, "Authorization failed.")
+			continue
+		}
+		if !q.record(len(t.partitions())) {
+			fail(errThrottlingQuota, errThrottlingQuota.Description)
 			continue
 		}
 		if !c.deleteTopic(t) {
