@@ -204,3 +204,48 @@ func initProducerIDReq(id *string) *kmsg.InitProducerIDRequest {
 	req.TransactionalID, req.TransactionTimeoutMillis = id, 10000
 	return req
 }
+
+// TestACLDescribeTransactionsHidesTopics: DescribeTransactions leaves out
+// the partitions of topics the principal may not DESCRIBE, as Kafka does.
+func TestACLDescribeTransactionsHidesTopics(t *testing.T) {
+	e := newACLEnv(t)
+	if err := e.c.CreateTopic("u", 1, 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	ctx := testContext(t)
+	writeU := grant(authorizer.ResourceTopic, "u", authorizer.OpWrite)
+	mustGrant(t, e.c, onTxn(opWrite, opDescribe), onTopic(opWrite), writeU)
+	cl := newClient(t, e.c, kgo.TransactionalID("x"))
+	if err := cl.BeginTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	for _, topic := range []string{"t", "u"} {
+		if err := cl.ProduceSync(ctx, &kgo.Record{Topic: topic, Value: []byte("v")}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	describe := func() []string {
+		t.Helper()
+		req := kmsg.NewPtrDescribeTransactionsRequest()
+		req.TransactionalIDs = []string{"x"}
+		resp, err := req.RequestWith(ctx, cl)
+		if err != nil || resp.TransactionStates[0].ErrorCode != 0 {
+			t.Fatalf("DescribeTransactions: %+v %v", resp, err)
+		}
+		var out []string
+		for _, st := range resp.TransactionStates[0].Topics {
+			out = append(out, st.Topic)
+		}
+		slices.Sort(out)
+		return out
+	}
+	if got := describe(); !slices.Equal(got, []string{"t", "u"}) {
+		t.Fatalf("with both topics described: %v", got)
+	}
+	if _, err := e.c.DeleteACLs(exactFilter(writeU[0])); err != nil {
+		t.Fatal(err)
+	}
+	if got := describe(); !slices.Equal(got, []string{"t"}) {
+		t.Fatalf("without DESCRIBE on u: %v, want only t", got)
+	}
+}
