@@ -249,3 +249,86 @@ func TestACLDescribeTransactionsHidesTopics(t *testing.T) {
 		t.Fatalf("without DESCRIBE on u: %v, want only t", got)
 	}
 }
+
+// TestACLConsumerGroupDescribeNeedsTopics: since Kafka 4.0 (KAFKA-18813) a
+// KIP-848 group whose members are assigned a topic the principal may not
+// DESCRIBE is described only as TOPIC_AUTHORIZATION_FAILED.
+func TestACLConsumerGroupDescribeNeedsTopics(t *testing.T) {
+	e := newACLEnv(t)
+	ctx := testContext(t)
+	describeT := onTopic(opDescribe)
+	mustGrant(t, e.c, onGroup(opRead), describeT)
+	cl := e.client(t, 68, -1)
+	waitFor(t, defaultWait, "a member assigned t/0", func() bool {
+		resp, err := cl.Broker(1).Request(ctx, consumerHeartbeatReq(e))
+		if err != nil {
+			t.Fatal(err)
+		}
+		hb := resp.(*kmsg.ConsumerGroupHeartbeatResponse)
+		return hb.ErrorCode == 0 && hb.Assignment != nil && len(hb.Assignment.Topics) == 1
+	})
+	describe := func() kmsg.ConsumerGroupDescribeResponseGroup {
+		t.Helper()
+		req := kmsg.NewPtrConsumerGroupDescribeRequest()
+		req.Groups = []string{"g"}
+		resp, err := cl.Broker(1).Request(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.(*kmsg.ConsumerGroupDescribeResponse).Groups[0]
+	}
+	if _, err := e.c.DeleteACLs(exactFilter(describeT[0])); err != nil {
+		t.Fatal(err)
+	}
+	if g := describe(); g.ErrorCode != errTopicAuth || len(g.Members) != 0 {
+		t.Fatalf("without DESCRIBE on t: %+v, want TOPIC_AUTHORIZATION_FAILED and nothing else", g)
+	}
+	mustGrant(t, e.c, describeT)
+	if g := describe(); g.ErrorCode != 0 || len(g.Members) != 1 || g.Members[0].Assignment.TopicPartitions[0].Topic != "t" {
+		t.Fatalf("with DESCRIBE on t: %+v", g)
+	}
+}
+
+// TestACLRegexSubscriptionNeedsDescribe: a KIP-848 regex subscription
+// resolves only to topics the subscribing principal may DESCRIBE (Kafka
+// 4.0, KAFKA-18813), so it is never assigned a topic it cannot see.
+func TestACLRegexSubscriptionNeedsDescribe(t *testing.T) {
+	e := newACLEnv(t)
+	if err := e.c.CreateTopic("tu", 1, 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	ctx := testContext(t)
+	mustGrant(t, e.c, onTopic(opDescribe), grant(authorizer.ResourceGroup, "g", opRead), grant(authorizer.ResourceGroup, "g2", opRead))
+	cl := e.client(t, 68, -1)
+	assigned := func(group string) []string {
+		t.Helper()
+		var names []string
+		waitFor(t, defaultWait, "an assignment for "+group, func() bool {
+			req := kmsg.NewPtrConsumerGroupHeartbeatRequest()
+			req.Group, req.MemberID, req.RebalanceTimeoutMillis = group, "authz-regex-member-01", 10000
+			req.SubscribedTopicRegex, req.Topics = kmsg.StringPtr("t.*"), []kmsg.ConsumerGroupHeartbeatRequestTopic{}
+			resp, err := cl.Broker(1).Request(ctx, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			hb := resp.(*kmsg.ConsumerGroupHeartbeatResponse)
+			if hb.ErrorCode != 0 || hb.Assignment == nil || len(hb.Assignment.Topics) == 0 {
+				return false
+			}
+			names = names[:0]
+			for _, at := range hb.Assignment.Topics {
+				names = append(names, e.c.topicByID(at.TopicID).name)
+			}
+			slices.Sort(names)
+			return true
+		})
+		return names
+	}
+	if got := assigned("g"); !slices.Equal(got, []string{"t"}) {
+		t.Fatalf("regex t.* without DESCRIBE on tu: assigned %v, want [t]", got)
+	}
+	mustGrant(t, e.c, grant(authorizer.ResourceTopic, "tu", opDescribe))
+	if got := assigned("g2"); !slices.Equal(got, []string{"t", "tu"}) {
+		t.Fatalf("regex t.* with DESCRIBE on both: assigned %v", got)
+	}
+}
