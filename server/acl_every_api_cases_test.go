@@ -233,20 +233,8 @@ func aclCases() []aclCase {
 				return req
 			},
 			code: func(r kmsg.Response) int16 { return r.(*kmsg.EndTxnResponse).ErrorCode }},
-		{name: "WriteTxnMarkers", key: 27, want: errClusterAuth, grants: onCluster(opClusterAction),
-			req: func(*aclEnv) kmsg.Request {
-				req := kmsg.NewPtrWriteTxnMarkersRequest()
-				m := kmsg.NewWriteTxnMarkersRequestMarker()
-				m.ProducerID, m.Committed = 1, false
-				rt := kmsg.NewWriteTxnMarkersRequestMarkerTopic()
-				rt.Topic, rt.Partitions = "t", []int32{0}
-				m.Topics = append(m.Topics, rt)
-				req.Markers = append(req.Markers, m)
-				return req
-			},
-			code: func(r kmsg.Response) int16 {
-				return r.(*kmsg.WriteTxnMarkersResponse).Markers[0].Topics[0].Partitions[0].ErrorCode
-			}},
+		{name: "WriteTxnMarkers/alter", key: 27, want: errClusterAuth, grants: onCluster(opAlter), req: writeTxnMarkersReq, code: writeTxnMarkersCode},
+		{name: "WriteTxnMarkers/cluster-action", key: 27, want: errClusterAuth, grants: onCluster(opClusterAction), req: writeTxnMarkersReq, code: writeTxnMarkersCode},
 		{name: "TxnOffsetCommit/id", key: 28, want: errTxnAuth, grants: slices.Concat(onTxn(opWrite), onGroup(opRead), onTopic(opRead)),
 			req: txnOffsetCommitReq, code: txnOffsetCommitCode},
 		{name: "TxnOffsetCommit/group", key: 28, want: errGroupAuth, base: onTxn(opWrite), grants: slices.Concat(onGroup(opRead), onTopic(opRead)),

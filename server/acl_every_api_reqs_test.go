@@ -146,3 +146,18 @@ func offsetDeleteCode(r kmsg.Response) int16 {
 func consumerHeartbeatCode(r kmsg.Response) int16 {
 	return r.(*kmsg.ConsumerGroupHeartbeatResponse).ErrorCode
 }
+
+func writeTxnMarkersReq(*aclEnv) kmsg.Request {
+	req := kmsg.NewPtrWriteTxnMarkersRequest()
+	m := kmsg.NewWriteTxnMarkersRequestMarker()
+	m.ProducerID = 1
+	rt := kmsg.NewWriteTxnMarkersRequestMarkerTopic()
+	rt.Topic, rt.Partitions = "t", []int32{0}
+	m.Topics = append(m.Topics, rt)
+	req.Markers = append(req.Markers, m)
+	return req
+}
+
+func writeTxnMarkersCode(r kmsg.Response) int16 {
+	return r.(*kmsg.WriteTxnMarkersResponse).Markers[0].Topics[0].Partitions[0].ErrorCode
+}
