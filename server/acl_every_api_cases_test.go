@@ -165,16 +165,8 @@ func aclCases() []aclCase {
 			req: createTopicsReq, code: createTopicsCode},
 		{name: "CreateTopics/cluster", key: 19, want: errTopicAuth, grants: onCluster(opCreate),
 			req: createTopicsReq, code: createTopicsCode},
-		{name: "DeleteTopics", key: 20, want: errTopicAuth, grants: onTopic(opDelete),
-			req: func(*aclEnv) kmsg.Request {
-				req := kmsg.NewPtrDeleteTopicsRequest()
-				req.TopicNames = []string{"t"}
-				rt := kmsg.NewDeleteTopicsRequestTopic()
-				rt.Topic = kmsg.StringPtr("t")
-				req.Topics = append(req.Topics, rt)
-				return req
-			},
-			code: func(r kmsg.Response) int16 { return r.(*kmsg.DeleteTopicsResponse).Topics[0].ErrorCode }},
+		{name: "DeleteTopics/topic", key: 20, want: errTopicAuth, grants: onTopic(opDelete), req: deleteTopicsReq, code: deleteTopicsCode},
+		{name: "DeleteTopics/cluster", key: 20, want: errTopicAuth, grants: onCluster(opDelete), req: deleteTopicsReq, code: deleteTopicsCode},
 		{name: "DeleteRecords", key: 21, want: errTopicAuth, grants: onTopic(opDelete),
 			req: func(*aclEnv) kmsg.Request {
 				req := kmsg.NewPtrDeleteRecordsRequest()

@@ -161,3 +161,16 @@ func writeTxnMarkersReq(*aclEnv) kmsg.Request {
 func writeTxnMarkersCode(r kmsg.Response) int16 {
 	return r.(*kmsg.WriteTxnMarkersResponse).Markers[0].Topics[0].Partitions[0].ErrorCode
 }
+
+func deleteTopicsReq(*aclEnv) kmsg.Request {
+	req := kmsg.NewPtrDeleteTopicsRequest()
+	req.TopicNames = []string{"t"}
+	rt := kmsg.NewDeleteTopicsRequestTopic()
+	rt.Topic = kmsg.StringPtr("t")
+	req.Topics = append(req.Topics, rt)
+	return req
+}
+
+func deleteTopicsCode(r kmsg.Response) int16 {
+	return r.(*kmsg.DeleteTopicsResponse).Topics[0].ErrorCode
+}

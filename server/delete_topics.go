@@ -44,6 +44,7 @@ func (cn *conn) handleDeleteTopics(req *kmsg.DeleteTopicsRequest) (kmsg.Response
 		}
 	}
 	reported := map[any]bool{}
+	clusterDelete := cn.allowedCluster(authorizer.OpDelete) // KRaft: DELETE on the cluster deletes any topic
 	q := cn.mutationQuota(req.Version >= 5)
 	defer q.done()
 	for _, e := range entries {
@@ -85,7 +86,7 @@ func (cn *conn) handleDeleteTopics(req *kmsg.DeleteTopicsRequest) (kmsg.Response
 				fail(kerr.UnknownTopicID, "This server does not host this topic ID.")
 				continue
 			}
-		} else if !cn.allowedTopic(authorizer.OpDescribe, *e.Topic) {
+		} else if !clusterDelete && !cn.allowedTopic(authorizer.OpDescribe, *e.Topic) {
 			fail(kerr.TopicAuthorizationFailed, "Authorization failed.") // existence not disclosed
 			continue
 		} else if t = c.topic(*e.Topic); t == nil {
@@ -94,7 +95,7 @@ func (cn *conn) handleDeleteTopics(req *kmsg.DeleteTopicsRequest) (kmsg.Response
 		}
 		name := t.name
 		st.Topic, st.TopicID = &name, t.id
-		if !cn.allowedTopic(authorizer.OpDelete, name) {
+		if !clusterDelete && !cn.allowedTopic(authorizer.OpDelete, name) {
 			if byID && !cn.allowedTopic(authorizer.OpDescribe, name) {
 				st.Topic = nil // not even its name
 			}
