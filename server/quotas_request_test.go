@@ -77,10 +77,17 @@ func TestRequestQuotaThrottlesFranzGo(t *testing.T) {
 	h := &throttles{}
 	cl := newClient(t, c, kgo.ClientID("busy"), kgo.WithHooks(h), kgo.DisableIdempotentWrite())
 	const n = 5
+	start := time.Now()
 	for i := 0; i < n; i++ {
 		if err := cl.ProduceSync(ctx, &kgo.Record{Topic: "t", Value: []byte("v")}).FirstErr(); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// Each produce after the first waited out the previous one's mute (the
+	// broker reads nothing before it ends, and franz-go holds its next
+	// write for it): a lower bound, so no flake on a slow machine.
+	if took := time.Since(start); took < (n-1)*20*time.Millisecond {
+		t.Fatalf("%d throttled produces took %v, less than the %v of mutes between them", n, took, (n-1)*20*time.Millisecond)
 	}
 	h.mu.Lock()
 	if h.n < n || !h.after || h.total < n*20*time.Millisecond {
