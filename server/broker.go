@@ -208,6 +208,9 @@ func (cn *conn) handle(frame []byte) error {
 	var resp kmsg.Response
 	if hdr.APIKey == apiVersionsKey {
 		resp = c.apiVersions(hdr.APIVersion)
+		if cn.sasl == nil || cn.sasl.phase == saslDone { // before SASL, Kafka's authenticator answers it
+			cn.throttleRequest(start, resp)
+		}
 	} else {
 		rng, ok := protocol.Lookup(hdr.APIKey)
 		if !ok {

@@ -14,9 +14,9 @@ package server
 // was parked: a Fetch long poll, a Produce waiting for acks=all, a
 // JoinGroup or SyncGroup waiting for the rebalance, a fault's delay. Kafka
 // holds no request handler thread for those (they are delayed operations),
-// so they cost no quota. The authentication requests a SASL listener
-// answers itself, and ApiVersions, are not counted, as Kafka's
-// authenticator and network threads answer them outside the handlers.
+// so they cost no quota. The requests a SASL listener answers before
+// authentication (ApiVersions, SaslHandshake, SaslAuthenticate) are not
+// counted: Kafka's authenticator answers them outside the handlers.
 
 import (
 	"time"

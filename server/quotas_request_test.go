@@ -48,7 +48,9 @@ func TestRequestQuotaMutesOnTheClock(t *testing.T) {
 	if resp.ThrottleMillis != want {
 		t.Fatalf("throttle %d ms, want %d", resp.ThrottleMillis, want)
 	}
-	if _, err := nc.Write(frame(18, 0, 2, nil)); err != nil {
+	// The next Metadata (itself throttled once answered) waits behind the
+	// mute until the clock has moved the whole throttle time.
+	if _, err := nc.Write(frame(3, 8, 2, req.AppendTo(nil))); err != nil {
 		t.Fatal(err)
 	}
 	releasedAfter(t, c, nc, r, want, 2)
