@@ -34,7 +34,7 @@ func (cn *conn) handleAlterClientQuotas(req *kmsg.AlterClientQuotasRequest) (kms
 		}
 		err := error(nil)
 		if !allowed {
-			out.ErrorCode = errClusterAuth
+			out.ErrorCode, out.ErrorMessage = errClusterAuth, kmsg.StringPtr(kerr.ClusterAuthorizationFailed.Description) // Errors.message(), as Kafka's error response
 		} else {
 			var e quota.Entity
 			if e, err = quota.ParseEntity(cs); err == nil {

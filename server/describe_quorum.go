@@ -16,12 +16,14 @@ package server
 // listener, under the name CONTROLLER) and a directory id. Only
 // __cluster_metadata partition 0 exists: any other is
 // UNKNOWN_TOPIC_OR_PARTITION for the whole request, as KafkaRaftClient
-// answers.
+// answers. With the authorizer it needs DESCRIBE on the cluster;
+// denied, CLUSTER_AUTHORIZATION_FAILED at the top and nothing else.
 
 import (
 	"crypto/sha256"
 	"sync"
 
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -45,6 +47,10 @@ type voterSeen struct {
 func (cn *conn) handleDescribeQuorum(req *kmsg.DescribeQuorumRequest) (kmsg.Response, error) {
 	c := cn.b.c
 	resp := req.ResponseKind().(*kmsg.DescribeQuorumResponse)
+	if !cn.allowedCluster(authorizer.OpDescribe) {
+		resp.ErrorCode, resp.ErrorMessage = errClusterAuth, kmsg.StringPtr(kerr.ClusterAuthorizationFailed.Description)
+		return resp, nil
+	}
 	if len(req.Topics) != 1 || req.Topics[0].Topic != clusterMetadataTopic ||
 		len(req.Topics[0].Partitions) != 1 || req.Topics[0].Partitions[0].Partition != 0 {
 		resp.ErrorCode = kerr.UnknownTopicOrPartition.Code

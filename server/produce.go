@@ -291,8 +291,10 @@ func (cn *conn) awaitReplication(parked []parkedProduce, timeoutMillis int32, le
 		if pending == 0 {
 			return nil
 		}
+		cn.parkBegin() // a delayed produce: no handler time
 		select {
 		case <-wake:
+			cn.parkEnd()
 		case <-timer.C:
 			for i := range parked {
 				if !parked[i].done {

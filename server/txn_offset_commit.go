@@ -57,6 +57,27 @@ func (cn *conn) handleTxnOffsetCommit(req *kmsg.TxnOffsetCommitRequest) (kmsg.Re
 	case req.TransactionalID == "":
 		return fail(kerr.InvalidRequest.Code)
 	}
+	// Topics it may not READ and unknown partitions fail before the
+	// coordinator looks at the producer or member, as in Kafka; if nothing
+	// is left, the coordinator is not asked at all.
+	pre := map[topicPartition]int16{}
+	left := false
+	for _, rt := range req.Topics {
+		for _, rp := range rt.Partitions {
+			switch {
+			case !cn.allowedTopic(authorizer.OpRead, rt.Topic):
+				pre[topicPartition{rt.Topic, rp.Partition}] = errTopicAuth
+			case c.partition(rt.Topic, rp.Partition) == nil:
+				pre[topicPartition{rt.Topic, rp.Partition}] = kerr.UnknownTopicOrPartition.Code
+			default:
+				left = true
+			}
+		}
+	}
+	if !left && len(pre) > 0 {
+		fill(func(topic string, partition int32) int16 { return pre[topicPartition{topic, partition}] })
+		return resp, nil
+	}
 	g, code := c.group(cn.b.id, req.Group, true)
 	if code != 0 {
 		return fail(code)
