@@ -124,12 +124,25 @@ func TestChaosCloseMidRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Close()
+	// Close waits for their wg.Done; a goroutine may still be returning
+	// from its deferred calls for a moment after that.
 	buf := make([]byte, 1<<20)
-	stacks := string(buf[:runtime.Stack(buf, true)])
-	for _, f := range []string{"(*Cluster).runChaos", "(*Cluster).watchChaos"} {
-		if strings.Contains(stacks, f) {
-			t.Fatalf("%s outlived Close", f)
+	var stacks string
+	alive := func() string {
+		stacks = string(buf[:runtime.Stack(buf, true)])
+		for _, f := range []string{"(*Cluster).runChaos", "(*Cluster).watchChaos"} {
+			if strings.Contains(stacks, f) {
+				return f
+			}
 		}
+		return ""
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for alive() != "" && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond) // polling a condition, not synchronising
+	}
+	if f := alive(); f != "" {
+		t.Fatalf("%s outlived Close:\n%s", f, stacks)
 	}
 }
 
