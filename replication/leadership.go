@@ -30,7 +30,7 @@ func (p *Partition) becomeLeader(id int32, now time.Time) {
 		}
 		r.remote = followerState{leo: -1, lastFetchLeaderLEO: -1}
 		if p.InISR(r.Broker) {
-			r.remote.lastCaughtUp = now
+			r.remote.lastCaughtUp = instantOf(now)
 		}
 	}
 	p.maybeIncrementHW(now)

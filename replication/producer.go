@@ -60,13 +60,13 @@ func (e *producerEntry) duplicateOf(first, last int32) (batchMeta, bool) {
 
 // producers is a replica's producer state: idempotence per producer id,
 // open transactions and the index of aborted ones. Followers build it from
-// the batches they replicate, so it survives a leader change.
+// the batches they replicate, so it survives a leader change. Both parts
+// are made on first use: most partitions never see a transaction, and an
+// idle one no producer at all.
 type producers struct {
 	m    map[int64]*producerEntry
-	txns txnIndex
+	txns *txnIndex
 }
-
-func newProducers() producers { return producers{m: map[int64]*producerEntry{}} }
 
 // incrementSequence adds n to a sequence number with Kafka's wrap at MaxInt32.
 func incrementSequence(seq, n int32) int32 {
@@ -138,6 +138,9 @@ func (ps *producers) update(b *Batch) {
 	e := ps.m[b.ProducerID]
 	if e == nil {
 		e = &producerEntry{epoch: b.ProducerEpoch, txnFirst: -1, coordinatorEpoch: -1}
+		if ps.m == nil {
+			ps.m = map[int64]*producerEntry{}
+		}
 		ps.m[b.ProducerID] = e
 	}
 	if b.ProducerEpoch > e.epoch {
@@ -154,6 +157,9 @@ func (ps *producers) update(b *Batch) {
 	// opens nothing: its transaction's marker may be gone.
 	if b.Transactional && e.txnFirst < 0 && b.NumRecords > 0 {
 		e.txnFirst = b.BaseOffset
+		if ps.txns == nil {
+			ps.txns = &txnIndex{}
+		}
 		ps.txns.begin(b.ProducerID, b.BaseOffset)
 	}
 	if b.BaseSequence < 0 {
@@ -166,7 +172,7 @@ func (ps *producers) update(b *Batch) {
 // transaction index after truncation or restart.
 func (ps *producers) rebuild(l *Log) {
 	clear(ps.m)
-	ps.txns = txnIndex{}
+	ps.txns = nil
 	for _, s := range l.segs {
 		for _, b := range s.batches {
 			ps.update(b)

@@ -26,14 +26,14 @@ type Restored struct {
 // the log, as Kafka does at startup.
 func (p *Partition) Restore(st Restored) {
 	for _, r := range p.replicas {
-		r.log = Log{roll: p.cfg.Segment}
+		r.log = Log{}
 		r.log.start, r.log.end = st.LogStart, st.LogStart
 		r.log.active()
 		for _, b := range st.Batches {
 			if b.LastOffset < st.LogStart {
 				continue
 			}
-			r.log.append(b)
+			r.log.append(b, p.cfg.Segment)
 		}
 		r.log.assignEpoch(st.Epoch, r.log.end)
 		r.setHW(st.HW)

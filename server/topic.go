@@ -253,6 +253,13 @@ func validateTopicConfigs(cfg map[string]string) error {
 	return nil
 }
 
+// sharedReplicationConfig is replicationConfig for every partition of a
+// topic to hold (one copy, never modified, instead of one per partition).
+func (c *Cluster) sharedReplicationConfig(cfg map[string]string) *replication.Config {
+	rc := c.replicationConfig(cfg)
+	return &rc
+}
+
 // replicationConfig resolves a topic's effective replication settings
 // over the current broker defaults.
 func (c *Cluster) replicationConfig(cfg map[string]string) replication.Config {
@@ -393,7 +400,7 @@ func (c *Cluster) createTopic(s topicSpec, validateOnly bool) (*topic, *kerr.Err
 		t.id = newTopicID()
 	}
 	c.applyTopicSettings(t, s.configs)
-	rc := c.replicationConfig(s.configs)
+	rc := c.sharedReplicationConfig(s.configs)
 	now := c.now()
 	parts := make([]*partition, 0, len(assignment))
 	for i, rs := range assignment {
@@ -416,8 +423,8 @@ func (c *Cluster) createTopic(s topicSpec, validateOnly bool) (*topic, *kerr.Err
 // newPartition creates partition index of t on replicas rs. Explicit
 // assignments may name stopped brokers: their replicas start offline and
 // fenced, and a live one leads if any can.
-func (c *Cluster) newPartition(t *topic, index int32, rs []int32, rc replication.Config, now time.Time) *partition {
-	p := &partition{t: t, index: index, st: replication.NewPartition(rs, rc, now)}
+func (c *Cluster) newPartition(t *topic, index int32, rs []int32, rc *replication.Config, now time.Time) *partition {
+	p := &partition{t: t, index: index, st: replication.NewPartitionShared(rs, rc, now)}
 	for _, id := range rs {
 		if b := c.broker(id); b != nil && !b.up.Load() {
 			p.st.Crash(id, false)
