@@ -225,6 +225,9 @@ func (p *Partition) LeaderEpoch() int32 { return p.epoch }
 // ISR returns a copy of the in-sync replica set, in assignment order.
 func (p *Partition) ISR() []int32 { return slices.Clone(p.isr) }
 
+// ISRSize is len(ISR()) without the copy.
+func (p *Partition) ISRSize() int { return len(p.isr) }
+
 // InISR reports whether broker id is in the ISR.
 func (p *Partition) InISR(id int32) bool { return slices.Contains(p.isr, id) }
 
@@ -320,6 +323,14 @@ func (p *Partition) appendTo(r *Replica, b *Batch, epoch int32) (AppendResult, i
 }
 
 func (p *Partition) isZombie(broker int32) bool { return p.zombie != nil && broker == p.zombie.broker }
+
+// ViewLeader is View(broker) without the copy of the ISR.
+func (p *Partition) ViewLeader(broker int32) (leader, epoch int32) {
+	if p.isZombie(broker) {
+		return p.zombie.broker, p.zombie.epoch
+	}
+	return p.leader, p.epoch
+}
 
 // View is the partition as broker sees it: the truth, except for a zombie
 // leader, which still sees itself leading at its old epoch with its old ISR.

@@ -85,7 +85,7 @@ type state struct {
 
 // mark captures the partition's state before a change; pass it to changed.
 func (p *partition) mark() state {
-	s := state{leader: p.st.Leader(), epoch: p.st.LeaderEpoch(), hw: p.st.HW(), isr: len(p.st.ISR()), lso: -1}
+	s := state{leader: p.st.Leader(), epoch: p.st.LeaderEpoch(), hw: p.st.HW(), isr: p.st.ISRSize(), lso: -1}
 	if l := p.st.LeaderReplica(); l != nil {
 		s.leo, s.lso, s.start = l.LEO(), l.LSO(), l.LogStartOffset()
 	}
@@ -105,7 +105,12 @@ func (p *partition) lso() int64 {
 // requests on any change, followers when the leader's log or HW moved (the
 // HW travels to them in their next fetch), every follower on a new epoch.
 // Callers hold p.mu.
-func (p *partition) changed(before state) {
+func (p *partition) changed(before state) { p.changedBy(before, -1) }
+
+// changedBy is changed after the fetches of the follower on broker
+// fetcher, which is not woken for them: fetchOnce already says whether it
+// must fetch again.
+func (p *partition) changedBy(before state, fetcher int32) {
 	after := p.mark()
 	p.persist()
 	p.t.c.partitionEvents(p, before, after)
@@ -119,21 +124,23 @@ func (p *partition) changed(before state) {
 		}
 	}
 	if after.leo != before.leo || after.hw != before.hw || after.epoch != before.epoch || after.start != before.start {
-		p.markFollowers()
+		p.markFollowersExcept(fetcher)
 	}
 	if after.epoch != before.epoch && p.t.name == txnStateTopic {
 		p.t.c.wakeTxnLoop() // the new leader loads and finishes prepared transactions
 	}
 }
 
-func (p *partition) markFollowers() {
+func (p *partition) markFollowers() { p.markFollowersExcept(-1) }
+
+func (p *partition) markFollowersExcept(skip int32) {
 	leader := p.st.Leader()
 	if leader < 0 {
 		return
 	}
 	c := p.t.c
 	for _, r := range p.st.Replicas() {
-		if r.Broker != leader {
+		if r.Broker != leader && r.Broker != skip {
 			c.fetcherFor(r.Broker).mark(p)
 		}
 	}
