@@ -74,7 +74,7 @@ func (p *Partition) Clean(now time.Time, force bool) CleanResult {
 		}
 		l.log.replace(c.replaced, res.End)
 		l.log.rewrites().horizon = c.nextHorizon
-		res.BytesAfter = l.log.bytes
+		res.BytesAfter = l.log.Size()
 	}
 	for _, r := range p.replicas {
 		if r != l && r.online && r.log.cleanedTo() < l.log.cleanedTo() {
@@ -91,7 +91,8 @@ func (p *Partition) Clean(now time.Time, force bool) CleanResult {
 // rules, returning the rewrite to apply (nil: no pass).
 func planClean(r *Replica, now time.Time, cc CompactionConfig, force bool) (CleanResult, *cleaning) {
 	log := &r.log
-	res := CleanResult{BytesBefore: log.bytes, BytesAfter: log.bytes}
+	size := log.Size()
+	res := CleanResult{BytesBefore: size, BytesAfter: size}
 	res.FirstDirty = max(log.cleanedTo(), log.start)
 	res.End = log.cleanableEnd(r.LSO(), now.UnixMilli()-cc.MinLagMs, cc.MinLagMs > 0)
 	// A pass over nothing dirty still drops tombstones and markers whose
@@ -194,10 +195,6 @@ func (l *Log) replace(m map[*Batch]*Batch, end int64) {
 	}
 	l.segs = kept
 	l.rewrites().n++
-	l.bytes = 0
-	for _, s := range l.segs {
-		l.bytes += s.bytes
-	}
 	if l.end >= end {
 		l.rewrites().cleanedTo = max(l.cleanedTo(), end)
 	}

@@ -132,7 +132,7 @@ func (p *Partition) Crash(id int32, powerLoss bool) {
 	if powerLoss && r.recoveryPoint < r.log.end {
 		from := r.log.end
 		r.log.truncateTo(r.recoveryPoint)
-		r.prod.rebuild(&r.log)
+		r.rebuildProducers()
 		p.noteTruncation(r, from, ReasonPowerLoss)
 	}
 }

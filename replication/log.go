@@ -56,7 +56,6 @@ type Log struct {
 	start  int64 // log start offset
 	end    int64 // log end offset
 	epochs []EpochEntry
-	bytes  int64
 	rw     *logRewrites // nil until the log is first truncated or cleaned
 }
 
@@ -113,7 +112,14 @@ func (l *Log) StartOffset() int64 { return l.start }
 func (l *Log) EndOffset() int64 { return l.end }
 
 // Size is the number of stored batch bytes.
-func (l *Log) Size() int64 { return l.bytes }
+// Each segment keeps its own count; a log rarely has more than a few.
+func (l *Log) Size() int64 {
+	n := int64(0)
+	for _, s := range l.segs {
+		n += s.bytes
+	}
+	return n
+}
 
 // Batches returns every stored batch in offset order, in a new slice (for
 // loading coordinators and for tests; hot paths use Read).
@@ -151,7 +157,6 @@ func (l *Log) append(b *Batch, roll SegmentConfig) {
 	}
 	s.add(b)
 	l.end = b.EndOffset()
-	l.bytes += int64(len(b.Raw))
 }
 
 // assignEpoch records that epoch starts at offset, if it is newer than the
@@ -258,12 +263,9 @@ func (l *Log) truncateTo(offset int64) {
 	if si == len(l.segs) {
 		si, bi = len(l.segs)-1, len(l.segs[len(l.segs)-1].batches)
 	}
-	for _, s := range l.segs[si+1:] {
-		l.bytes -= s.bytes
-	}
 	clear(l.segs[si+1:])
 	l.segs = l.segs[:si+1]
-	l.bytes -= l.segs[si].cut(bi)
+	l.segs[si].cut(bi)
 	l.end = l.start
 	for k := si; k >= 0; k-- {
 		if bs := l.segs[k].batches; len(bs) > 0 {
@@ -284,7 +286,6 @@ func (l *Log) truncateFully(offset int64) {
 	l.rewrites().n++
 	clear(l.segs)
 	l.segs = append(l.segs[:0], newSegment(offset))
-	l.bytes = 0
 	l.start, l.end = offset, offset
 	l.epochs = l.epochs[:0]
 }
@@ -304,11 +305,8 @@ func (l *Log) advanceStart(offset int64) {
 	if si == len(l.segs) { // everything is below: keep only the active segment
 		si, bi = len(l.segs)-1, len(l.segs[len(l.segs)-1].batches)
 	}
-	for _, s := range l.segs[:si] {
-		l.bytes -= s.bytes
-	}
 	l.segs = append(l.segs[:0:0], l.segs[si:]...)
-	l.bytes -= l.segs[0].dropFront(bi)
+	l.segs[0].dropFront(bi)
 	l.start = offset
 	// Keep the epoch in force at the new start, re-based to it.
 	k := sort.Search(len(l.epochs), func(k int) bool { return l.epochs[k].StartOffset > offset })

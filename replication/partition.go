@@ -98,7 +98,7 @@ type Replica struct {
 	isolated   bool // cut off from the other brokers and the controller
 	log        Log
 	hw         int64
-	prod       producers
+	prod       *producers // nil: no producer yet
 
 	remote followerState // valid while another replica leads
 
@@ -139,7 +139,7 @@ func (r *Replica) truncateTo(offset int64) {
 	r.log.truncateTo(offset)
 	r.setHW(r.hw)
 	r.recoveryPoint = min(r.recoveryPoint, r.log.end)
-	r.prod.rebuild(&r.log)
+	r.rebuildProducers()
 }
 
 // newReplica is an empty replica on broker id, as a new partition or a
@@ -317,7 +317,7 @@ func (p *Partition) appendTo(r *Replica, b *Batch, epoch int32) (AppendResult, i
 	}
 	p.stamp(b, r.log.end, epoch)
 	r.log.append(b, p.cfg.Segment)
-	r.prod.update(b)
+	r.updateProducers(b)
 	p.maybeFlush(r)
 	return AppendResult{BaseOffset: b.BaseOffset, LogStartOffset: r.log.start, Required: b.EndOffset()}, 0
 }

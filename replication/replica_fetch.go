@@ -89,7 +89,7 @@ func (p *Partition) ReplicaFetchUpTo(id int32, maxBytes int32, upTo int64, now t
 		p.note(Change{Kind: LogStartMoved, Broker: f.Broker, From: from, To: l.log.start, Reason: ReasonFollowerReset})
 		f.recoveryPoint = l.log.start
 		f.setHW(f.hw)
-		f.prod.rebuild(&f.log)
+		f.rebuildProducers()
 	}
 
 	fetchOffset := f.log.end
@@ -103,7 +103,7 @@ func (p *Partition) ReplicaFetchUpTo(id int32, maxBytes int32, upTo int64, now t
 
 	for _, b := range batches {
 		f.log.append(b, p.cfg.Segment)
-		f.prod.update(b)
+		f.updateProducers(b)
 	}
 	p.maybeFlush(f)
 	res.Batches = len(batches)

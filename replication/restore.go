@@ -39,7 +39,7 @@ func (p *Partition) Restore(st Restored) {
 		r.setHW(st.HW)
 		r.recoveryPoint = r.log.end
 		r.checkpointHW = r.hw
-		r.prod.rebuild(&r.log)
+		r.rebuildProducers()
 		r.truncating = false
 		r.remote = followerState{leo: -1, lastFetchLeaderLEO: -1}
 	}

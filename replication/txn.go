@@ -113,7 +113,7 @@ func checkMarker(e *producerEntry, b *Batch) int16 {
 }
 
 // LSO is the replica's last stable offset: min(first unstable offset, HW).
-func (r *Replica) LSO() int64 { return r.prod.txns.lso(r.hw) }
+func (r *Replica) LSO() int64 { return r.prod.transactions().lso(r.hw) }
 
 // OpenTransaction is one producer's transaction that is open on a replica.
 type OpenTransaction struct {
@@ -133,8 +133,12 @@ type ProducerState struct {
 
 // Producers returns the replica's producer state, by producer id.
 func (r *Replica) Producers() []ProducerState {
-	out := make([]ProducerState, 0, len(r.prod.m))
-	for id, e := range r.prod.m {
+	var m map[int64]*producerEntry
+	if r.prod != nil {
+		m = r.prod.m
+	}
+	out := make([]ProducerState, 0, len(m))
+	for id, e := range m {
 		s := ProducerState{ProducerID: id, ProducerEpoch: e.epoch, LastSequence: -1, LastTimestamp: e.lastTimestamp,
 			CoordinatorEpoch: e.coordinatorEpoch, TxnStartOffset: e.txnFirst}
 		if m, ok := e.last(); ok {
@@ -157,11 +161,12 @@ func (r *Replica) Producers() []ProducerState {
 // OpenTransactions returns the transactions open on the replica, by first
 // offset.
 func (r *Replica) OpenTransactions() []OpenTransaction {
-	if r.prod.txns == nil {
+	x := r.prod.transactions()
+	if x == nil {
 		return []OpenTransaction{}
 	}
-	out := make([]OpenTransaction, len(r.prod.txns.open))
-	for i, t := range r.prod.txns.open {
+	out := make([]OpenTransaction, len(x.open))
+	for i, t := range x.open {
 		out[i] = OpenTransaction{t.producerID, t.first}
 	}
 	return out
@@ -170,8 +175,9 @@ func (r *Replica) OpenTransactions() []OpenTransaction {
 // AbortedTransactions returns every aborted transaction in the replica's
 // log, by marker offset.
 func (r *Replica) AbortedTransactions() []AbortedTxn {
-	if r.prod.txns == nil {
+	x := r.prod.transactions()
+	if x == nil {
 		return nil
 	}
-	return slices.Clone(r.prod.txns.aborted)
+	return slices.Clone(x.aborted)
 }

@@ -8,7 +8,8 @@ import (
 )
 
 // BenchmarkPartitionMemory reports the heap an idle partition holds: a
-// topic of 10,000 partitions (rf 3) is created on a fresh cluster, every
+// topic of 10,000 partitions (rf 3, and rf 1 to compare with brokers that
+// do not replicate) is created on a fresh cluster, every
 // follower fetches it once (as its first idle round would), and the live
 // heap after a full collection is compared with the heap before. Each op
 // creates one such topic; bytes/partition is the growth divided by the
@@ -17,6 +18,11 @@ import (
 //
 //	go test ./server -run '^$' -bench PartitionMemory -benchtime 3x
 func BenchmarkPartitionMemory(b *testing.B) {
+	b.Run("rf=3", func(b *testing.B) { partitionMemory(b, 3) })
+	b.Run("rf=1", func(b *testing.B) { partitionMemory(b, 1) })
+}
+
+func partitionMemory(b *testing.B, rf int16) {
 	const partitions = 10_000
 	if os.Getenv("FAKEKAFKA_HEAPPROFILE") != "" {
 		runtime.MemProfileRate = 1 // every allocation, not a sample
@@ -28,7 +34,7 @@ func BenchmarkPartitionMemory(b *testing.B) {
 			b.Fatal(err)
 		}
 		before := liveHeap()
-		if err := c.CreateTopic("idle", partitions, 3, nil); err != nil {
+		if err := c.CreateTopic("idle", partitions, rf, nil); err != nil {
 			b.Fatal(err)
 		}
 		for _, f := range c.fetchers {
