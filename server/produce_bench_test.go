@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -45,8 +46,14 @@ func BenchmarkProduceSmall(b *testing.B) {
 // answer: the round trip through the connection, the partition, the
 // follower fetchers and the parked request. allocs/op is per request,
 // including the client's encoding of it; cpu-ns/op is the process's CPU
-// time per request.
+// time per request. The parallel case has 8 connections writing to the
+// same partition, each with one request in flight.
 func BenchmarkProduceRequest(b *testing.B) {
+	b.Run("connections=1", func(b *testing.B) { produceRequests(b, 1) })
+	b.Run("connections=8", func(b *testing.B) { produceRequests(b, 8) })
+}
+
+func produceRequests(b *testing.B, conns int) {
 	c := NewTestCluster(b, Config{})
 	if err := c.CreateTopic("bench", 1, 3, nil); err != nil {
 		b.Fatal(err)
@@ -59,9 +66,12 @@ func BenchmarkProduceRequest(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cl := newClient(b, c)
 	ctx := testContext(b)
-	leader := cl.Broker(int(c.partition("bench", 0).state().Leader))
+	leader := int(c.partition("bench", 0).state().Leader)
+	brokers := make([]*kgo.Broker, conns)
+	for i := range brokers {
+		brokers[i] = newClient(b, c).Broker(leader) // a client each: its own connection
+	}
 	req := kmsg.NewPtrProduceRequest()
 	req.Acks, req.TimeoutMillis = -1, 30_000
 	rt := kmsg.NewProduceRequestTopic()
@@ -73,14 +83,31 @@ func BenchmarkProduceRequest(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	cpu, wakeups, turns := cpuTime(b), fetcherCount(c, (*fetcher).wakeupCount), fetcherCount(c, (*fetcher).turnCount)
-	for range b.N {
-		resp, err := leader.Request(ctx, req)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if code := resp.(*kmsg.ProduceResponse).Topics[0].Partitions[0].ErrorCode; code != 0 {
-			b.Fatal(kerr.ErrorForCode(code))
-		}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, conns)
+	for _, br := range brokers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for next.Add(1) <= int64(b.N) {
+				resp, err := br.Request(ctx, req)
+				if err == nil {
+					if code := resp.(*kmsg.ProduceResponse).Topics[0].Partitions[0].ErrorCode; code != 0 {
+						err = kerr.ErrorForCode(code)
+					}
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		b.Fatal(err)
 	}
 	b.ReportMetric(float64(cpuTime(b)-cpu)/float64(b.N), "cpu-ns/op")
 	b.ReportMetric(float64(fetcherCount(c, (*fetcher).wakeupCount)-wakeups)/float64(b.N), "fetcher-wakeups/op")

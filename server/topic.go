@@ -102,8 +102,10 @@ func (p *partition) lso() int64 {
 }
 
 // changed wakes whoever cares about the difference since before: parked
-// requests on any change, followers when the leader's log or HW moved (the
-// HW travels to them in their next fetch), every follower on a new epoch.
+// requests on any change but a longer leader log (an acks=all produce and
+// a consumer's fetch wait for the HW, LSO, leader or ISR; an append alone
+// moves none of them), followers when the leader's log or HW moved (the HW
+// travels to them in their next fetch), every follower on a new epoch.
 // Callers hold p.mu.
 func (p *partition) changed(before state) { p.changedBy(before, -1) }
 
@@ -117,10 +119,14 @@ func (p *partition) changedBy(before state, fetcher int32) {
 	if after == before {
 		return
 	}
-	for _, w := range p.waiters {
-		select {
-		case w <- struct{}{}:
-		default:
+	waited := after
+	waited.leo = before.leo // what the waiters look at
+	if waited != before {
+		for _, w := range p.waiters {
+			select {
+			case w <- struct{}{}:
+			default:
+			}
 		}
 	}
 	if after.leo != before.leo || after.hw != before.hw || after.epoch != before.epoch || after.start != before.start {
