@@ -72,14 +72,6 @@ func produceRequests(b *testing.B, conns int) {
 	for i := range brokers {
 		brokers[i] = newClient(b, c).Broker(leader) // a client each: its own connection
 	}
-	req := kmsg.NewPtrProduceRequest()
-	req.Acks, req.TimeoutMillis = -1, 30_000
-	rt := kmsg.NewProduceRequestTopic()
-	rt.Topic = "bench"
-	rp := kmsg.NewProduceRequestTopicPartition()
-	rp.Records = batch
-	rt.Partitions = append(rt.Partitions, rp)
-	req.Topics = append(req.Topics, rt)
 	b.ReportAllocs()
 	b.ResetTimer()
 	cpu, wakeups, turns := cpuTime(b), fetcherCount(c, (*fetcher).wakeupCount), fetcherCount(c, (*fetcher).turnCount)
@@ -90,6 +82,7 @@ func produceRequests(b *testing.B, conns int) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			req := produceRequest("bench", batch) // its own: the client sets its version
 			for next.Add(1) <= int64(b.N) {
 				resp, err := br.Request(ctx, req)
 				if err == nil {
@@ -112,6 +105,19 @@ func produceRequests(b *testing.B, conns int) {
 	b.ReportMetric(float64(cpuTime(b)-cpu)/float64(b.N), "cpu-ns/op")
 	b.ReportMetric(float64(fetcherCount(c, (*fetcher).wakeupCount)-wakeups)/float64(b.N), "fetcher-wakeups/op")
 	b.ReportMetric(float64(fetcherCount(c, (*fetcher).turnCount)-turns)/float64(b.N), "fetcher-turns/op")
+}
+
+// produceRequest is an acks=all Produce request of batch to partition 0.
+func produceRequest(topic string, batch []byte) *kmsg.ProduceRequest {
+	req := kmsg.NewPtrProduceRequest()
+	req.Acks, req.TimeoutMillis = -1, 30_000
+	rt := kmsg.NewProduceRequestTopic()
+	rt.Topic = topic
+	rp := kmsg.NewProduceRequestTopicPartition()
+	rp.Records = batch
+	rt.Partitions = append(rt.Partitions, rp)
+	req.Topics = append(req.Topics, rt)
+	return req
 }
 
 // produceN produces n records of value through cl and waits for every
