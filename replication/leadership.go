@@ -57,7 +57,7 @@ func (p *Partition) Elect(id int32, unclean bool, now time.Time) int16 {
 	case id == p.leader:
 		return kerr.ElectionNotNeeded.Code
 	}
-	old, prev, mark := p.leader, p.isr, len(p.changes)
+	old, prev, mark := p.leader, p.isr, p.numPending()
 	if !p.InISR(id) {
 		p.isr = []int32{id}
 	}

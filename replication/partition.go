@@ -160,7 +160,7 @@ type Partition struct {
 
 	zombie *zombieLeader // nil: none
 
-	changes   []Change     // since the last TakeChanges (changes.go)
+	changes   *[]Change    // since the last TakeChanges (changes.go); nil: none
 	committed int64        // the highest HW any leader reached
 	history   []EpochEntry // epoch cache of the leader that committed up to committed
 
