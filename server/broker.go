@@ -133,6 +133,7 @@ type conn struct {
 	sasl      *saslConn // on SASL listeners (sasl_conn.go)
 	out       []byte
 	chaosAcks []chaosAck // writes of the request being handled (chaos_record.go)
+	parking   connPark   // reused by every parked request (conn_park.go)
 	closed    chan struct{}
 	once      sync.Once
 }

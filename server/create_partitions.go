@@ -130,7 +130,7 @@ func (c *Cluster) createPartitions(name string, count int32, assignment [][]int3
 	if validateOnly {
 		return nil, ""
 	}
-	rc := c.replicationConfig(t.cfg().configs)
+	rc := c.sharedReplicationConfig(t.cfg().configs)
 	now := c.now()
 	next := slices.Clip(slices.Clone(cur))
 	for i, rs := range assignment {
