@@ -9,4 +9,5 @@ ctx=$(mktemp -d)
 trap 'rm -rf "$ctx"' EXIT
 GOWORK=off CGO_ENABLED=0 GOOS=linux go build -trimpath -ldflags='-s -w' -o "$ctx/fakekafka" ./cmd/fakekafka
 cp image/Dockerfile "$ctx/"
+mkdir "$ctx/data" # the image's empty /data, for a volume (see image/Dockerfile)
 docker build -q -t "$tag" "$ctx"

@@ -49,12 +49,16 @@ func replicaOf(ps PartitionState, broker int32) ReplicaState {
 }
 
 // waitLEO waits until every listed replica of topic/0 has log end offset leo.
+// waitLEO waits until the brokers' replicas of topic/0 have leo as their
+// log end, and the leader knows it of each follower among them (their
+// next fetch told it), so what the leader decides next is settled.
 func waitLEO(t *testing.T, c *Cluster, topic string, leo int64, brokers ...int32) {
 	t.Helper()
 	waitFor(t, 10*time.Second, "the replicas to reach the log end", func() bool {
 		ps, _ := c.Partition(topic, 0)
 		for _, b := range brokers {
-			if replicaOf(ps, b).LogEndOffset != leo {
+			r := replicaOf(ps, b)
+			if r.LogEndOffset != leo || b != ps.Leader && (r.LeaderView == nil || r.LeaderView.LogEndOffset != leo) {
 				return false
 			}
 		}

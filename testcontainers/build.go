@@ -50,6 +50,10 @@ func BuildImage(ctx context.Context, repoRoot, tag string, log io.Writer) error 
 	if err := os.WriteFile(filepath.Join(dir, "Dockerfile"), df, 0o644); err != nil {
 		return err
 	}
+	// The image's empty /data, where a volume keeps the data dir.
+	if err := os.Mkdir(filepath.Join(dir, "data"), 0o755); err != nil {
+		return err
+	}
 
 	provider, err := testcontainers.NewDockerProvider()
 	if err != nil {

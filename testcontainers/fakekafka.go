@@ -64,6 +64,7 @@ type options struct {
 	minISR         int
 	replicationF   int
 	partitions     int
+	dataVolume     string
 }
 
 // Option is an option of Run beyond testcontainers' own customizers.
@@ -176,6 +177,25 @@ func WithNumPartitions(n int) Option {
 	}
 }
 
+// DataDir is where WithDataVolume mounts its volume in the container.
+const DataDir = "/data"
+
+// WithDataVolume keeps the cluster's topics, records, committed offsets,
+// groups and transactions in the Docker volume name (created when it does
+// not exist), mounted at DataDir: a container started later with the same
+// volume carries on where this one stopped. Stop the container (SIGTERM)
+// rather than kill it to write the last HW checkpoint; acknowledged acks=all
+// records survive a kill too. The module never removes the volume.
+func WithDataVolume(name string) Option {
+	return func(o *options) error {
+		if name == "" || strings.ContainsAny(name, "/:") {
+			return fmt.Errorf("fakekafka: WithDataVolume(%q): want a volume name", name)
+		}
+		o.dataVolume = name
+		return nil
+	}
+}
+
 // Any other setting of the binary is an environment variable
 // (FAKEKAFKA_REPLICA_LAG_TIME_MAX, ...): pass testcontainers.WithEnv.
 
@@ -212,6 +232,11 @@ func Run(ctx context.Context, img string, opts ...testcontainers.ContainerCustom
 			env[name] = strconv.Itoa(v)
 		}
 	}
+	var mounts testcontainers.ContainerMounts
+	if o.dataVolume != "" {
+		env["FAKEKAFKA_DATA_DIR"] = DataDir
+		mounts = append(mounts, testcontainers.VolumeMount(o.dataVolume, DataDir))
+	}
 	ports := []string{fmt.Sprintf("%d/tcp", ControlPort)}
 	for i := range o.brokers {
 		ports = append(ports, fmt.Sprintf("%d/tcp", ExternalPort+i))
@@ -223,6 +248,7 @@ func Run(ctx context.Context, img string, opts ...testcontainers.ContainerCustom
 			Image:        img,
 			Env:          env,
 			ExposedPorts: ports,
+			Mounts:       mounts,
 			// The image has a HEALTHCHECK too; this wait reads the same
 			// /readyz, which answers 200 once advertiseHook has run.
 			WaitingFor: wait.ForHTTP("/readyz").WithPort(fmt.Sprintf("%d/tcp", ControlPort)).
@@ -230,8 +256,8 @@ func Run(ctx context.Context, img string, opts ...testcontainers.ContainerCustom
 			LifecycleHooks: []testcontainers.ContainerLifecycleHooks{{
 				PostStarts: []testcontainers.ContainerHook{c.advertiseHook},
 			}},
-			// fakekafka keeps everything in memory: a read-only root file
-			// system proves it writes nothing.
+			// fakekafka keeps everything in memory (or in the data volume):
+			// a read-only root file system proves it writes nothing else.
 			HostConfigModifier: func(hc *container.HostConfig) { hc.ReadonlyRootfs = true },
 		},
 		Started: true,
