@@ -46,24 +46,23 @@ function base(cfg) {
 function watch(client, errors) {
   client.on('event.log', (log) => {
     if (log.fac === 'PROTOERR') emit('error', { error: error('PROTOERR', log.message, false, true) });
-    if (log.fac === 'FAIL' && log.message.includes('SASL authentication error')) client.authFailure = log.message;
+    if (log.fac === 'FAIL' && log.message.includes('SASL authentication error')) client.emit('authentication.failure', log.message);
   });
   if (errors) client.on('event.error', (e) => emit('error', { error: describe(e) }));
 }
 
 // connect connects client. The binding delivers error events only once
-// connected: a failed authentication before that shows as a transport
-// failure, and in librdkafka's log, which names it.
+// connected: a failed authentication before that shows in librdkafka's
+// log (watch), which ends the wait at once; connect itself reports only a
+// transport failure when its timeout passes (the process still waits for
+// that to exit: the binding's connect blocks a worker thread).
 function connect(client) {
-  return new Promise((resolve, reject) => client.connect({ timeout: 10000 }, (err) => {
-    if (!err) {
-      resolve();
-    } else if (client.authFailure) {
-      reject(Object.assign(new Error(client.authFailure), { name: 'ERR__AUTHENTICATION', code: Kafka.CODES.ERRORS.ERR__AUTHENTICATION }));
-    } else {
-      reject(err);
-    }
-  }));
+  return new Promise((resolve, reject) => {
+    client.once('authentication.failure', (message) => {
+      reject(Object.assign(new Error(message), { name: 'ERR__AUTHENTICATION', code: Kafka.CODES.ERRORS.ERR__AUTHENTICATION }));
+    });
+    client.connect({ timeout: 10000 }, (err) => (err ? reject(err) : resolve()));
+  });
 }
 
 async function produce(cfg, inp) {
