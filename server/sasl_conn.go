@@ -7,7 +7,8 @@ package server
 // way, the legacy flow). Any other request before authentication closes
 // the connection; so do a failed authentication (after its
 // SASL_AUTHENTICATION_FAILED answer) and an unsupported mechanism (after
-// UNSUPPORTED_SASL_MECHANISM). KIP-368: a client that used SaslAuthenticate
+// UNSUPPORTED_SASL_MECHANISM), each failedAuthenticationDelay after the
+// answer. KIP-368: a client that used SaslAuthenticate
 // v1+ may re-authenticate with a new SaslHandshake on an authenticated
 // connection; a session past its lifetime is closed at its next request.
 
@@ -121,6 +122,7 @@ func (cn *conn) saslAnswer(hdr protocol.RequestHeader, body []byte) error {
 		return err
 	}
 	if failed {
+		cn.delayFailedClose()
 		return errCloseConn
 	}
 	return nil
@@ -266,4 +268,30 @@ func (cn *conn) handleSaslAuthenticate(req *kmsg.SASLAuthenticateRequest) (kmsg.
 	msg := "SaslAuthenticate request received after successful authentication"
 	resp.ErrorMessage = &msg
 	return resp, nil
+}
+
+// failedAuthenticationDelay is the default of Kafka's
+// connection.failed.authentication.delay.ms: the broker closes a
+// connection that failed authentication that long after its answer. The
+// client reads the answer before the close: some clients (kafka-python)
+// report only the closed connection when both arrive together.
+const failedAuthenticationDelay = 100 * time.Millisecond
+
+// delayFailedClose waits failedAuthenticationDelay, not reading the
+// connection meanwhile: on the cluster's clock, or on the wall clock if
+// that comes first (a manual clock must not hold connections open), or
+// until the connection or the cluster closes.
+func (cn *conn) delayFailedClose() {
+	c := cn.b.c
+	due := make(chan struct{})
+	t := c.cfg.Clock.AfterFunc(failedAuthenticationDelay, func() { close(due) })
+	defer t.Stop()
+	wall := time.NewTimer(failedAuthenticationDelay)
+	defer wall.Stop()
+	select {
+	case <-due:
+	case <-wall.C:
+	case <-cn.closed:
+	case <-c.closing:
+	}
 }
