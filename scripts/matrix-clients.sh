@@ -59,9 +59,10 @@ apt_cmd() { command -v "$1" >/dev/null 2>&1 || apt_install "$2"; }
 
 js_clients() {
 	local stamp=js/node_modules/.installed
-	# node_modules, native build included, is kept per lock file and Node.
+	# node_modules, native build included, is kept per lock file, Node and
+	# build settings (librdkafka with OpenSSL since the SASL_SSL scenario).
 	local key
-	key=$(cat js/package-lock.json <(node --version) | sha256sum | cut -c1-16)
+	key=$(cat js/package-lock.json <(node --version) <(echo "librdkafka with ssl") | sha256sum | cut -c1-16)
 	if ! { [ -f "$stamp" ] && cmp -s js/package-lock.json "$stamp"; }; then
 		if [ -f "$cache/js-$key/node_modules/.installed" ]; then
 			rm -rf js/node_modules
