@@ -23,6 +23,7 @@ package clock
 import (
 	"container/heap"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -42,6 +43,10 @@ type Clock struct {
 	timers timerHeap
 	seq    uint64      // creation order breaks deadline ties
 	wake   *time.Timer // fires the timers that fall due without an Advance
+
+	// realOffset mirrors offset so that Now on a real clock, which every
+	// produce and fetch reads, takes no lock shared by the whole cluster.
+	realOffset atomic.Int64
 }
 
 // New returns a real clock: Now is the wall clock plus whatever Advance
@@ -69,6 +74,9 @@ func (c *Clock) Manual() bool { return c.manual }
 
 // Now is the clock's current time.
 func (c *Clock) Now() time.Time {
+	if !c.manual {
+		return time.Now().Add(time.Duration(c.realOffset.Load()))
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.nowLocked()
@@ -133,7 +141,7 @@ func (c *Clock) Advance(d time.Duration) {
 			c.now = t.when
 		}
 		if off := t.when.Sub(time.Now()); !c.manual && off > c.offset {
-			c.offset = min(off, targetOffset)
+			c.setOffsetLocked(min(off, targetOffset))
 		}
 		now := c.nowLocked()
 		c.mu.Unlock()
@@ -143,9 +151,15 @@ func (c *Clock) Advance(d time.Duration) {
 	if c.manual {
 		c.now = target
 	}
-	c.offset = targetOffset
+	c.setOffsetLocked(targetOffset)
 	c.armLocked()
 	c.mu.Unlock()
+}
+
+// setOffsetLocked moves a real clock's offset. Callers hold c.mu.
+func (c *Clock) setOffsetLocked(d time.Duration) {
+	c.offset = d
+	c.realOffset.Store(int64(d))
 }
 
 // fireDue fires the timers that fell due without an Advance: on a real

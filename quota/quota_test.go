@@ -3,6 +3,7 @@ package quota
 import (
 	"errors"
 	"testing"
+	"time"
 )
 
 func str(s string) *string { return &s }
@@ -31,6 +32,31 @@ func TestRateThrottleExact(t *testing.T) {
 	}
 	if got := r.Measure(15000); got != 0 {
 		t.Fatalf("rate %v after every sample expired", got)
+	}
+}
+
+func TestRequestQuotaExact(t *testing.T) {
+	if got := RequestTime(10 * time.Millisecond); got != 1 {
+		t.Fatalf("10 ms of handler time is %v percent-seconds, want 1", got)
+	}
+	// 1 percent-second over the minimum 10 s window: a rate of 0.1 (%).
+	r := NewRate()
+	if d := r.RecordRequest(10*time.Millisecond, 0.1, 0); d != 0 {
+		t.Fatalf("throttle %d at the bound", d)
+	}
+	// 2 percent-seconds: 0.2 against 0.19 is (0.2-0.19)/0.19*10000 ms.
+	if d := r.RecordRequest(10*time.Millisecond, 0.19, 0); d != 526 {
+		t.Fatalf("throttle %d, want 526", d)
+	}
+	r = NewRate()
+	r.Record(2, 0)
+	// Against 0.199: 0.001/0.199*10000 = 50.25 ms, rounded.
+	if d := r.RecordRequest(0, 0.199, 0); d != 50 {
+		t.Fatalf("throttle %d, want 50", d)
+	}
+	// Far over the bound: capped at one window (1000 ms), as Kafka does.
+	if d := r.RecordRequest(time.Second, 0.01, 0); d != 1000 {
+		t.Fatalf("throttle %d, want the 1000 ms cap", d)
 	}
 }
 

@@ -1,6 +1,9 @@
 package quota
 
-import "math"
+import (
+	"math"
+	"time"
+)
 
 // Kafka's quota window defaults (quota.window.num, quota.window.size.seconds).
 const (
@@ -106,4 +109,19 @@ func (r *Rate) Unrecord(v float64, nowMs int64) {
 // never throttle by itself.
 func (r *Rate) MaxValueInWindow(bound float64) float64 {
 	return bound * float64(r.Samples-1) * float64(r.WindowMs) / 1000
+}
+
+// RequestTime is what a request quota records for a request that held a
+// request handler for d: Kafka's nanosToPercentage, the percent of one
+// thread over one second, so that a rate of 100 is one thread kept busy.
+func RequestTime(d time.Duration) float64 {
+	return float64(d.Nanoseconds()) * 100 / float64(time.Second)
+}
+
+// RecordRequest records a request's handler time against a
+// request_percentage bound and returns the throttle time in ms, capped at
+// one window as Kafka's ClientRequestQuotaManager caps it (a request quota
+// never mutes a client for longer than quota.window.size.seconds).
+func (r *Rate) RecordRequest(d time.Duration, bound float64, nowMs int64) int64 {
+	return min(r.RecordAndThrottle(RequestTime(d), bound, nowMs), r.WindowMs)
 }

@@ -61,13 +61,34 @@ type Change struct {
 // for ordinary appends and fetches, so a busy partition accumulates
 // nothing.
 func (p *Partition) TakeChanges() []Change {
-	out := p.changes
+	if p.changes == nil {
+		return nil
+	}
+	out := *p.changes
 	p.changes = nil
 	return out
 }
 
 // HasChanges reports whether TakeChanges would return anything.
-func (p *Partition) HasChanges() bool { return len(p.changes) > 0 }
+func (p *Partition) HasChanges() bool { return p.changes != nil && len(*p.changes) > 0 }
+
+// pending is the list of changes not yet taken, made on first use: most
+// partitions have none most of the time, so they keep a nil pointer
+// rather than a slice header.
+func (p *Partition) pending() *[]Change {
+	if p.changes == nil {
+		p.changes = new([]Change)
+	}
+	return p.changes
+}
+
+// numPending is how many changes are not yet taken.
+func (p *Partition) numPending() int {
+	if p.changes == nil {
+		return 0
+	}
+	return len(*p.changes)
+}
 
 // Committed is the highest HW any leader of the partition reached: every
 // offset below it was acknowledged to acks=all producers and may have been
@@ -81,10 +102,11 @@ const maxPendingChanges = 1024
 func (p *Partition) note(c Change) {
 	c.Epoch = p.epoch
 	c.ISR = slices.Clone(p.isr)
-	if len(p.changes) >= maxPendingChanges {
-		p.changes = slices.Delete(p.changes, 0, len(p.changes)-maxPendingChanges+1)
+	cs := p.pending()
+	if len(*cs) >= maxPendingChanges {
+		*cs = slices.Delete(*cs, 0, len(*cs)-maxPendingChanges+1)
 	}
-	p.changes = append(p.changes, c)
+	*cs = append(*cs, c)
 }
 
 func (p *Partition) noteTruncation(r *Replica, from int64, reason string) {
@@ -121,7 +143,8 @@ func (p *Partition) noteISRDiff(prev []int32, reason string) {
 // good, and the committed point falls back to where it agrees.
 func (p *Partition) noteElection(mark int, oldLeader int32, prevISR []int32, unclean bool) {
 	c := Change{Kind: LeaderChanged, Broker: p.leader, OldLeader: oldLeader, Unclean: unclean, Epoch: p.epoch, ISR: slices.Clone(p.isr)}
-	p.changes = slices.Insert(p.changes, mark, c)
+	cs := p.pending()
+	*cs = slices.Insert(*cs, mark, c)
 	p.noteISRDiff(prevISR, ReasonUncleanElection)
 	l := p.LeaderReplica()
 	if agreed := agreedUpTo(&l.log, p.history, p.committed); agreed < p.committed {

@@ -69,18 +69,18 @@ func (p *Partition) Clean(now time.Time, force bool) CleanResult {
 		for _, r := range p.replicas {
 			if r != l && sameBatches(&l.log, &r.log, res.End) {
 				r.log.replace(c.replaced, res.End)
-				r.log.horizon = c.nextHorizon
+				r.log.rewrites().horizon = c.nextHorizon
 			}
 		}
 		l.log.replace(c.replaced, res.End)
-		l.log.horizon = c.nextHorizon
-		res.BytesAfter = l.log.bytes
+		l.log.rewrites().horizon = c.nextHorizon
+		res.BytesAfter = l.log.Size()
 	}
 	for _, r := range p.replicas {
-		if r != l && r.online && r.log.cleanedTo < l.log.cleanedTo {
+		if r != l && r.online && r.log.cleanedTo() < l.log.cleanedTo() {
 			if _, rc := planClean(r, now, cc, true); rc != nil {
 				r.log.replace(rc.replaced, rc.end)
-				r.log.horizon = rc.nextHorizon
+				r.log.rewrites().horizon = rc.nextHorizon
 			}
 		}
 	}
@@ -91,12 +91,13 @@ func (p *Partition) Clean(now time.Time, force bool) CleanResult {
 // rules, returning the rewrite to apply (nil: no pass).
 func planClean(r *Replica, now time.Time, cc CompactionConfig, force bool) (CleanResult, *cleaning) {
 	log := &r.log
-	res := CleanResult{BytesBefore: log.bytes, BytesAfter: log.bytes}
-	res.FirstDirty = max(log.cleanedTo, log.start)
+	size := log.Size()
+	res := CleanResult{BytesBefore: size, BytesAfter: size}
+	res.FirstDirty = max(log.cleanedTo(), log.start)
 	res.End = log.cleanableEnd(r.LSO(), now.UnixMilli()-cc.MinLagMs, cc.MinLagMs > 0)
 	// A pass over nothing dirty still drops tombstones and markers whose
 	// delete horizon has passed (KIP-534), or runs when forced.
-	horizonDue := log.horizon > 0 && now.UnixMilli() >= log.horizon
+	horizonDue := log.horizon() > 0 && now.UnixMilli() >= log.horizon()
 	if res.End <= log.start || (res.End <= res.FirstDirty && !force && !horizonDue) {
 		return res, nil
 	}
@@ -193,13 +194,9 @@ func (l *Log) replace(m map[*Batch]*Batch, end int64) {
 		kept = append(kept, s)
 	}
 	l.segs = kept
-	l.rewrites++
-	l.bytes = 0
-	for _, s := range l.segs {
-		l.bytes += s.bytes
-	}
+	l.rewrites().n++
 	if l.end >= end {
-		l.cleanedTo = max(l.cleanedTo, end)
+		l.rewrites().cleanedTo = max(l.cleanedTo(), end)
 	}
 }
 

@@ -196,7 +196,7 @@ func TestCleanerRemovesAbortedRecordsAndThenMarkers(t *testing.T) {
 	// Replaying the cleaned log (a restart) opens no transaction for the
 	// empty batch whose marker is gone: the LSO is the HW.
 	r := p.Replica(1)
-	r.prod.rebuild(&r.log)
+	r.rebuildProducers()
 	if r.LSO() != r.HW() || r.HW() != 8 {
 		t.Fatalf("after replaying the cleaned log: LSO %d HW %d", r.LSO(), r.HW())
 	}

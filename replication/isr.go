@@ -10,7 +10,7 @@ import (
 
 // caughtUp is Kafka's Replica.isCaughtUp.
 func (p *Partition) caughtUp(r *Replica, leaderLEO int64, now time.Time) bool {
-	return r.remote.leo == leaderLEO || now.Sub(r.remote.lastCaughtUp) <= p.lagTimeMax()
+	return r.remote.leo == leaderLEO || now.Sub(r.remote.lastCaughtUp.time()) <= p.lagTimeMax()
 }
 
 func (p *Partition) lagTimeMax() time.Duration {
@@ -100,7 +100,7 @@ func (p *Partition) SetISR(isr []int32, now time.Time) {
 // last caught up, so it no longer holds the HW back (as a shrink would).
 func (p *Partition) markOutOfSync(id int32) {
 	if r := p.Replica(id); r != nil && id != p.leader {
-		r.remote.lastCaughtUp = time.Time{}
+		r.remote.lastCaughtUp = 0
 	}
 }
 

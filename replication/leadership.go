@@ -30,7 +30,7 @@ func (p *Partition) becomeLeader(id int32, now time.Time) {
 		}
 		r.remote = followerState{leo: -1, lastFetchLeaderLEO: -1}
 		if p.InISR(r.Broker) {
-			r.remote.lastCaughtUp = now
+			r.remote.lastCaughtUp = instantOf(now)
 		}
 	}
 	p.maybeIncrementHW(now)
@@ -57,7 +57,7 @@ func (p *Partition) Elect(id int32, unclean bool, now time.Time) int16 {
 	case id == p.leader:
 		return kerr.ElectionNotNeeded.Code
 	}
-	old, prev, mark := p.leader, p.isr, len(p.changes)
+	old, prev, mark := p.leader, p.isr, p.numPending()
 	if !p.InISR(id) {
 		p.isr = []int32{id}
 	}
@@ -132,7 +132,7 @@ func (p *Partition) Crash(id int32, powerLoss bool) {
 	if powerLoss && r.recoveryPoint < r.log.end {
 		from := r.log.end
 		r.log.truncateTo(r.recoveryPoint)
-		r.prod.rebuild(&r.log)
+		r.rebuildProducers()
 		p.noteTruncation(r, from, ReasonPowerLoss)
 	}
 }

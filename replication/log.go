@@ -56,21 +56,54 @@ type Log struct {
 	start  int64 // log start offset
 	end    int64 // log end offset
 	epochs []EpochEntry
-	bytes  int64
-	roll   SegmentConfig
+	rw     *logRewrites // nil until the log is first truncated or cleaned
+}
+
+// logRewrites is what a log knows of its rewrites: most logs are never
+// truncated nor compacted, so it is kept apart and made on first use.
+type logRewrites struct {
 	// cleanedTo is the cleaner's checkpoint: below it the log was
 	// compacted (Kafka's cleaner-offset-checkpoint).
 	cleanedTo int64
 	horizon   int64 // the earliest delete horizon the cleaner waits for; 0 none
-	// rewrites counts changes to the log's contents other than appends and
-	// a moved log start (truncation, compaction), so a copy on disk knows
+	// n counts changes to the log's contents other than appends and a
+	// moved log start (truncation, compaction), so a copy on disk knows
 	// to rewrite itself.
-	rewrites uint64
+	n uint64
+}
+
+// rewrites returns the log's rewrite state, making it.
+func (l *Log) rewrites() *logRewrites {
+	if l.rw == nil {
+		l.rw = &logRewrites{}
+	}
+	return l.rw
+}
+
+// cleanedTo is the cleaner's checkpoint, 0 before the first pass.
+func (l *Log) cleanedTo() int64 {
+	if l.rw == nil {
+		return 0
+	}
+	return l.rw.cleanedTo
+}
+
+// horizon is the earliest delete horizon the cleaner waits for; 0 none.
+func (l *Log) horizon() int64 {
+	if l.rw == nil {
+		return 0
+	}
+	return l.rw.horizon
 }
 
 // Rewrites counts the changes to the log's contents other than appends
 // and a moved log start.
-func (l *Log) Rewrites() uint64 { return l.rewrites }
+func (l *Log) Rewrites() uint64 {
+	if l.rw == nil {
+		return 0
+	}
+	return l.rw.n
+}
 
 // StartOffset is the log start offset.
 func (l *Log) StartOffset() int64 { return l.start }
@@ -79,7 +112,14 @@ func (l *Log) StartOffset() int64 { return l.start }
 func (l *Log) EndOffset() int64 { return l.end }
 
 // Size is the number of stored batch bytes.
-func (l *Log) Size() int64 { return l.bytes }
+// Each segment keeps its own count; a log rarely has more than a few.
+func (l *Log) Size() int64 {
+	n := int64(0)
+	for _, s := range l.segs {
+		n += s.bytes
+	}
+	return n
+}
 
 // Batches returns every stored batch in offset order, in a new slice (for
 // loading coordinators and for tests; hot paths use Read).
@@ -107,16 +147,16 @@ func (l *Log) LatestEpoch() int32 {
 }
 
 // append adds a batch whose BaseOffset must equal the LEO, rolling a new
-// active segment first when segment.bytes or segment.ms says so.
-func (l *Log) append(b *Batch) {
+// active segment first when segment.bytes or segment.ms (the partition's
+// roll, not kept per replica) says so.
+func (l *Log) append(b *Batch, roll SegmentConfig) {
 	l.assignEpoch(b.Epoch, b.BaseOffset)
 	s := l.active()
-	if s.shouldRoll(b, l.roll) {
+	if s.shouldRoll(b, roll) {
 		s = l.rollAt(b.BaseOffset)
 	}
 	s.add(b)
 	l.end = b.EndOffset()
-	l.bytes += int64(len(b.Raw))
 }
 
 // assignEpoch records that epoch starts at offset, if it is newer than the
@@ -218,17 +258,14 @@ func (l *Log) truncateTo(offset int64) {
 	if offset >= l.end {
 		return
 	}
-	l.rewrites++
+	l.rewrites().n++
 	si, bi := l.locate(offset)
 	if si == len(l.segs) {
 		si, bi = len(l.segs)-1, len(l.segs[len(l.segs)-1].batches)
 	}
-	for _, s := range l.segs[si+1:] {
-		l.bytes -= s.bytes
-	}
 	clear(l.segs[si+1:])
 	l.segs = l.segs[:si+1]
-	l.bytes -= l.segs[si].cut(bi)
+	l.segs[si].cut(bi)
 	l.end = l.start
 	for k := si; k >= 0; k-- {
 		if bs := l.segs[k].batches; len(bs) > 0 {
@@ -246,10 +283,9 @@ func (l *Log) truncateTo(offset int64) {
 // truncateFully empties the log and restarts it at offset, the way a
 // follower restarts when its fetch offset falls below the leader's log start.
 func (l *Log) truncateFully(offset int64) {
-	l.rewrites++
+	l.rewrites().n++
 	clear(l.segs)
 	l.segs = append(l.segs[:0], newSegment(offset))
-	l.bytes = 0
 	l.start, l.end = offset, offset
 	l.epochs = l.epochs[:0]
 }
@@ -269,11 +305,8 @@ func (l *Log) advanceStart(offset int64) {
 	if si == len(l.segs) { // everything is below: keep only the active segment
 		si, bi = len(l.segs)-1, len(l.segs[len(l.segs)-1].batches)
 	}
-	for _, s := range l.segs[:si] {
-		l.bytes -= s.bytes
-	}
 	l.segs = append(l.segs[:0:0], l.segs[si:]...)
-	l.bytes -= l.segs[0].dropFront(bi)
+	l.segs[0].dropFront(bi)
 	l.start = offset
 	// Keep the epoch in force at the new start, re-based to it.
 	k := sort.Search(len(l.epochs), func(k int) bool { return l.epochs[k].StartOffset > offset })

@@ -65,25 +65,45 @@ const DefaultReplicaLagTimeMax = 30 * time.Second
 // learnt only from the follower's fetches.
 type followerState struct {
 	leo                int64 // fetch offset of the latest fetch; -1 unknown
-	lastFetchTime      time.Time
+	lastFetchTime      instant
 	lastFetchLeaderLEO int64
-	lastCaughtUp       time.Time
+	lastCaughtUp       instant
+}
+
+// instant is a time as Unix nanoseconds, 0 for never (the zero time.Time):
+// a third of a time.Time, which every replica of every partition keeps two
+// of.
+type instant int64
+
+func instantOf(t time.Time) instant {
+	if t.IsZero() {
+		return 0
+	}
+	return instant(t.UnixNano())
+}
+
+func (i instant) time() time.Time {
+	if i == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, int64(i))
 }
 
 // Replica is one broker's copy of a partition.
 type Replica struct {
 	Broker int32
-	log    Log
-	hw     int64
-	prod   producers
 	online bool
+	// truncating: it must find its divergence point before fetching.
+	truncating bool
+	isolated   bool // cut off from the other brokers and the controller
+	log        Log
+	hw         int64
+	prod       *producers // nil: no producer yet
 
-	remote     followerState // valid while another replica leads
-	truncating bool          // must find its divergence point before fetching
+	remote followerState // valid while another replica leads
 
 	recoveryPoint int64 // below it the log survives a power loss
 	checkpointHW  int64 // the HW a restart comes back with
-	isolated      bool  // cut off from the other brokers and the controller
 }
 
 // Isolated reports whether the replica is cut off from the other brokers.
@@ -119,49 +139,62 @@ func (r *Replica) truncateTo(offset int64) {
 	r.log.truncateTo(offset)
 	r.setHW(r.hw)
 	r.recoveryPoint = min(r.recoveryPoint, r.log.end)
-	r.prod.rebuild(&r.log)
+	r.rebuildProducers()
 }
 
 // newReplica is an empty replica on broker id, as a new partition or a
 // reassignment creates it.
 func newReplica(id int32, online bool) *Replica {
-	return &Replica{Broker: id, prod: newProducers(), online: online}
+	return &Replica{Broker: id, online: online}
 }
 
 // Partition is one topic partition: its replicas in assignment order (also
 // the election order), the leader, leader epoch and ISR.
 type Partition struct {
-	cfg        Config
+	cfg        *Config // never modified: the partitions of a topic share one
 	replicas   []*Replica
 	leader     int32 // broker id, -1 when leaderless
 	epoch      int32
 	isr        []int32 // kept in assignment order
 	epochStart int64   // leader's LEO when it took the current epoch
 
-	// A zombie is a deposed leader cut off from the controller and the
-	// other brokers: it still believes it leads at zombieEpoch with
-	// zombieISR, so it keeps taking writes that can never commit.
-	zombie      int32
-	zombieEpoch int32
-	zombieISR   []int32
+	zombie *zombieLeader // nil: none
 
-	changes   []Change     // since the last TakeChanges (changes.go)
+	changes   *[]Change    // since the last TakeChanges (changes.go); nil: none
 	committed int64        // the highest HW any leader reached
 	history   []EpochEntry // epoch cache of the leader that committed up to committed
 
 	reassign *reassignment // an ongoing reassignment (reassign.go), or nil
 }
 
+// zombieLeader is a deposed leader cut off from the controller and the
+// other brokers: it still believes it leads at epoch with isr, so it keeps
+// taking writes that can never commit.
+type zombieLeader struct {
+	broker, epoch int32
+	isr           []int32
+}
+
 // NewPartition creates a partition whose first replica leads at epoch 0
 // with every replica in the ISR, as a freshly created Kafka topic does.
 func NewPartition(replicas []int32, cfg Config, now time.Time) *Partition {
-	p := &Partition{cfg: cfg, leader: -1, epoch: -1, zombie: -1}
-	for _, id := range replicas {
-		r := newReplica(id, true)
-		r.log.roll = cfg.Segment
-		p.replicas = append(p.replicas, r)
-		p.isr = append(p.isr, id)
+	return NewPartitionShared(replicas, &cfg, now)
+}
+
+// NewPartitionShared is NewPartition with settings that the caller shares
+// between partitions (every partition of a topic) and never modifies, so
+// that ten thousand partitions hold one copy.
+func NewPartitionShared(replicas []int32, cfg *Config, now time.Time) *Partition {
+	p := &Partition{cfg: cfg, leader: -1, epoch: -1}
+	// One allocation for every replica: an idle partition's replicas
+	// are most of its memory.
+	rs := make([]Replica, len(replicas))
+	p.replicas = make([]*Replica, len(replicas))
+	for i, id := range replicas {
+		rs[i] = Replica{Broker: id, online: true}
+		p.replicas[i] = &rs[i]
 	}
+	p.isr = slices.Clone(replicas)
 	if len(replicas) > 0 {
 		p.becomeLeader(replicas[0], now)
 		p.history = p.LeaderReplica().log.Epochs()
@@ -171,15 +204,15 @@ func NewPartition(replicas []int32, cfg Config, now time.Time) *Partition {
 }
 
 // Config returns the partition's settings.
-func (p *Partition) Config() Config { return p.cfg }
+func (p *Partition) Config() Config { return *p.cfg }
 
 // SetConfig changes the settings (min.insync.replicas and friends); the HW
 // is re-evaluated since a lower minimum may let it move.
-func (p *Partition) SetConfig(cfg Config, now time.Time) {
+func (p *Partition) SetConfig(cfg Config, now time.Time) { p.SetConfigShared(&cfg, now) }
+
+// SetConfigShared is SetConfig with settings shared as NewPartitionShared's.
+func (p *Partition) SetConfigShared(cfg *Config, now time.Time) {
 	p.cfg = cfg
-	for _, r := range p.replicas {
-		r.log.roll = cfg.Segment
-	}
 	p.maybeIncrementHW(now)
 }
 
@@ -191,6 +224,9 @@ func (p *Partition) LeaderEpoch() int32 { return p.epoch }
 
 // ISR returns a copy of the in-sync replica set, in assignment order.
 func (p *Partition) ISR() []int32 { return slices.Clone(p.isr) }
+
+// ISRSize is len(ISR()) without the copy.
+func (p *Partition) ISRSize() int { return len(p.isr) }
 
 // InISR reports whether broker id is in the ISR.
 func (p *Partition) InISR(id int32) bool { return slices.Contains(p.isr, id) }
@@ -280,19 +316,27 @@ func (p *Partition) appendTo(r *Replica, b *Batch, epoch int32) (AppendResult, i
 		return AppendResult{BaseOffset: dup.firstOffset, LogStartOffset: r.log.start, Duplicate: true, Required: end}, 0
 	}
 	p.stamp(b, r.log.end, epoch)
-	r.log.append(b)
-	r.prod.update(b)
+	r.log.append(b, p.cfg.Segment)
+	r.updateProducers(b)
 	p.maybeFlush(r)
 	return AppendResult{BaseOffset: b.BaseOffset, LogStartOffset: r.log.start, Required: b.EndOffset()}, 0
 }
 
-func (p *Partition) isZombie(broker int32) bool { return p.zombie >= 0 && broker == p.zombie }
+func (p *Partition) isZombie(broker int32) bool { return p.zombie != nil && broker == p.zombie.broker }
+
+// ViewLeader is View(broker) without the copy of the ISR.
+func (p *Partition) ViewLeader(broker int32) (leader, epoch int32) {
+	if p.isZombie(broker) {
+		return p.zombie.broker, p.zombie.epoch
+	}
+	return p.leader, p.epoch
+}
 
 // View is the partition as broker sees it: the truth, except for a zombie
 // leader, which still sees itself leading at its old epoch with its old ISR.
 func (p *Partition) View(broker int32) (leader, epoch int32, isr []int32) {
 	if p.isZombie(broker) {
-		return p.zombie, p.zombieEpoch, slices.Clone(p.zombieISR)
+		return p.zombie.broker, p.zombie.epoch, slices.Clone(p.zombie.isr)
 	}
 	return p.leader, p.epoch, p.ISR()
 }
@@ -307,10 +351,10 @@ func (p *Partition) AppendAs(broker int32, b *Batch, acks int16, now time.Time) 
 		}
 		return p.Append(b, acks, now)
 	}
-	if acks == -1 && len(p.zombieISR) < p.EffectiveMinISR() {
+	if acks == -1 && len(p.zombie.isr) < p.EffectiveMinISR() {
 		return AppendResult{}, kerr.NotEnoughReplicas.Code
 	}
-	return p.appendTo(p.Replica(broker), b, p.zombieEpoch)
+	return p.appendTo(p.Replica(broker), b, p.zombie.epoch)
 }
 
 // stamp gives b its offsets and leader epoch, in the struct and the bytes.
@@ -334,7 +378,7 @@ func (p *Partition) Isolate(id int32) {
 	}
 	r.isolated = true
 	if id == p.leader {
-		p.zombie, p.zombieEpoch, p.zombieISR = id, p.epoch, p.ISR()
+		p.zombie = &zombieLeader{broker: id, epoch: p.epoch, isr: p.ISR()}
 	}
 }
 
@@ -346,8 +390,8 @@ func (p *Partition) Heal(id int32) {
 		return
 	}
 	r.isolated = false
-	if id == p.zombie {
-		p.zombie, p.zombieISR = -1, nil
+	if p.isZombie(id) {
+		p.zombie = nil
 	}
 	if id != p.leader && r.online {
 		p.becomeFollower(r)
@@ -360,7 +404,7 @@ func (p *Partition) Heal(id int32) {
 // there with too few, NOT_LEADER_OR_FOLLOWER once the broker no longer leads
 // in the epoch the append happened in.
 func (p *Partition) AppendStatus(broker, epoch int32, required int64) (done bool, code int16) {
-	if p.isZombie(broker) && epoch == p.zombieEpoch {
+	if p.isZombie(broker) && epoch == p.zombie.epoch {
 		// Its followers left it and it cannot shrink the ISR without the
 		// controller: the HW never gets there, the request expires.
 		return false, kerr.RequestTimedOut.Code

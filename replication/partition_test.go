@@ -245,7 +245,7 @@ func TestOffsetForLeaderEpochMatchesKafka(t *testing.T) {
 	var l Log
 	for _, e := range []EpochEntry{{1, 0}, {3, 10}, {4, 20}} {
 		b := &Batch{Raw: make([]byte, 61), BaseOffset: e.StartOffset, LastOffset: e.StartOffset + 9, Epoch: e.Epoch}
-		l.append(b)
+		l.append(b, SegmentConfig{})
 	}
 	for _, c := range []struct {
 		req       int32

@@ -60,13 +60,35 @@ func (e *producerEntry) duplicateOf(first, last int32) (batchMeta, bool) {
 
 // producers is a replica's producer state: idempotence per producer id,
 // open transactions and the index of aborted ones. Followers build it from
-// the batches they replicate, so it survives a leader change.
+// the batches they replicate, so it survives a leader change. A replica
+// has none until a batch with a producer id arrives, and its transaction
+// index is made when a transaction first opens: most partitions never see
+// a transaction, and an idle one no producer at all. Its methods take a
+// nil *producers as empty.
 type producers struct {
 	m    map[int64]*producerEntry
-	txns txnIndex
+	txns *txnIndex
 }
 
-func newProducers() producers { return producers{m: map[int64]*producerEntry{}} }
+// transactions is the transaction index, nil while no transaction opened.
+func (ps *producers) transactions() *txnIndex {
+	if ps == nil {
+		return nil
+	}
+	return ps.txns
+}
+
+// updateProducers records an appended batch in r's producer state, making
+// that state for the first batch with a producer id.
+func (r *Replica) updateProducers(b *Batch) {
+	if b.ProducerID < 0 {
+		return
+	}
+	if r.prod == nil {
+		r.prod = &producers{}
+	}
+	r.prod.update(b)
+}
 
 // incrementSequence adds n to a sequence number with Kafka's wrap at MaxInt32.
 func incrementSequence(seq, n int32) int32 {
@@ -83,7 +105,10 @@ func (ps *producers) check(b *Batch) (dup batchMeta, isDup bool, code int16) {
 	if b.ProducerID < 0 {
 		return batchMeta{}, false, 0
 	}
-	e := ps.m[b.ProducerID]
+	var e *producerEntry
+	if ps != nil {
+		e = ps.m[b.ProducerID]
+	}
 	if b.Control {
 		return batchMeta{}, false, checkMarker(e, b)
 	}
@@ -138,6 +163,9 @@ func (ps *producers) update(b *Batch) {
 	e := ps.m[b.ProducerID]
 	if e == nil {
 		e = &producerEntry{epoch: b.ProducerEpoch, txnFirst: -1, coordinatorEpoch: -1}
+		if ps.m == nil {
+			ps.m = map[int64]*producerEntry{}
+		}
 		ps.m[b.ProducerID] = e
 	}
 	if b.ProducerEpoch > e.epoch {
@@ -154,6 +182,9 @@ func (ps *producers) update(b *Batch) {
 	// opens nothing: its transaction's marker may be gone.
 	if b.Transactional && e.txnFirst < 0 && b.NumRecords > 0 {
 		e.txnFirst = b.BaseOffset
+		if ps.txns == nil {
+			ps.txns = &txnIndex{}
+		}
 		ps.txns.begin(b.ProducerID, b.BaseOffset)
 	}
 	if b.BaseSequence < 0 {
@@ -162,14 +193,13 @@ func (ps *producers) update(b *Batch) {
 	e.add(batchMeta{firstSeq: b.BaseSequence, lastSeq: b.lastSequence(), firstOffset: b.BaseOffset, timestamp: b.MaxTimestamp})
 }
 
-// rebuild replays a log, the way Kafka reloads producer state and the
-// transaction index after truncation or restart.
-func (ps *producers) rebuild(l *Log) {
-	clear(ps.m)
-	ps.txns = txnIndex{}
-	for _, s := range l.segs {
+// rebuildProducers replays r's log, the way Kafka reloads producer state
+// and the transaction index after truncation or restart.
+func (r *Replica) rebuildProducers() {
+	r.prod = nil
+	for _, s := range r.log.segs {
 		for _, b := range s.batches {
-			ps.update(b)
+			r.updateProducers(b)
 		}
 	}
 }

@@ -49,7 +49,7 @@ func (p *Partition) read(id int32, offset int64, maxBytes int32, committed bool)
 	}
 	res.Batches = r.log.Read(offset, bound, maxBytes)
 	if committed && len(res.Batches) > 0 {
-		res.Aborted = r.prod.txns.abortedIn(offset, res.Batches[len(res.Batches)-1].EndOffset())
+		res.Aborted = r.prod.transactions().abortedIn(offset, res.Batches[len(res.Batches)-1].EndOffset())
 	}
 	return res, 0
 }

@@ -128,7 +128,6 @@ func (p *Partition) setReplicas(ids []int32, online func(int32) bool, now time.T
 		r := p.Replica(id)
 		if r == nil {
 			r = newReplica(id, online(id))
-			r.log.roll = p.cfg.Segment
 			r.remote = followerState{leo: -1, lastFetchLeaderLEO: -1}
 		}
 		next = append(next, r)

@@ -27,7 +27,7 @@ func (p *Partition) FollowerView(id int32) (FollowerView, bool) {
 	if r == nil || p.leader < 0 || id == p.leader {
 		return FollowerView{}, false
 	}
-	return FollowerView{LEO: r.remote.leo, LastFetch: r.remote.lastFetchTime, LastCaughtUp: r.remote.lastCaughtUp}, true
+	return FollowerView{LEO: r.remote.leo, LastFetch: r.remote.lastFetchTime.time(), LastCaughtUp: r.remote.lastCaughtUp.time()}, true
 }
 
 // FetchResult describes one follower fetch round trip.
@@ -89,7 +89,7 @@ func (p *Partition) ReplicaFetchUpTo(id int32, maxBytes int32, upTo int64, now t
 		p.note(Change{Kind: LogStartMoved, Broker: f.Broker, From: from, To: l.log.start, Reason: ReasonFollowerReset})
 		f.recoveryPoint = l.log.start
 		f.setHW(f.hw)
-		f.prod.rebuild(&f.log)
+		f.rebuildProducers()
 	}
 
 	fetchOffset := f.log.end
@@ -102,8 +102,8 @@ func (p *Partition) ReplicaFetchUpTo(id int32, maxBytes int32, upTo int64, now t
 	p.updateFollowerFetchState(f, fetchOffset, now)
 
 	for _, b := range batches {
-		f.log.append(b)
-		f.prod.update(b)
+		f.log.append(b, p.cfg.Segment)
+		f.updateProducers(b)
 	}
 	p.maybeFlush(f)
 	res.Batches = len(batches)
@@ -120,22 +120,15 @@ func (p *Partition) updateFollowerFetchState(f *Replica, fetchOffset int64, now 
 	prev := f.remote
 	switch {
 	case fetchOffset >= l.log.end:
-		f.remote.lastCaughtUp = later(prev.lastCaughtUp, now)
+		f.remote.lastCaughtUp = max(prev.lastCaughtUp, instantOf(now))
 	case fetchOffset >= prev.lastFetchLeaderLEO:
-		f.remote.lastCaughtUp = later(prev.lastCaughtUp, prev.lastFetchTime)
+		f.remote.lastCaughtUp = max(prev.lastCaughtUp, prev.lastFetchTime)
 	}
 	f.remote.leo = fetchOffset
 	f.remote.lastFetchLeaderLEO = l.log.end
-	f.remote.lastFetchTime = now
+	f.remote.lastFetchTime = instantOf(now)
 	p.maybeExpandISR(f)
 	p.maybeIncrementHW(now)
-}
-
-func later(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
 }
 
 // maybeExpandISR adds a follower whose LEO has reached both the leader's HW

@@ -26,20 +26,20 @@ type Restored struct {
 // the log, as Kafka does at startup.
 func (p *Partition) Restore(st Restored) {
 	for _, r := range p.replicas {
-		r.log = Log{roll: p.cfg.Segment}
+		r.log = Log{}
 		r.log.start, r.log.end = st.LogStart, st.LogStart
 		r.log.active()
 		for _, b := range st.Batches {
 			if b.LastOffset < st.LogStart {
 				continue
 			}
-			r.log.append(b)
+			r.log.append(b, p.cfg.Segment)
 		}
 		r.log.assignEpoch(st.Epoch, r.log.end)
 		r.setHW(st.HW)
 		r.recoveryPoint = r.log.end
 		r.checkpointHW = r.hw
-		r.prod.rebuild(&r.log)
+		r.rebuildProducers()
 		r.truncating = false
 		r.remote = followerState{leo: -1, lastFetchLeaderLEO: -1}
 	}

@@ -59,7 +59,7 @@ func (p *Partition) ApplyRetention(now time.Time) RetentionResult {
 		res.add(p.deleteSegments(l, n))
 	}
 	if rc.Bytes >= 0 {
-		diff := log.bytes - rc.Bytes
+		diff := log.Size() - rc.Bytes
 		n := log.deletable(l.hw, func(s *segment) bool {
 			if diff-s.bytes < 0 {
 				return false
@@ -104,13 +104,13 @@ func (p *Partition) deleteSegments(r *Replica, n int) RetentionResult {
 	if n == len(log.segs) {
 		log.rollAt(log.end)
 	}
-	before, from := log.bytes, log.start
+	before, from := log.Size(), log.start
 	log.advanceStart(max(log.start, log.segs[n].base))
 	r.setHW(r.hw)
 	if log.start != from {
 		p.note(Change{Kind: LogStartMoved, Broker: r.Broker, From: from, To: log.start, Reason: ReasonRetention})
 	}
-	return RetentionResult{Segments: n, Bytes: before - log.bytes}
+	return RetentionResult{Segments: n, Bytes: before - log.Size()}
 }
 
 // followLeaderStart moves follower f's log start up to the leader's, as a

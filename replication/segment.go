@@ -135,31 +135,21 @@ func (s *segment) add(b *Batch) {
 	s.maxTimestamp = max(s.maxTimestamp, b.MaxTimestamp)
 }
 
-// cut removes the batches from index i on and returns the bytes removed.
-func (s *segment) cut(i int) int64 {
-	removed := int64(0)
-	for _, b := range s.batches[i:] {
-		removed += int64(len(b.Raw))
-	}
+// cut removes the batches from index i on.
+func (s *segment) cut(i int) {
 	clear(s.batches[i:])
 	s.batches = s.batches[:i]
 	s.recount()
-	return removed
 }
 
 // dropFront removes the first n batches, copying the rest so the dropped
-// ones can be freed, and returns the bytes removed.
-func (s *segment) dropFront(n int) int64 {
+// ones can be freed.
+func (s *segment) dropFront(n int) {
 	if n == 0 {
-		return 0
-	}
-	removed := int64(0)
-	for _, b := range s.batches[:n] {
-		removed += int64(len(b.Raw))
+		return
 	}
 	s.batches = append([]*Batch(nil), s.batches[n:]...)
 	s.recount()
-	return removed
 }
 
 // recount recomputes size and timestamps from the batches.

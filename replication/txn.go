@@ -38,7 +38,8 @@ func (x *txnIndex) begin(pid, first int64) {
 }
 
 // end applies a marker to the producer's open transaction, if any (a
-// marker for a partition the producer never wrote to ends nothing).
+// marker for a partition the producer never wrote to ends nothing). x is
+// nil only while no transaction was ever opened, so nothing is open.
 func (x *txnIndex) end(b *Batch, e *producerEntry) {
 	e.coordinatorEpoch = max(e.coordinatorEpoch, b.CoordinatorEpoch)
 	if e.txnFirst < 0 {
@@ -58,6 +59,9 @@ func (x *txnIndex) end(b *Batch, e *producerEntry) {
 // lso is the last stable offset: the first offset of the earliest
 // transaction not yet decided below hw, capped at hw.
 func (x *txnIndex) lso(hw int64) int64 {
+	if x == nil {
+		return hw
+	}
 	x.unreplicated = slices.DeleteFunc(x.unreplicated, func(t txnRange) bool { return t.last < hw })
 	out := hw
 	if len(x.open) > 0 {
@@ -72,6 +76,9 @@ func (x *txnIndex) lso(hw int64) int64 {
 // abortedIn returns the aborted transactions overlapping [from, to),
 // sorted by first offset as consumers expect.
 func (x *txnIndex) abortedIn(from, to int64) []AbortedTxn {
+	if x == nil {
+		return nil
+	}
 	var out []AbortedTxn
 	for _, a := range x.aborted {
 		if a.LastOffset >= from && a.FirstOffset < to {
@@ -106,7 +113,7 @@ func checkMarker(e *producerEntry, b *Batch) int16 {
 }
 
 // LSO is the replica's last stable offset: min(first unstable offset, HW).
-func (r *Replica) LSO() int64 { return r.prod.txns.lso(r.hw) }
+func (r *Replica) LSO() int64 { return r.prod.transactions().lso(r.hw) }
 
 // OpenTransaction is one producer's transaction that is open on a replica.
 type OpenTransaction struct {
@@ -126,8 +133,12 @@ type ProducerState struct {
 
 // Producers returns the replica's producer state, by producer id.
 func (r *Replica) Producers() []ProducerState {
-	out := make([]ProducerState, 0, len(r.prod.m))
-	for id, e := range r.prod.m {
+	var m map[int64]*producerEntry
+	if r.prod != nil {
+		m = r.prod.m
+	}
+	out := make([]ProducerState, 0, len(m))
+	for id, e := range m {
 		s := ProducerState{ProducerID: id, ProducerEpoch: e.epoch, LastSequence: -1, LastTimestamp: e.lastTimestamp,
 			CoordinatorEpoch: e.coordinatorEpoch, TxnStartOffset: e.txnFirst}
 		if m, ok := e.last(); ok {
@@ -150,8 +161,12 @@ func (r *Replica) Producers() []ProducerState {
 // OpenTransactions returns the transactions open on the replica, by first
 // offset.
 func (r *Replica) OpenTransactions() []OpenTransaction {
-	out := make([]OpenTransaction, len(r.prod.txns.open))
-	for i, t := range r.prod.txns.open {
+	x := r.prod.transactions()
+	if x == nil {
+		return []OpenTransaction{}
+	}
+	out := make([]OpenTransaction, len(x.open))
+	for i, t := range x.open {
 		out[i] = OpenTransaction{t.producerID, t.first}
 	}
 	return out
@@ -159,4 +174,10 @@ func (r *Replica) OpenTransactions() []OpenTransaction {
 
 // AbortedTransactions returns every aborted transaction in the replica's
 // log, by marker offset.
-func (r *Replica) AbortedTransactions() []AbortedTxn { return slices.Clone(r.prod.txns.aborted) }
+func (r *Replica) AbortedTransactions() []AbortedTxn {
+	x := r.prod.transactions()
+	if x == nil {
+		return nil
+	}
+	return slices.Clone(x.aborted)
+}

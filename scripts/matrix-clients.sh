@@ -38,25 +38,31 @@ python_clients() {
 	cp python/requirements.txt "$stamp"
 }
 
-# apt_dev HEADER PACKAGE: installs a Debian -dev package when its header is
-# missing (as root; otherwise says which).
-apt_dev() {
-	[ -e "/usr/include/$1" ] && return
+# apt_install PACKAGE: installs a Debian package (as root; otherwise says
+# which is needed).
+apt_install() {
 	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-		echo "matrix-clients: apt-get install $2"
+		echo "matrix-clients: apt-get install $1"
 		DEBIAN_FRONTEND=noninteractive apt-get update -qq
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$1" >/dev/null
 	else
-		echo "matrix-clients: $2 is needed: sudo apt-get install $2" >&2
+		echo "matrix-clients: $1 is needed: sudo apt-get install $1" >&2
 		exit 1
 	fi
 }
 
+# apt_dev HEADER PACKAGE: installs a -dev package when its header is missing.
+apt_dev() { [ -e "/usr/include/$1" ] || apt_install "$2"; }
+
+# apt_cmd COMMAND PACKAGE: installs a package when its program is missing.
+apt_cmd() { command -v "$1" >/dev/null 2>&1 || apt_install "$2"; }
+
 js_clients() {
 	local stamp=js/node_modules/.installed
-	# node_modules, native build included, is kept per lock file and Node.
+	# node_modules, native build included, is kept per lock file, Node and
+	# build settings (librdkafka with OpenSSL since the SASL_SSL scenario).
 	local key
-	key=$(cat js/package-lock.json <(node --version) | sha256sum | cut -c1-16)
+	key=$(cat js/package-lock.json <(node --version) <(echo "librdkafka with ssl") | sha256sum | cut -c1-16)
 	if ! { [ -f "$stamp" ] && cmp -s js/package-lock.json "$stamp"; }; then
 		if [ -f "$cache/js-$key/node_modules/.installed" ]; then
 			rm -rf js/node_modules
@@ -67,9 +73,11 @@ js_clients() {
 		# its package (its prebuilt binaries and the static build's own
 		# dependencies would be downloaded from outside the registries).
 		# Linked "dynamic", its configure uses the system's zlib and zstd, for
-		# gzip and zstd batches.
+		# gzip and zstd batches, and OpenSSL, for SSL and SCRAM (the SASL_SSL
+		# scenario).
 		apt_dev zlib.h zlib1g-dev
 		apt_dev zstd.h libzstd-dev
+		apt_dev openssl/ssl.h libssl-dev
 		(cd js && CKJS_LINKING=dynamic npm ci --no-audit --no-fund --loglevel=error)
 		cp js/package-lock.json "$stamp"
 	fi
@@ -94,6 +102,10 @@ java_client() {
 rust_client() {
 	# The target directory lives in the cache, so a fresh clone rebuilds
 	# only what changed; the binary is copied to where the harness runs it.
+	# rdkafka's "ssl" feature links the system's OpenSSL, found by
+	# pkg-config.
+	apt_dev openssl/ssl.h libssl-dev
+	apt_cmd pkg-config pkg-config
 	(cd rust && CARGO_TARGET_DIR="$cache/rust-target" cargo build -q --release --locked)
 	install -D "$cache/rust-target/release/matrix-rdkafka" rust/target/release/matrix-rdkafka
 }

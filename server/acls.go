@@ -146,8 +146,9 @@ func errAuth(cond1 bool, code1 int16, cond2 bool, code2 int16) int16 {
 
 // configDenied is the configs APIs' check: op (DESCRIBE_CONFIGS or
 // ALTER_CONFIGS) on the topic (TOPIC_AUTHORIZATION_FAILED), the group
-// (GROUP_AUTHORIZATION_FAILED) or, for broker resources, the cluster
-// (CLUSTER_AUTHORIZATION_FAILED); nil when allowed.
+// (GROUP_AUTHORIZATION_FAILED) or, for broker, broker-logger and
+// client-metrics resources, the cluster (CLUSTER_AUTHORIZATION_FAILED); nil
+// when allowed.
 func (cn *conn) configDenied(typ kmsg.ConfigResourceType, name string, op authorizer.Operation) *kerr.Error {
 	switch typ {
 	case kmsg.ConfigResourceTypeTopic:
@@ -158,10 +159,17 @@ func (cn *conn) configDenied(typ kmsg.ConfigResourceType, name string, op author
 		if !cn.allowedGroup(op, name) {
 			return kerr.GroupAuthorizationFailed
 		}
-	case kmsg.ConfigResourceTypeBroker, kmsg.ConfigResourceTypeBrokerLogger:
+	case kmsg.ConfigResourceTypeBroker, kmsg.ConfigResourceTypeBrokerLogger, kmsg.ConfigResourceType(16): // 16: CLIENT_METRICS
 		if !cn.allowedCluster(op) {
 			return kerr.ClusterAuthorizationFailed
 		}
 	}
 	return nil
+}
+
+// notAuthorizedMsg is the message of Kafka's authorizeClusterOperation
+// failures (the APIs the controller checks: reassignments, quorum, SCRAM
+// changes), which name the request.
+func (cn *conn) notAuthorizedMsg() *string {
+	return kmsg.StringPtr(fmt.Sprintf("Request %s from %s is not authorized.", kmsg.NameForKey(cn.hdr.APIKey), cn.principal))
 }

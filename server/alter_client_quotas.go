@@ -32,9 +32,10 @@ func (cn *conn) handleAlterClientQuotas(req *kmsg.AlterClientQuotasRequest) (kms
 		for _, p := range re.Entity {
 			cs = append(cs, quota.Component{Type: p.Type, Name: p.Name})
 		}
-		// Kafka answers the entity as it read it: a map of type to name.
+		// Kafka answers the entity as it read it, a map of type to name;
+		// refused as a whole (unauthorized), as the request gave it.
 		e, err := quota.ParseEntity(cs)
-		if err == nil {
+		if err == nil && allowed {
 			cs = e.Components()
 		}
 		for _, p := range cs {
@@ -42,7 +43,7 @@ func (cn *conn) handleAlterClientQuotas(req *kmsg.AlterClientQuotasRequest) (kms
 		}
 		switch {
 		case !allowed:
-			out.ErrorCode, err = errClusterAuth, nil
+			out.ErrorCode, out.ErrorMessage, err = errClusterAuth, kmsg.StringPtr(kerr.ClusterAuthorizationFailed.Description), nil // Errors.message(), as Kafka's error response
 		case err == nil:
 			ops := make([]quota.Op, len(re.Ops))
 			for i, op := range re.Ops {

@@ -117,12 +117,12 @@ func (c *Cluster) setTopicConfigs(t *topic, configs map[string]string) error {
 }
 
 func (c *Cluster) applyReplicationConfig(t *topic) {
-	rc := c.replicationConfig(t.cfg().configs)
+	rc := c.sharedReplicationConfig(t.cfg().configs)
 	now := c.now()
 	for _, p := range t.partitions() {
 		p.mu.Lock()
 		before := p.mark()
-		p.st.SetConfig(rc, now)
+		p.st.SetConfigShared(rc, now)
 		if p.st.Leader() < 0 && rc.UncleanLeaderElection {
 			// Enabling unclean election elects leaderless partitions
 			// right away, as the KRaft controller does (KIP-704).

@@ -15,8 +15,14 @@ package server
 // List: every ongoing reassignment (null topics) or those of the listed
 // partitions, with the replica set and the replicas being added and
 // removed; partitions without one are left out.
+//
+// Both need the cluster (ALTER, DESCRIBE) with the authorizer; denied,
+// the answer is Kafka's error response: CLUSTER_AUTHORIZATION_FAILED at the
+// top and, for Alter, on every partition; List echoes the partitions asked
+// for without replicas.
 
 import (
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -25,13 +31,19 @@ func (cn *conn) handleAlterPartitionReassignments(req *kmsg.AlterPartitionAssign
 	resp := req.ResponseKind().(*kmsg.AlterPartitionAssignmentsResponse)
 	resp.AllowReplicationFactorChange = req.AllowReplicationFactorChange
 	allowRF := req.Version < 1 || req.AllowReplicationFactorChange
+	denied := !cn.allowedCluster(authorizer.OpAlter)
+	if denied {
+		resp.ErrorCode, resp.ErrorMessage = errClusterAuth, cn.notAuthorizedMsg()
+	}
 	for _, rt := range req.Topics {
 		st := kmsg.NewAlterPartitionAssignmentsResponseTopic()
 		st.Topic = rt.Topic
 		for _, rp := range rt.Partitions {
 			sp := kmsg.NewAlterPartitionAssignmentsResponseTopicPartition()
 			sp.Partition = rp.Partition
-			if e, msg := c.reassign(rt.Topic, rp.Partition, rp.Replicas, allowRF); e != nil {
+			if denied {
+				sp.ErrorCode, sp.ErrorMessage = errClusterAuth, resp.ErrorMessage
+			} else if e, msg := c.reassign(rt.Topic, rp.Partition, rp.Replicas, allowRF); e != nil {
 				sp.ErrorCode, sp.ErrorMessage = e.Code, &msg
 			}
 			st.Partitions = append(st.Partitions, sp)
@@ -44,6 +56,20 @@ func (cn *conn) handleAlterPartitionReassignments(req *kmsg.AlterPartitionAssign
 func (cn *conn) handleListPartitionReassignments(req *kmsg.ListPartitionReassignmentsRequest) (kmsg.Response, error) {
 	c := cn.b.c
 	resp := req.ResponseKind().(*kmsg.ListPartitionReassignmentsResponse)
+	if !cn.allowedCluster(authorizer.OpDescribe) {
+		resp.ErrorCode, resp.ErrorMessage = errClusterAuth, cn.notAuthorizedMsg()
+		for _, rt := range req.Topics {
+			st := kmsg.NewListPartitionReassignmentsResponseTopic()
+			st.Topic = rt.Topic
+			for _, index := range rt.Partitions {
+				sp := kmsg.NewListPartitionReassignmentsResponseTopicPartition()
+				sp.Partition = index
+				st.Partitions = append(st.Partitions, sp)
+			}
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp, nil
+	}
 	var found []ReassignmentState
 	if req.Topics == nil {
 		found = c.Reassignments()

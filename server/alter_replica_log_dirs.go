@@ -7,9 +7,13 @@ package server
 // is to where the replica already is, which Kafka answers with NONE and no
 // work. Another path is LOG_DIR_NOT_FOUND; a partition this broker does
 // not host is REPLICA_NOT_AVAILABLE (Kafka's answer before the replica
-// exists), an unknown one UNKNOWN_TOPIC_OR_PARTITION.
+// exists), an unknown one UNKNOWN_TOPIC_OR_PARTITION. With the authorizer
+// it needs ALTER on the cluster; denied, every partition is
+// CLUSTER_AUTHORIZATION_FAILED, one topic entry per dir and topic asked
+// (Kafka's error response).
 
 import (
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -17,6 +21,21 @@ import (
 func (cn *conn) handleAlterReplicaLogDirs(req *kmsg.AlterReplicaLogDirsRequest) (kmsg.Response, error) {
 	c := cn.b.c
 	resp := req.ResponseKind().(*kmsg.AlterReplicaLogDirsResponse)
+	if !cn.allowedCluster(authorizer.OpAlter) {
+		for _, rd := range req.Dirs {
+			for _, rt := range rd.Topics {
+				st := kmsg.NewAlterReplicaLogDirsResponseTopic()
+				st.Topic = rt.Topic
+				for _, index := range rt.Partitions {
+					sp := kmsg.NewAlterReplicaLogDirsResponseTopicPartition()
+					sp.Partition, sp.ErrorCode = index, errClusterAuth
+					st.Partitions = append(st.Partitions, sp)
+				}
+				resp.Topics = append(resp.Topics, st)
+			}
+		}
+		return resp, nil
+	}
 	byTopic := map[string]int{} // topic → index in resp.Topics
 	for _, rd := range req.Dirs {
 		for _, rt := range rd.Topics {

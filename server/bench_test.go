@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 
@@ -33,22 +32,7 @@ func produceConsume(b *testing.B, setup func(*Cluster)) {
 	b.ReportAllocs()
 	b.ResetTimer()
 
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var perr error
-	wg.Add(b.N)
-	for range b.N {
-		prod.Produce(ctx, &kgo.Record{Value: value}, func(_ *kgo.Record, err error) {
-			if err != nil {
-				mu.Lock()
-				perr = cmpErr(perr, err)
-				mu.Unlock()
-			}
-			wg.Done()
-		})
-	}
-	wg.Wait()
-	if perr != nil {
+	if perr := produceN(ctx, prod, b.N, value); perr != nil {
 		b.Fatal(perr)
 	}
 	for n := 0; n < b.N; {

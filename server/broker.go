@@ -123,11 +123,17 @@ type conn struct {
 	principal string
 	// reqSize is the size of the request being handled; throttle is the
 	// quota throttle its handler decided (quotas.go).
-	reqSize   int
-	throttle  time.Duration
+	reqSize  int
+	throttle time.Duration
+	// parked is how long the request being handled waited without
+	// holding a handler in Kafka's terms, parkedAt when its current wait
+	// began (quotas_request.go).
+	parked    time.Duration
+	parkedAt  time.Time
 	sasl      *saslConn // on SASL listeners (sasl_conn.go)
 	out       []byte
 	chaosAcks []chaosAck // writes of the request being handled (chaos_record.go)
+	parking   connPark   // reused by every parked request (conn_park.go)
 	closed    chan struct{}
 	once      sync.Once
 }
@@ -196,12 +202,16 @@ func (cn *conn) handle(frame []byte) error {
 		}
 	}
 	start := time.Now()
+	cn.parked, cn.parkedAt = 0, time.Time{}
 	if len(cn.chaosAcks) > 0 {
 		cn.ackChaosWrites(false) // the last request failed before its answer
 	}
 	var resp kmsg.Response
 	if hdr.APIKey == apiVersionsKey {
 		resp = c.apiVersions(hdr.APIVersion)
+		if cn.sasl == nil || cn.sasl.phase == saslDone { // before SASL, Kafka's authenticator answers it
+			cn.throttleRequest(start, resp)
+		}
 	} else {
 		rng, ok := protocol.Lookup(hdr.APIKey)
 		if !ok {
@@ -227,6 +237,7 @@ func (cn *conn) handle(frame []byte) error {
 		if err != nil {
 			return err
 		}
+		cn.throttleRequest(start, resp)
 	}
 	if c.cfg.LogRequests {
 		c.log.Info("request", "broker", cn.b.id, "api", kmsg.NameForKey(hdr.APIKey), "version", hdr.APIVersion,

@@ -23,7 +23,7 @@ func checkLeaderEpoch(st *replication.Partition, current int32) int16 {
 // broker: the epoch check, then NOT_LEADER_OR_FOLLOWER.
 // A zombie leader (isolated, deposed, unaware) still answers as leader.
 func checkLeader(st *replication.Partition, broker, currentEpoch int32) int16 {
-	leader, epoch, _ := st.View(broker)
+	leader, epoch := st.ViewLeader(broker)
 	switch {
 	case currentEpoch >= 0 && currentEpoch < epoch:
 		return kerr.FencedLeaderEpoch.Code

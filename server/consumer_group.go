@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"maps"
 
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/fakekafka/fakekafka/clock"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"regexp"
@@ -89,6 +90,8 @@ type consumerMember struct {
 	epoch                    int32
 	subscribed               []string
 	regex                    string
+	regexPrincipal           string // who set the regex (not kept across restarts: then "")
+	regexHost                string
 	rebalanceTimeout         time.Duration
 	assignor                 string
 
@@ -121,7 +124,8 @@ func (cg *consumerGroup) state() string {
 // subscribedTopics resolves a member's subscription to existing topics. A
 // regex must match a whole name and, as in Kafka's group coordinator, may
 // match internal topics too (clients filter those themselves when they
-// resolve a regex locally).
+// resolve a regex locally). With the authorizer a regex matches only the
+// topics the principal that set it may DESCRIBE (Kafka 4.0, KAFKA-18813).
 func (c *Cluster) subscribedTopics(m *consumerMember) []*topic {
 	var re *regexp.Regexp
 	if m.regex != "" {
@@ -129,12 +133,22 @@ func (c *Cluster) subscribedTopics(m *consumerMember) []*topic {
 	}
 	var out []*topic
 	for name, t := range c.topics.Load().byName {
-		if slices.Contains(m.subscribed, name) || (re != nil && re.MatchString(name)) {
+		if slices.Contains(m.subscribed, name) || (re != nil && re.MatchString(name) && c.regexMayDescribe(m, name)) {
 			out = append(out, t)
 		}
 	}
 	slices.SortFunc(out, func(a, b *topic) int { return strings.Compare(a.name, b.name) })
 	return out
+}
+
+// regexMayDescribe says whether the principal that set m's regex may
+// DESCRIBE topic name.
+func (c *Cluster) regexMayDescribe(m *consumerMember, name string) bool {
+	if !c.cfg.Authorizer || m.regexPrincipal == "" {
+		return true
+	}
+	return c.acls.Load().Authorize(authorizer.Action{Principal: m.regexPrincipal, Host: m.regexHost,
+		Operation: authorizer.OpDescribe, ResourceType: authorizer.ResourceTopic, Name: name})
 }
 
 // computeTarget runs the group's assignor for the current group epoch.

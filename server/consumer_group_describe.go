@@ -4,6 +4,10 @@ package server
 // (Empty, Assigning, Reconciling, Stable), group and assignment epochs,
 // assignor, and per member its epoch, subscription, current and target
 // assignment. GROUP_ID_NOT_FOUND for a group that is not a consumer group.
+// With the authorizer a group needs DESCRIBE (GROUP_AUTHORIZATION_FAILED)
+// and, since Kafka 4.0 (KAFKA-18813), DESCRIBE on every topic in its
+// members' current and target assignments: otherwise the group is
+// described only by TOPIC_AUTHORIZATION_FAILED.
 
 import (
 	"slices"
@@ -34,7 +38,10 @@ func (cn *conn) handleConsumerGroupDescribe(req *kmsg.ConsumerGroupDescribeReque
 				rg.ErrorCode = kerr.GroupIDNotFound.Code
 			} else {
 				describeConsumerGroup(c, cg, &rg)
-				if req.IncludeAuthorizedOperations {
+				if !cn.allowedGroupTopics(&rg) {
+					rg = kmsg.NewConsumerGroupDescribeResponseGroup()
+					rg.Group, rg.ErrorCode, rg.AuthorizedOperations = id, errTopicAuth, -2147483648
+				} else if req.IncludeAuthorizedOperations {
 					rg.AuthorizedOperations = cn.authorizedOps(authorizer.ResourceGroup, id)
 				}
 			}
@@ -47,6 +54,21 @@ func (cn *conn) handleConsumerGroupDescribe(req *kmsg.ConsumerGroupDescribeReque
 		resp.Groups = append(resp.Groups, rg)
 	}
 	return resp, nil
+}
+
+// allowedGroupTopics says whether the principal may DESCRIBE every topic
+// the described group's members are assigned or targeted.
+func (cn *conn) allowedGroupTopics(rg *kmsg.ConsumerGroupDescribeResponseGroup) bool {
+	for _, m := range rg.Members {
+		for _, a := range []kmsg.Assignment{m.Assignment, m.TargetAssignment} {
+			for _, tp := range a.TopicPartitions {
+				if tp.Topic != "" && !cn.allowedTopic(authorizer.OpDescribe, tp.Topic) {
+					return false
+				}
+			}
+		}
+	}
+	return true
 }
 
 func describeConsumerGroup(c *Cluster, cg *consumerGroup, rg *kmsg.ConsumerGroupDescribeResponseGroup) {

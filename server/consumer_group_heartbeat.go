@@ -169,6 +169,7 @@ func (c *Cluster) consumerHeartbeat(cn *conn, req *kmsg.ConsumerGroupHeartbeatRe
 	}
 	if req.SubscribedTopicRegex != nil && *req.SubscribedTopicRegex != m.regex {
 		m.regex = *req.SubscribedTopicRegex
+		m.regexPrincipal, m.regexHost = cn.principal, cn.host() // its matches are what they may DESCRIBE
 		cg.nextEpoch()
 	}
 	if req.ServerAssignor != nil && *req.ServerAssignor != cg.assignor {

@@ -258,7 +258,7 @@ func (s *shard) load(batches []*replication.Batch) {
 	s.groups = map[string]*group{}
 	for _, b := range batches {
 		if b.Control {
-			s.completeTxnOffsets(b.ProducerID, b.Commit)
+			s.completeTxnOffsets(b.ProducerID, b.Commit, nil)
 			continue
 		}
 		recs, err := protocol.Records(b.Raw)

@@ -12,7 +12,12 @@ package server
 // INVALID_REPLICA_ASSIGNMENT. Without an assignment the new partitions are
 // placed like CreateTopics places them, continuing the round robin, so
 // partition i lands where a topic created with i+1 partitions would have
-// it. ValidateOnly checks and answers without creating.
+// it. ValidateOnly checks and answers without creating. With the
+// authorizer, a topic the principal may not ALTER is
+// TOPIC_AUTHORIZATION_FAILED without a message (after the duplicate check,
+// before existence), as Kafka's controller answers. Under a
+// controller_mutation_rate quota the added partitions are taken from it;
+// from v3 a topic over the quota is THROTTLING_QUOTA_EXCEEDED.
 //
 // New partitions start like a new topic's: every replica in the ISR, the
 // first one leading at epoch 0; followers start fetching at once. Clients
@@ -22,6 +27,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -34,6 +40,8 @@ func (cn *conn) handleCreatePartitions(req *kmsg.CreatePartitionsRequest) (kmsg.
 		count[rt.Topic]++
 	}
 	reported := map[string]bool{}
+	q := cn.mutationQuota(req.Version >= 3)
+	defer q.done()
 	for _, rt := range req.Topics {
 		st := kmsg.NewCreatePartitionsResponseTopic()
 		st.Topic = rt.Topic
@@ -45,6 +53,10 @@ func (cn *conn) handleCreatePartitions(req *kmsg.CreatePartitionsRequest) (kmsg.
 			}
 			reported[rt.Topic] = true
 			e, msg = kerr.InvalidRequest, "Duplicate topic name."
+		} else if !cn.allowedTopic(authorizer.OpAlter, rt.Topic) {
+			st.ErrorCode = errTopicAuth
+			resp.Topics = append(resp.Topics, st)
+			continue
 		} else {
 			var assignment [][]int32
 			if rt.Assignment != nil {
@@ -53,7 +65,15 @@ func (cn *conn) handleCreatePartitions(req *kmsg.CreatePartitionsRequest) (kmsg.
 					assignment[i] = slices.Clone(a.Replicas)
 				}
 			}
-			e, msg = c.createPartitions(rt.Topic, rt.Count, assignment, req.ValidateOnly)
+			if q != nil && !req.ValidateOnly {
+				// Validated first: only partitions that would be added take quota.
+				if e, msg = c.createPartitions(rt.Topic, rt.Count, assignment, true); e == nil && !q.record(int(rt.Count)-c.partitionCount(rt.Topic)) {
+					e, msg = errThrottlingQuota, errThrottlingQuota.Description
+				}
+			}
+			if e == nil {
+				e, msg = c.createPartitions(rt.Topic, rt.Count, assignment, req.ValidateOnly)
+			}
 		}
 		if e != nil {
 			st.ErrorCode = e.Code
@@ -62,6 +82,14 @@ func (cn *conn) handleCreatePartitions(req *kmsg.CreatePartitionsRequest) (kmsg.
 		resp.Topics = append(resp.Topics, st)
 	}
 	return resp, nil
+}
+
+// partitionCount is topic name's number of partitions, 0 if unknown.
+func (c *Cluster) partitionCount(name string) int {
+	if t := c.topic(name); t != nil {
+		return len(t.partitions())
+	}
+	return 0
 }
 
 // maxPartitions is fakekafka's cap on a topic's partition count.
@@ -102,7 +130,7 @@ func (c *Cluster) createPartitions(name string, count int32, assignment [][]int3
 	if validateOnly {
 		return nil, ""
 	}
-	rc := c.replicationConfig(t.cfg().configs)
+	rc := c.sharedReplicationConfig(t.cfg().configs)
 	now := c.now()
 	next := slices.Clip(slices.Clone(cur))
 	for i, rs := range assignment {

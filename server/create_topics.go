@@ -23,6 +23,10 @@ package server
 // (TOPIC_AUTHORIZATION_FAILED); without DESCRIBE_CONFIGS on it the result
 // leaves the configs out and sets the config error code (tagged, v5+) to
 // TOPIC_AUTHORIZATION_FAILED.
+//
+// Under a controller_mutation_rate quota each created topic takes its
+// partition count (quotas_mutation.go); from v6 a topic over the quota is
+// THROTTLING_QUOTA_EXCEEDED.
 
 import (
 	"fmt"
@@ -47,6 +51,8 @@ func (cn *conn) handleCreateTopics(req *kmsg.CreateTopicsRequest) (kmsg.Response
 	}
 	reported := map[string]bool{}
 	clusterCreate := cn.allowedCluster(authorizer.OpCreate)
+	q := cn.mutationQuota(req.Version >= 6)
+	defer q.done()
 	for _, rt := range req.Topics {
 		st := kmsg.NewCreateTopicsResponseTopic()
 		st.Topic = rt.Topic
@@ -70,6 +76,17 @@ func (cn *conn) handleCreateTopics(req *kmsg.CreateTopicsRequest) (kmsg.Response
 			setCreateError(req.Version, &st, kerrv, msg)
 			resp.Topics = append(resp.Topics, st)
 			continue
+		}
+		if q != nil && !req.ValidateOnly {
+			// Validated first: only a creation that would happen takes quota.
+			if _, kerrv, msg = c.createTopic(spec, true); kerrv == nil && !q.record(c.specPartitions(spec)) {
+				kerrv, msg = errThrottlingQuota, errThrottlingQuota.Description
+			}
+			if kerrv != nil {
+				setCreateError(req.Version, &st, kerrv, msg)
+				resp.Topics = append(resp.Topics, st)
+				continue
+			}
 		}
 		t, kerrv, msg := c.createTopic(spec, req.ValidateOnly)
 		if kerrv != nil {
@@ -117,6 +134,17 @@ func (cn *conn) handleCreateTopics(req *kmsg.CreateTopicsRequest) (kmsg.Response
 		resp.Topics = append(resp.Topics, st)
 	}
 	return resp, nil
+}
+
+// specPartitions is how many partitions spec creates.
+func (c *Cluster) specPartitions(spec topicSpec) int {
+	switch {
+	case len(spec.assignment) > 0:
+		return len(spec.assignment)
+	case spec.partitions == -1:
+		return c.cfg.NumPartitions
+	}
+	return int(spec.partitions)
 }
 
 // createSpec turns one requested topic into a topicSpec, checking what

@@ -11,7 +11,9 @@ package server
 //
 // The result names the topic (resolved from the ID when asked by ID),
 // carries the TopicID on v6 and an ErrorMessage on v5+. Deleting wakes
-// every request parked on the topic's partitions.
+// every request parked on the topic's partitions. Under a
+// controller_mutation_rate quota a deleted topic's partitions are taken
+// from it; from v5 a topic over the quota is THROTTLING_QUOTA_EXCEEDED.
 
 import (
 	"github.com/fakekafka/fakekafka/authorizer"
@@ -42,6 +44,9 @@ func (cn *conn) handleDeleteTopics(req *kmsg.DeleteTopicsRequest) (kmsg.Response
 		}
 	}
 	reported := map[any]bool{}
+	clusterDelete := cn.allowedCluster(authorizer.OpDelete) // KRaft: DELETE on the cluster deletes any topic
+	q := cn.mutationQuota(req.Version >= 5)
+	defer q.done()
 	for _, e := range entries {
 		st := kmsg.NewDeleteTopicsResponseTopic()
 		st.Topic, st.TopicID = e.Topic, e.TopicID
@@ -81,7 +86,7 @@ func (cn *conn) handleDeleteTopics(req *kmsg.DeleteTopicsRequest) (kmsg.Response
 				fail(kerr.UnknownTopicID, "This server does not host this topic ID.")
 				continue
 			}
-		} else if !cn.allowedTopic(authorizer.OpDescribe, *e.Topic) {
+		} else if !clusterDelete && !cn.allowedTopic(authorizer.OpDescribe, *e.Topic) {
 			fail(kerr.TopicAuthorizationFailed, "Authorization failed.") // existence not disclosed
 			continue
 		} else if t = c.topic(*e.Topic); t == nil {
@@ -90,11 +95,15 @@ func (cn *conn) handleDeleteTopics(req *kmsg.DeleteTopicsRequest) (kmsg.Response
 		}
 		name := t.name
 		st.Topic, st.TopicID = &name, t.id
-		if !cn.allowedTopic(authorizer.OpDelete, name) {
+		if !clusterDelete && !cn.allowedTopic(authorizer.OpDelete, name) {
 			if byID && !cn.allowedTopic(authorizer.OpDescribe, name) {
 				st.Topic = nil // not even its name
 			}
 			fail(kerr.TopicAuthorizationFailed, "Authorization failed.")
+			continue
+		}
+		if !q.record(len(t.partitions())) {
+			fail(errThrottlingQuota, errThrottlingQuota.Description)
 			continue
 		}
 		if !c.deleteTopic(t) {

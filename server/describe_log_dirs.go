@@ -10,12 +10,15 @@ package server
 // served). Null topics means every topic; listed partitions this broker
 // does not host, or unknown topics, are left out. TotalBytes and UsableBytes
 // (v4+) are -1, Kafka's "unknown volume", since nothing is on a disk.
+// With the authorizer it needs DESCRIBE on the cluster; denied, the answer
+// has no log dirs and (v3+) CLUSTER_AUTHORIZATION_FAILED.
 
 import (
 	"fmt"
 	"maps"
 	"slices"
 
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -25,6 +28,10 @@ func LogDir(id int32) string { return fmt.Sprintf("/var/lib/fakekafka/broker-%d/
 func (cn *conn) handleDescribeLogDirs(req *kmsg.DescribeLogDirsRequest) (kmsg.Response, error) {
 	c := cn.b.c
 	resp := req.ResponseKind().(*kmsg.DescribeLogDirsResponse)
+	if !cn.allowedCluster(authorizer.OpDescribe) {
+		resp.ErrorCode = errClusterAuth
+		return resp, nil
+	}
 	dir := kmsg.NewDescribeLogDirsResponseDir()
 	dir.Dir, dir.TotalBytes, dir.UsableBytes = LogDir(cn.b.id), -1, -1
 	dir.Topics = []kmsg.DescribeLogDirsResponseDirTopic{}

@@ -16,12 +16,15 @@ package server
 // listener, under the name CONTROLLER) and a directory id. Only
 // __cluster_metadata partition 0 exists: a request for anything else gets
 // UNKNOWN_TOPIC_OR_PARTITION on each partition it names (none on the
-// request), as KafkaRaftClient answers.
+// request), as KafkaRaftClient answers. With the authorizer it needs
+// DESCRIBE on the cluster; denied, CLUSTER_AUTHORIZATION_FAILED at the top
+// and nothing else.
 
 import (
 	"crypto/sha256"
 	"sync"
 
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -46,6 +49,10 @@ func (cn *conn) handleDescribeQuorum(req *kmsg.DescribeQuorumRequest) (kmsg.Resp
 	c := cn.b.c
 	resp := req.ResponseKind().(*kmsg.DescribeQuorumResponse)
 	resp.ErrorMessage = noMessage(req.Version, 2) // Kafka sends "" from v2, which has the field
+	if !cn.allowedCluster(authorizer.OpDescribe) {
+		resp.ErrorCode, resp.ErrorMessage = errClusterAuth, kmsg.StringPtr(kerr.ClusterAuthorizationFailed.Description)
+		return resp, nil
+	}
 	if len(req.Topics) != 1 || req.Topics[0].Topic != clusterMetadataTopic ||
 		len(req.Topics[0].Partitions) != 1 || req.Topics[0].Partitions[0].Partition != 0 {
 		// Every partition asked for gets the error, the request none.

@@ -10,6 +10,10 @@ package server
 // filtered by state (unknown names are echoed in UnknownStateFilters),
 // producer id, minimum running time (v1+) and a transactional id regular
 // expression (v2+, INVALID_REQUEST if it does not compile).
+//
+// With the authorizer, ids the principal may not DESCRIBE are
+// TRANSACTIONAL_ID_AUTHORIZATION_FAILED (Describe) or left out (List), and
+// Describe leaves out the topics it may not DESCRIBE, as Kafka does.
 
 import (
 	"regexp"
@@ -46,6 +50,9 @@ func (cn *conn) handleDescribeTransactions(req *kmsg.DescribeTransactionsRequest
 				st.State, st.TimeoutMillis, st.StartTimestamp = md.State.String(), md.TimeoutMs, md.TxnStartMs
 				st.ProducerID, st.ProducerEpoch = md.ProducerID, md.ProducerEpoch
 				for _, tp := range md.Partitions {
+					if !cn.allowedTopic(authorizer.OpDescribe, tp.Topic) {
+						continue
+					}
 					if n := len(st.Topics); n > 0 && st.Topics[n-1].Topic == tp.Topic {
 						st.Topics[n-1].Partitions = append(st.Topics[n-1].Partitions, tp.Partition)
 						continue

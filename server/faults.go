@@ -421,6 +421,8 @@ func (cn *conn) faultDelay(d time.Duration) error {
 	}
 	t := cn.b.c.cfg.Clock.NewTimer(d)
 	defer t.Stop()
+	cn.parkBegin() // injected latency is not handler time
+	defer cn.parkEnd()
 	select {
 	case <-t.C:
 		return nil

@@ -81,8 +81,10 @@ func (cn *conn) fetch(req *kmsg.FetchRequest) (kmsg.Response, error) {
 		if stop || bytes >= int(req.MinBytes) {
 			return resp, nil
 		}
+		cn.parkBegin() // a delayed fetch: no handler time
 		select {
 		case <-wake:
+			cn.parkEnd()
 		case <-timer.C:
 			resp, _, _ = cn.readFetch(req)
 			return resp, nil

@@ -116,6 +116,7 @@ func (cn *conn) joinGroup(groupID string, r joinRequest) (joinResult, bool) {
 	if ch == nil {
 		return res, true
 	}
+	cn.parkBegin() // a delayed join: no handler time
 	select {
 	case res := <-ch:
 		return res, true

@@ -8,13 +8,16 @@ package server
 // types (none requested: every type): TOPIC every topic, BROKER and
 // BROKER_LOGGER every registered broker id, GROUP and CLIENT_METRICS none
 // (fakekafka keeps no group or client-metrics configs). Another type is
-// UNSUPPORTED_VERSION with no resources, as Kafka 4.4 answers it.
+// UNSUPPORTED_VERSION with no resources, as Kafka 4.4 answers it. With the
+// authorizer both versions need DESCRIBE_CONFIGS on the cluster (else
+// CLUSTER_AUTHORIZATION_FAILED).
 
 import (
 	"maps"
 	"slices"
 	"strconv"
 
+	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -32,6 +35,10 @@ func (cn *conn) handleListConfigResources(req *kmsg.ListConfigResourcesRequest) 
 	c := cn.b.c
 	resp := req.ResponseKind().(*kmsg.ListConfigResourcesResponse)
 	resp.ConfigResources = []kmsg.ListConfigResourcesResponseConfigResource{}
+	if !cn.allowedCluster(authorizer.OpDescribeConfigs) {
+		resp.ErrorCode = errClusterAuth
+		return resp, nil
+	}
 	if req.Version == 0 {
 		return resp, nil // client-metrics resources only: none
 	}

@@ -107,8 +107,16 @@ func (cn *conn) fetchOffsets(groupID string, topics []kmsg.OffsetFetchRequestTop
 	if code != 0 {
 		return requested(0), code
 	}
-	if g == nil {
-		return requested(0), 0
+	if g == nil { // no offsets, but still no peeking at topics it may not describe
+		out := requested(0)
+		for i := range out {
+			if !cn.allowedTopic(authorizer.OpDescribe, out[i].Topic) {
+				for j := range out[i].Partitions {
+					out[i].Partitions[j].ErrorCode = errTopicAuth
+				}
+			}
+		}
+		return out, 0
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()

@@ -47,7 +47,8 @@ func (cn *conn) handleProduce(req *kmsg.ProduceRequest) (kmsg.Response, error) {
 	c := cn.b.c
 	resp := req.ResponseKind().(*kmsg.ProduceResponse)
 	acksValid := req.Acks == 0 || req.Acks == 1 || req.Acks == -1
-	var parked []parkedProduce
+	parked := cn.parking.parked[:0]
+	defer func() { clear(parked); cn.parking.parked = parked[:0] }() // keep the space, not the partitions
 	failed := false
 	leaders := map[int32]bool{}
 	// Kafka checks the transactional id first, then each topic, and only
@@ -79,7 +80,7 @@ func (cn *conn) handleProduce(req *kmsg.ProduceRequest) (kmsg.Response, error) {
 				failed = true
 				continue
 			}
-			pp, code, msg := cn.produceTo(t, rp, req, sp, leaders)
+			pp, wait, code, msg := cn.produceTo(t, rp, req, sp, leaders)
 			if code != 0 {
 				sp.ErrorCode = code
 				if msg != "" && req.Version >= 8 {
@@ -88,8 +89,8 @@ func (cn *conn) handleProduce(req *kmsg.ProduceRequest) (kmsg.Response, error) {
 				failed = true
 				continue
 			}
-			if pp != nil {
-				parked = append(parked, *pp)
+			if wait {
+				parked = append(parked, pp)
 			}
 		}
 	}
@@ -123,28 +124,28 @@ func (cn *conn) handleProduce(req *kmsg.ProduceRequest) (kmsg.Response, error) {
 }
 
 // produceTo validates and appends one partition's batch. For acks=-1 it
-// returns the parked state to wait on.
-func (cn *conn) produceTo(t *topic, rp *kmsg.ProduceRequestTopicPartition, req *kmsg.ProduceRequest, sp *kmsg.ProduceResponseTopicPartition, leaders map[int32]bool) (*parkedProduce, int16, string) {
+// returns the parked state to wait on, and wait is true.
+func (cn *conn) produceTo(t *topic, rp *kmsg.ProduceRequestTopicPartition, req *kmsg.ProduceRequest, sp *kmsg.ProduceResponseTopicPartition, leaders map[int32]bool) (pp parkedProduce, wait bool, code int16, msg string) {
 	c := cn.b.c
 	acks := req.Acks
 	if t == nil || rp.Partition < 0 || int(rp.Partition) >= len(t.partitions()) {
-		return nil, kerr.UnknownTopicOrPartition.Code, ""
+		return pp, false, kerr.UnknownTopicOrPartition.Code, ""
 	}
 	p := t.partitions()[rp.Partition]
 	settings := t.cfg()
 	b, code, msg := parseProducedBatch(rp.Records, settings.maxBytes)
 	if code != 0 {
 		c.log.Debug("produce rejected", "topic", t.name, "partition", rp.Partition, "error", kerr.ErrorForCode(code), "reason", msg)
-		return nil, code, msg
+		return pp, false, code, msg
 	}
 	if settings.compact {
 		if code, msg := checkKeys(b.Raw); code != 0 {
-			return nil, code, msg
+			return pp, false, code, msg
 		}
 	}
 	if b.Transactional && req.TransactionID != nil {
 		if code, msg := cn.checkTxnProduce(*req.TransactionID, req.Version, b, t.name, rp.Partition); code != 0 {
-			return nil, code, msg
+			return pp, false, code, msg
 		}
 	}
 	now := c.now()
@@ -152,7 +153,7 @@ func (cn *conn) produceTo(t *topic, rp *kmsg.ProduceRequestTopicPartition, req *
 	defer p.mu.Unlock()
 	if code := checkLeader(p.st, cn.b.id, -1); code != 0 {
 		cn.setProduceLeaderHint(p, sp, leaders)
-		return nil, code, ""
+		return pp, false, code, ""
 	}
 	if settings.logAppendTime {
 		ts := now.UnixMilli()
@@ -165,9 +166,9 @@ func (cn *conn) produceTo(t *topic, rp *kmsg.ProduceRequestTopicPartition, req *
 	p.changed(before)
 	if code != 0 {
 		if code == kerr.NotEnoughReplicas.Code {
-			return nil, code, fmt.Sprintf("the ISR %v is smaller than min.insync.replicas %d", p.st.ISR(), p.st.EffectiveMinISR())
+			return pp, false, code, fmt.Sprintf("the ISR %v is smaller than min.insync.replicas %d", p.st.ISR(), p.st.EffectiveMinISR())
 		}
-		return nil, code, ""
+		return pp, false, code, ""
 	}
 	sp.BaseOffset = res.BaseOffset
 	sp.LogStartOffset = res.LogStartOffset
@@ -175,10 +176,10 @@ func (cn *conn) produceTo(t *topic, rp *kmsg.ProduceRequestTopicPartition, req *
 		cn.recordWrite(run, p, b, res, acks, sp)
 	}
 	if acks != -1 {
-		return nil, 0, ""
+		return pp, false, 0, ""
 	}
-	_, epoch, _ := p.st.View(cn.b.id)
-	return &parkedProduce{p: p, epoch: epoch, required: res.Required, resp: sp}, 0, ""
+	_, epoch := p.st.ViewLeader(cn.b.id)
+	return parkedProduce{p: p, epoch: epoch, required: res.Required, resp: sp}, true, 0, ""
 }
 
 // setProduceLeaderHint fills the KIP-951 current leader (v10+ only;
@@ -251,7 +252,8 @@ func batchErrorCode(err error) int16 {
 // partitions' change signals, never by polling.
 func (cn *conn) awaitReplication(parked []parkedProduce, timeoutMillis int32, leaders map[int32]bool) error {
 	c := cn.b.c
-	wake := make(chan struct{}, 1)
+	wake, timer := cn.park(time.Duration(max(timeoutMillis, 0)) * time.Millisecond)
+	defer timer.Stop()
 	for i := range parked {
 		p := parked[i].p
 		p.mu.Lock()
@@ -263,8 +265,6 @@ func (cn *conn) awaitReplication(parked []parkedProduce, timeoutMillis int32, le
 			parked[i].p.unwatch(wake)
 		}
 	}()
-	timer := cn.b.c.cfg.Clock.NewTimer(time.Duration(max(timeoutMillis, 0)) * time.Millisecond)
-	defer timer.Stop()
 	for {
 		pending := 0
 		for i := range parked {
@@ -291,8 +291,10 @@ func (cn *conn) awaitReplication(parked []parkedProduce, timeoutMillis int32, le
 		if pending == 0 {
 			return nil
 		}
+		cn.parkBegin() // a delayed produce: no handler time
 		select {
 		case <-wake:
+			cn.parkEnd()
 		case <-timer.C:
 			for i := range parked {
 				if !parked[i].done {

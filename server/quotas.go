@@ -13,9 +13,9 @@ package server
 // and no further request is read until the throttle ends; older versions
 // get the response only after the throttle. A throttled Fetch is answered
 // empty and its bytes taken back, and every Fetch is capped to what the
-// quota allows in one window, as in Kafka. request_percentage,
-// controller_mutation_rate and ip quotas are kept and described but not
-// enforced.
+// quota allows in one window, as in Kafka. request_percentage is enforced
+// in quotas_request.go, controller_mutation_rate in quotas_mutation.go; ip
+// quotas are kept and described but not enforced.
 
 import (
 	"context"
@@ -42,10 +42,12 @@ type sensorKey struct {
 	quota.Key
 }
 
-// sensor is one key's usage.
+// sensor is one key's usage: a sampled rate, or for
+// controller_mutation_rate a token bucket (quotas_mutation.go).
 type sensor struct {
-	mu   sync.Mutex
-	rate *quota.Rate
+	mu     sync.Mutex
+	rate   *quota.Rate
+	bucket *quota.TokenBucket
 }
 
 // AlterClientQuotas changes one entity's quotas as AlterClientQuotas does:

@@ -7,7 +7,8 @@ package server
 // way, the legacy flow). Any other request before authentication closes
 // the connection; so do a failed authentication (after its
 // SASL_AUTHENTICATION_FAILED answer) and an unsupported mechanism (after
-// UNSUPPORTED_SASL_MECHANISM). KIP-368: a client that used SaslAuthenticate
+// UNSUPPORTED_SASL_MECHANISM), each failedAuthenticationDelay after the
+// answer. KIP-368: a client that used SaslAuthenticate
 // v1+ may re-authenticate with a new SaslHandshake on an authenticated
 // connection; a session past its lifetime is closed at its next request.
 
@@ -69,7 +70,7 @@ func (cn *conn) saslGate(hdr protocol.RequestHeader, body []byte) (handled bool,
 	case saslDone:
 		if hdr.APIKey == saslHandshakeKey && s.supportsReauth {
 			s.reauthFrom = cn.principal
-			return true, cn.saslHandshake(hdr, body)
+			return true, cn.saslAnswer(hdr, body)
 		}
 		if !s.expiry.IsZero() && !cn.b.c.now().Before(s.expiry) {
 			return false, fmt.Errorf("SASL session of %s expired at %v without re-authentication", cn.principal, s.expiry)
@@ -90,20 +91,53 @@ func (cn *conn) saslGate(hdr protocol.RequestHeader, body []byte) (handled bool,
 		if hdr.APIKey != saslHandshakeKey {
 			return false, fmt.Errorf("unexpected %s request during SASL handshake", kmsg.NameForKey(hdr.APIKey))
 		}
-		return true, cn.saslHandshake(hdr, body)
+		return true, cn.saslAnswer(hdr, body)
 	default: // saslAuthenticating with handshake v1
 		if hdr.APIKey != saslAuthenticateKey {
 			return false, fmt.Errorf("unexpected %s request during SASL authentication", kmsg.NameForKey(hdr.APIKey))
 		}
-		return true, cn.saslAuthenticate(hdr, body)
+		return true, cn.saslAnswer(hdr, body)
 	}
 }
 
-func (cn *conn) saslHandshake(hdr protocol.RequestHeader, body []byte) error {
-	req := kmsg.NewPtrSASLHandshakeRequest()
+// saslAnswer answers a SaslHandshake or SaslAuthenticate of the
+// authentication flow; the connection closes after a failure, once the
+// client has the answer.
+func (cn *conn) saslAnswer(hdr protocol.RequestHeader, body []byte) error {
+	req := kmsg.RequestForKey(hdr.APIKey)
 	if err := cn.readSASLRequest(hdr, req, body); err != nil {
 		return err
 	}
+	var resp kmsg.Response
+	var failed bool
+	if rules := cn.b.faults.Load(); rules != nil {
+		var err error
+		if resp, failed, err = cn.saslWithFaults(*rules, req); err != nil {
+			return err
+		}
+	} else {
+		resp, failed = cn.saslServe(req)
+	}
+	if err := cn.respond(hdr, resp); err != nil {
+		return err
+	}
+	if failed {
+		cn.delayFailedClose()
+		return errCloseConn
+	}
+	return nil
+}
+
+// saslServe answers a SASL request of the flow; failed says the
+// authentication failed.
+func (cn *conn) saslServe(req kmsg.Request) (kmsg.Response, bool) {
+	if hs, ok := req.(*kmsg.SASLHandshakeRequest); ok {
+		return cn.saslHandshake(hs)
+	}
+	return cn.saslAuthenticate(req.(*kmsg.SASLAuthenticateRequest))
+}
+
+func (cn *conn) saslHandshake(req *kmsg.SASLHandshakeRequest) (kmsg.Response, bool) {
 	s := cn.sasl
 	resp := req.ResponseKind().(*kmsg.SASLHandshakeResponse)
 	enabled := cn.b.c.cfg.SASLMechanisms
@@ -111,10 +145,7 @@ func (cn *conn) saslHandshake(hdr protocol.RequestHeader, body []byte) error {
 	if !slices.Contains(enabled, req.Mechanism) {
 		resp.ErrorCode = kerr.UnsupportedSaslMechanism.Code
 		cn.saslFailed(req.Mechanism, "unsupported SASL mechanism "+req.Mechanism)
-		if err := cn.respond(hdr, resp); err != nil {
-			return err
-		}
-		return errCloseConn
+		return resp, true
 	}
 	s.badMech = ""
 	if s.reauthFrom != "" && req.Mechanism != s.mech {
@@ -123,31 +154,24 @@ func (cn *conn) saslHandshake(hdr protocol.RequestHeader, body []byte) error {
 	nonce := make([]byte, 24)
 	rand.Read(nonce)
 	x, _ := sasl.New(req.Mechanism, cn.b.c.users, base64.RawStdEncoding.EncodeToString(nonce), cn.b.c.now())
-	s.phase, s.mech, s.x, s.raw = saslAuthenticating, req.Mechanism, x, hdr.APIVersion == 0
-	return cn.respond(hdr, resp)
+	s.phase, s.mech, s.x, s.raw = saslAuthenticating, req.Mechanism, x, req.Version == 0
+	return resp, false
 }
 
-func (cn *conn) saslAuthenticate(hdr protocol.RequestHeader, body []byte) error {
-	req := kmsg.NewPtrSASLAuthenticateRequest()
-	if err := cn.readSASLRequest(hdr, req, body); err != nil {
-		return err
-	}
+func (cn *conn) saslAuthenticate(req *kmsg.SASLAuthenticateRequest) (kmsg.Response, bool) {
 	s := cn.sasl
-	s.supportsReauth = s.supportsReauth || hdr.APIVersion > 0
+	s.supportsReauth = s.supportsReauth || req.Version > 0
 	resp := req.ResponseKind().(*kmsg.SASLAuthenticateResponse)
 	reply, lifetime, err := cn.saslStep(req.SASLAuthBytes)
 	if err != nil {
 		resp.ErrorCode = kerr.SaslAuthenticationFailed.Code
 		msg := err.Error()
 		resp.ErrorMessage = &msg
-		if werr := cn.respond(hdr, resp); werr != nil {
-			return werr
-		}
-		return errCloseConn
+		return resp, true
 	}
 	resp.SASLAuthBytes = reply
 	resp.SessionLifetimeMillis = lifetime.Milliseconds()
-	return cn.respond(hdr, resp)
+	return resp, false
 }
 
 // saslRawToken takes one unframed token of the v0 flow and answers
@@ -244,4 +268,30 @@ func (cn *conn) handleSaslAuthenticate(req *kmsg.SASLAuthenticateRequest) (kmsg.
 	msg := "SaslAuthenticate request received after successful authentication"
 	resp.ErrorMessage = &msg
 	return resp, nil
+}
+
+// failedAuthenticationDelay is the default of Kafka's
+// connection.failed.authentication.delay.ms: the broker closes a
+// connection that failed authentication that long after its answer. The
+// client reads the answer before the close: some clients (kafka-python)
+// report only the closed connection when both arrive together.
+const failedAuthenticationDelay = 100 * time.Millisecond
+
+// delayFailedClose waits failedAuthenticationDelay, not reading the
+// connection meanwhile: on the cluster's clock, or on the wall clock if
+// that comes first (a manual clock must not hold connections open), or
+// until the connection or the cluster closes.
+func (cn *conn) delayFailedClose() {
+	c := cn.b.c
+	due := make(chan struct{})
+	t := c.cfg.Clock.AfterFunc(failedAuthenticationDelay, func() { close(due) })
+	defer t.Stop()
+	wall := time.NewTimer(failedAuthenticationDelay)
+	defer wall.Stop()
+	select {
+	case <-due:
+	case <-wall.C:
+	case <-cn.closed:
+	case <-c.closing:
+	}
 }

@@ -3,9 +3,18 @@ package server
 // DescribeUserScramCredentials and AlterUserScramCredentials (KIP-554):
 // the SCRAM credentials of the SASL users. A client computes the salted
 // password itself; the broker stores only the keys derived from it.
+//
+// With the authorizer, Describe needs DESCRIBE and Alter ALTER on the
+// cluster. Denied, they answer as Kafka's error responses do: Describe
+// CLUSTER_AUTHORIZATION_FAILED at the top and in one result per user asked
+// (without the user's name, as Kafka leaves it out); Alter the error for
+// each user named, once, sorted by name.
 
 import (
 	"fmt"
+	"slices"
+
+	"github.com/fakekafka/fakekafka/authorizer"
 
 	"github.com/fakekafka/fakekafka/sasl"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -26,6 +35,15 @@ func scramMechanismNumber(name string) int8 {
 
 func (cn *conn) handleDescribeUserSCRAMCredentials(req *kmsg.DescribeUserSCRAMCredentialsRequest) (kmsg.Response, error) {
 	resp := req.ResponseKind().(*kmsg.DescribeUserSCRAMCredentialsResponse)
+	if !cn.allowedCluster(authorizer.OpDescribe) {
+		resp.ErrorCode = errClusterAuth
+		for range req.Users {
+			r := kmsg.NewDescribeUserSCRAMCredentialsResponseResult()
+			r.ErrorCode = errClusterAuth
+			resp.Results = append(resp.Results, r)
+		}
+		return resp, nil
+	}
 	resp.ErrorMessage = noMessage(req.Version, 0)
 	u := cn.b.c.users
 	u.mu.RLock()
@@ -88,6 +106,20 @@ type scramChange struct {
 func (cn *conn) handleAlterUserSCRAMCredentials(req *kmsg.AlterUserSCRAMCredentialsRequest) (kmsg.Response, error) {
 	resp := req.ResponseKind().(*kmsg.AlterUserSCRAMCredentialsResponse)
 	c := cn.b.c
+	if !cn.allowedCluster(authorizer.OpAlter) {
+		var users []string
+		for _, d := range req.Deletions {
+			users = append(users, d.Name)
+		}
+		for _, up := range req.Upsertions {
+			users = append(users, up.Name)
+		}
+		slices.Sort(users)
+		for _, user := range slices.Compact(users) {
+			resp.Results = append(resp.Results, kmsg.AlterUserSCRAMCredentialsResponseResult{User: user, ErrorCode: errClusterAuth, ErrorMessage: cn.notAuthorizedMsg()})
+		}
+		return resp, nil
+	}
 	var order []string
 	changes := map[string][]scramChange{}
 	failed := map[string]*kmsg.AlterUserSCRAMCredentialsResponseResult{}

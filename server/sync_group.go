@@ -101,6 +101,7 @@ func (cn *conn) handleSyncGroup(req *kmsg.SyncGroupRequest) (kmsg.Response, erro
 		g.completeSync(generation, assignments, code)
 		g.mu.Unlock()
 	}
+	cn.parkBegin() // a delayed sync: no handler time
 	select {
 	case r := <-ch:
 		if r.code != 0 {

@@ -85,7 +85,7 @@ type state struct {
 
 // mark captures the partition's state before a change; pass it to changed.
 func (p *partition) mark() state {
-	s := state{leader: p.st.Leader(), epoch: p.st.LeaderEpoch(), hw: p.st.HW(), isr: len(p.st.ISR()), lso: -1}
+	s := state{leader: p.st.Leader(), epoch: p.st.LeaderEpoch(), hw: p.st.HW(), isr: p.st.ISRSize(), lso: -1}
 	if l := p.st.LeaderReplica(); l != nil {
 		s.leo, s.lso, s.start = l.LEO(), l.LSO(), l.LogStartOffset()
 	}
@@ -102,38 +102,51 @@ func (p *partition) lso() int64 {
 }
 
 // changed wakes whoever cares about the difference since before: parked
-// requests on any change, followers when the leader's log or HW moved (the
-// HW travels to them in their next fetch), every follower on a new epoch.
+// requests on any change but a longer leader log (an acks=all produce and
+// a consumer's fetch wait for the HW, LSO, leader or ISR; an append alone
+// moves none of them), followers when the leader's log or HW moved (the HW
+// travels to them in their next fetch), every follower on a new epoch.
 // Callers hold p.mu.
-func (p *partition) changed(before state) {
+func (p *partition) changed(before state) { p.changedBy(before, -1) }
+
+// changedBy is changed after the fetches of the follower on broker
+// fetcher, which is not woken for them: fetchOnce already says whether it
+// must fetch again.
+func (p *partition) changedBy(before state, fetcher int32) {
 	after := p.mark()
 	p.persist()
 	p.t.c.partitionEvents(p, before, after)
 	if after == before {
 		return
 	}
-	for _, w := range p.waiters {
-		select {
-		case w <- struct{}{}:
-		default:
+	waited := after
+	waited.leo = before.leo // what the waiters look at
+	if waited != before {
+		for _, w := range p.waiters {
+			select {
+			case w <- struct{}{}:
+			default:
+			}
 		}
 	}
 	if after.leo != before.leo || after.hw != before.hw || after.epoch != before.epoch || after.start != before.start {
-		p.markFollowers()
+		p.markFollowersExcept(fetcher)
 	}
 	if after.epoch != before.epoch && p.t.name == txnStateTopic {
 		p.t.c.wakeTxnLoop() // the new leader loads and finishes prepared transactions
 	}
 }
 
-func (p *partition) markFollowers() {
+func (p *partition) markFollowers() { p.markFollowersExcept(-1) }
+
+func (p *partition) markFollowersExcept(skip int32) {
 	leader := p.st.Leader()
 	if leader < 0 {
 		return
 	}
 	c := p.t.c
 	for _, r := range p.st.Replicas() {
-		if r.Broker != leader {
+		if r.Broker != leader && r.Broker != skip {
 			c.fetcherFor(r.Broker).mark(p)
 		}
 	}
@@ -251,6 +264,13 @@ func validateTopicConfigs(cfg map[string]string) error {
 		}
 	}
 	return nil
+}
+
+// sharedReplicationConfig is replicationConfig for every partition of a
+// topic to hold (one copy, never modified, instead of one per partition).
+func (c *Cluster) sharedReplicationConfig(cfg map[string]string) *replication.Config {
+	rc := c.replicationConfig(cfg)
+	return &rc
 }
 
 // replicationConfig resolves a topic's effective replication settings
@@ -393,7 +413,7 @@ func (c *Cluster) createTopic(s topicSpec, validateOnly bool) (*topic, *kerr.Err
 		t.id = newTopicID()
 	}
 	c.applyTopicSettings(t, s.configs)
-	rc := c.replicationConfig(s.configs)
+	rc := c.sharedReplicationConfig(s.configs)
 	now := c.now()
 	parts := make([]*partition, 0, len(assignment))
 	for i, rs := range assignment {
@@ -416,8 +436,8 @@ func (c *Cluster) createTopic(s topicSpec, validateOnly bool) (*topic, *kerr.Err
 // newPartition creates partition index of t on replicas rs. Explicit
 // assignments may name stopped brokers: their replicas start offline and
 // fenced, and a live one leads if any can.
-func (c *Cluster) newPartition(t *topic, index int32, rs []int32, rc replication.Config, now time.Time) *partition {
-	p := &partition{t: t, index: index, st: replication.NewPartition(rs, rc, now)}
+func (c *Cluster) newPartition(t *topic, index int32, rs []int32, rc *replication.Config, now time.Time) *partition {
+	p := &partition{t: t, index: index, st: replication.NewPartitionShared(rs, rc, now)}
 	for _, id := range rs {
 		if b := c.broker(id); b != nil && !b.up.Load() {
 			p.st.Crash(id, false)

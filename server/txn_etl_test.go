@@ -137,7 +137,12 @@ func TestTxnETLCoordinatorCrashMidCommit(t *testing.T) {
 	}
 	// Nothing more arrives.
 	extra := newClient(t, c, kgo.ConsumeTopics("out"), kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	// Read all n first (however slow the machine), then a quiet second
+	// in which nothing more may arrive.
 	seen := 0
+	for seen < n && ctx.Err() == nil {
+		seen += len(extra.PollFetches(ctx).Records())
+	}
 	quiet, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
 	for quiet.Err() == nil {

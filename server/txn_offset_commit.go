@@ -57,6 +57,27 @@ func (cn *conn) handleTxnOffsetCommit(req *kmsg.TxnOffsetCommitRequest) (kmsg.Re
 	case req.TransactionalID == "":
 		return fail(kerr.InvalidRequest.Code)
 	}
+	// Topics it may not READ and unknown partitions fail before the
+	// coordinator looks at the producer or member, as in Kafka; if nothing
+	// is left, the coordinator is not asked at all.
+	pre := map[topicPartition]int16{}
+	left := false
+	for _, rt := range req.Topics {
+		for _, rp := range rt.Partitions {
+			switch {
+			case !cn.allowedTopic(authorizer.OpRead, rt.Topic):
+				pre[topicPartition{rt.Topic, rp.Partition}] = errTopicAuth
+			case c.partition(rt.Topic, rp.Partition) == nil:
+				pre[topicPartition{rt.Topic, rp.Partition}] = kerr.UnknownTopicOrPartition.Code
+			default:
+				left = true
+			}
+		}
+	}
+	if !left && len(pre) > 0 {
+		fill(func(topic string, partition int32) int16 { return pre[topicPartition{topic, partition}] })
+		return resp, nil
+	}
 	g, code := c.group(cn.b.id, req.Group, true)
 	if code != 0 {
 		return fail(code)
@@ -160,14 +181,18 @@ func (g *group) applyTxn(pid int64, k recordKey, value []byte) {
 
 // completeTxnOffsets applies a marker of producer pid to every group of the
 // shard: a commit makes its pending offsets committed, an abort drops them.
+// With applied set it is called for each offset a commit made committed.
 // Callers hold s.mu.
-func (s *shard) completeTxnOffsets(pid int64, commit bool) {
+func (s *shard) completeTxnOffsets(pid int64, commit bool, applied func(group string, rec coordinatorRecord)) {
 	for _, g := range s.groups {
 		g.mu.Lock()
 		if pending, ok := g.txnOffsets[pid]; ok {
 			if commit {
 				for tp, o := range pending {
 					g.offsets[tp] = o
+					if applied != nil {
+						applied(g.id, coordinatorRecord{key: recordKey{Group: g.id, Topic: tp.Topic, Partition: tp.Partition}, value: o})
+					}
 				}
 			}
 			delete(g.txnOffsets, pid)
@@ -185,9 +210,19 @@ func (c *Cluster) completeTxnOffsets(index int32, pid int64, commit bool) {
 		return
 	}
 	s := ss[index]
+	// The chaos checker learns a transaction's offsets when its commit
+	// marker makes them committed, as it learns OffsetCommit's on success.
+	var applied func(string, coordinatorRecord)
+	byGroup := map[string][]coordinatorRecord{}
+	if commit && c.chaos.Load() != nil {
+		applied = func(group string, rec coordinatorRecord) { byGroup[group] = append(byGroup[group], rec) }
+	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.completeTxnOffsets(pid, commit)
+	s.completeTxnOffsets(pid, commit, applied)
+	s.mu.Unlock()
+	for group, recs := range byGroup {
+		c.recordCommits(group, recs)
+	}
 }
 
 // unstableOffset reports whether a transaction still holds a pending

@@ -20,7 +20,9 @@ import (
 func (cn *conn) handleWriteTxnMarkers(req *kmsg.WriteTxnMarkersRequest) (kmsg.Response, error) {
 	c := cn.b.c
 	resp := req.ResponseKind().(*kmsg.WriteTxnMarkersResponse)
-	denied := !cn.allowedCluster(authorizer.OpClusterAction) // brokers only
+	// Brokers (CLUSTER_ACTION), or an admin with ALTER on the cluster:
+	// kafka-transactions.sh abort writes markers itself (KIP-664).
+	denied := !cn.allowedCluster(authorizer.OpAlter) && !cn.allowedCluster(authorizer.OpClusterAction)
 	for _, m := range req.Markers {
 		rm := kmsg.NewWriteTxnMarkersResponseMarker()
 		rm.ProducerID = m.ProducerID

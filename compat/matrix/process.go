@@ -136,6 +136,13 @@ type adapterConfig struct {
 	// every client: the matrix's shortened timings
 	BackoffMs   int `json:"backoffMs"`
 	FetchWaitMs int `json:"fetchWaitMs"`
+	// every client: PLAINTEXT, or SASL_SSL with a SASL mechanism and the
+	// PEM file of the CA to trust (adapterSecurity)
+	SecurityProtocol string `json:"securityProtocol"`
+	SASLMechanism    string `json:"saslMechanism"`
+	SASLUsername     string `json:"saslUsername"`
+	SASLPassword     string `json:"saslPassword"`
+	SSLCAFile        string `json:"sslCaFile"`
 }
 
 func newAdapterConfig(bootstrap []string, clientID string) adapterConfig {
@@ -148,6 +155,7 @@ func newAdapterConfig(bootstrap []string, clientID string) adapterConfig {
 		CommitIntervalMs:    int(groupCommitInterval / time.Millisecond),
 		BackoffMs:           20,
 		FetchWaitMs:         100,
+		SecurityProtocol:    "PLAINTEXT",
 	}
 }
 
@@ -389,6 +397,11 @@ func (p Process) Produce(ctx context.Context, pc ProducerConfig, records iter.Se
 	cfg.Topic, cfg.Partition = pc.Topic, pc.Partition
 	cfg.Acks, cfg.Codec, cfg.Idempotent, cfg.Retries = pc.Acks, pc.Codec, pc.Idempotent, pc.Retries
 	cfg.DeliveryTimeoutMs = int(pc.DeliveryTimeout / time.Millisecond)
+	return p.produce(ctx, cfg, records)
+}
+
+// produce runs the produce operation with cfg: a delivery per record.
+func (p Process) produce(ctx context.Context, cfg adapterConfig, records iter.Seq[Record]) ([]Delivery, error) {
 	var mu sync.Mutex
 	var out []Delivery
 	reported := map[int]bool{}
@@ -430,7 +443,7 @@ func (p Process) Produce(ctx context.Context, pc ProducerConfig, records iter.Se
 		reported[l.Index] = true
 		if l.Error != nil {
 			out[l.Index] = Delivery{Offset: -1, Err: l.Error.asError()}
-		} else if pc.Acks == AcksNone {
+		} else if cfg.Acks == AcksNone {
 			out[l.Index] = Delivery{Offset: -1}
 		} else {
 			out[l.Index] = Delivery{Offset: l.Offset}

@@ -343,6 +343,8 @@ func (Sarama) Describe(err error) string {
 		return "sarama.KError " + kafkaName(int16(ke))
 	}
 	switch {
+	case errors.Is(err, sarama.ErrOutOfBrokers) && errors.Is(err, sarama.ErrSASLAuthenticationFailed):
+		return "sarama.ErrOutOfBrokers (sarama.ErrSASLAuthenticationFailed)"
 	case errors.Is(err, sarama.ErrOutOfBrokers):
 		return "sarama.ErrOutOfBrokers"
 	case isConnectionError(err):

@@ -22,7 +22,7 @@ var scenarios = []scenario{
 	{"metadata", "7. metadata: brokers, leaders, replicas, ISR", scMetadata},
 	{"transactions", "8. transactions: commit, abort, read_committed", scTransactions},
 	{"txn-offsets-fencing", "9. transactions: offsets sent in the transaction, fencing", scTxnOffsetsFencing},
-	{"security", "10. SASL_SSL with SCRAM-SHA-512: produce, consume", scSecurity},
+	{"security", "10. SASL_SSL with SCRAM-SHA-512: wrong password, produce, consume", scSecurity},
 }
 
 func clientID(cl Client, scenario string) string { return "matrix-" + scenario + "-" + cl.Name() }

@@ -19,12 +19,13 @@ type SecurityConfig struct {
 	Topic     string // produced to and consumed from partition 0
 }
 
-// SecureClient is a client whose adapter can connect over SASL_SSL. The
-// adapters of other languages do not implement it yet.
+// SecureClient is a client whose adapter can connect over SASL_SSL: every
+// client of the matrix (Process through its adapter's settings).
 type SecureClient interface {
-	// SecureRoundTrip produces records to cfg.Topic partition 0, each
-	// acknowledged before the next, then consumes the partition from
-	// offset 0 until it has as many records back (or ctx ends).
+	// SecureRoundTrip produces records to cfg.Topic partition 0 with
+	// acks=all, then consumes the partition from offset 0 until it has as
+	// many records back (or ctx ends). A failed authentication returns the
+	// client's error, not a timeout.
 	SecureRoundTrip(ctx context.Context, cfg SecurityConfig, records []Record) ([]Record, error)
 }
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"time"
 
@@ -51,6 +52,12 @@ func (FranzGo) SecureRoundTrip(ctx context.Context, cfg SecurityConfig, records 
 		return nil, err
 	}
 	defer cl.Close()
+	// franz-go retries a record through failed connections, authentication
+	// included, until its delivery timeout (none by default); an
+	// application checks its credentials up front with Ping.
+	if err := cl.Ping(ctx); err != nil {
+		return nil, err
+	}
 	for _, r := range records {
 		if err := cl.ProduceSync(ctx, &kgo.Record{Key: []byte(r.Key), Value: []byte(r.Value)}).FirstErr(); err != nil {
 			return nil, err
@@ -193,6 +200,12 @@ func (Confluent) SecureRoundTrip(ctx context.Context, cfg SecurityConfig, record
 			if m := e.(*kafka.Message); m.TopicPartition.Error != nil {
 				return nil, m.TopicPartition.Error
 			}
+		case e := <-p.Events():
+			// librdkafka reports a failed authentication as an error
+			// event and keeps the record queued, retrying.
+			if ke, ok := e.(kafka.Error); ok && ke.Code() == kafka.ErrAuthentication {
+				return nil, ke
+			}
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
@@ -242,7 +255,7 @@ func (Kcat) SecureRoundTrip(ctx context.Context, cfg SecurityConfig, records []R
 	prod := exec.CommandContext(ctx, path, append(args, "-P", "-K", "\t", "-X", "acks=all")...)
 	prod.Stdin = strings.NewReader(in.String())
 	if out, err := prod.CombinedOutput(); err != nil {
-		return nil, &kcatError{text: fmt.Sprintf("kcat -P: %v: %s", err, out)}
+		return nil, &kcatError{text: kcatFirstError(string(out), fmt.Sprintf("kcat -P: %v: %s", err, out))}
 	}
 	cons := exec.CommandContext(ctx, path, append(args, "-C", "-o", "beginning", "-c", fmt.Sprint(len(records)), "-f", "%o\t%k\t%s\n")...)
 	out, err := cons.Output()
@@ -260,4 +273,20 @@ func (Kcat) SecureRoundTrip(ctx context.Context, cfg SecurityConfig, records []R
 		got = append(got, Record{Offset: off, Key: f[1], Value: f[2]})
 	}
 	return got, nil
+}
+
+// kcatBrokerSuffix is where a "% ERROR: " line's own text ends and the
+// broker's address and details begin.
+var kcatBrokerSuffix = regexp.MustCompile(`: [a-z_]+://.*$`)
+
+// kcatFirstError is the text of the first "% ERROR: " line of kcat's
+// output without the broker's address ("Local: Authentication failure"),
+// or otherwise if there is none.
+func kcatFirstError(out, otherwise string) string {
+	for _, line := range strings.Split(out, "\n") {
+		if text, ok := strings.CutPrefix(line, "% ERROR: "); ok {
+			return kcatBrokerSuffix.ReplaceAllString(text, "")
+		}
+	}
+	return otherwise
 }

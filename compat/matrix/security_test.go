@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/fakekafka/fakekafka/server"
@@ -11,7 +12,8 @@ import (
 
 // scSecurity produces and consumes over a SASL_SSL listener with
 // SCRAM-SHA-512, trusting the CA the cluster wrote, and checks the broker
-// authenticated the client as the user.
+// authenticated the client as the user. A wrong password first must fail
+// with the client's authentication error and write nothing.
 func scSecurity(r *cell, cl Client) {
 	sc, ok := cl.(SecureClient)
 	if !ok {
@@ -33,10 +35,26 @@ func scSecurity(r *cell, cl Client) {
 	for i := range 10 {
 		recs = append(recs, Record{Key: fmt.Sprint("k", i), Value: fmt.Sprint("secret-", i)})
 	}
+	cfg := SecurityConfig{Bootstrap: bootstrap, ClientID: clientID(cl, "security"), CAFile: filepath.Join(dir, "ca.pem"),
+		Mechanism: "SCRAM-SHA-512", User: "alice", Password: "alice-secret", Topic: "secure"}
+
+	wrong := cfg
+	wrong.Password = "not-alice-secret"
+	wctx, wcancel := context.WithTimeout(context.Background(), 30*time.Second)
+	_, werr := sc.SecureRoundTrip(wctx, wrong, recs[:1])
+	wcancel()
+	if werr == nil || !isAuthenticationError(werr) {
+		r.Fatalf("wrong password: got %v, want the client's authentication error", werr)
+	}
+	if _, err := c.WaitFor(context.Background(), func(e server.Event) bool {
+		return e.Type == server.EventAuthenticationFailed && e.Reason == "SCRAM-SHA-512"
+	}); err != nil {
+		r.Fatalf("no authentication_failed event for the wrong password: %v", err)
+	}
+
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	got, err := sc.SecureRoundTrip(ctx, SecurityConfig{Bootstrap: bootstrap, ClientID: clientID(cl, "security"), CAFile: filepath.Join(dir, "ca.pem"),
-		Mechanism: "SCRAM-SHA-512", User: "alice", Password: "alice-secret", Topic: "secure"}, recs)
+	got, err := sc.SecureRoundTrip(ctx, cfg, recs)
 	r.check(err, "round trip over SASL_SSL")
 	for i, rec := range recs {
 		if i >= len(got) || got[i].Offset != int64(i) || got[i].Key != rec.Key || got[i].Value != rec.Value {
@@ -48,4 +66,13 @@ func scSecurity(r *cell, cl Client) {
 	}); err != nil {
 		r.Fatalf("no client_authenticated event for User:alice: %v", err)
 	}
+	r.pass("wrong password: %s", cl.Describe(werr))
+}
+
+// isAuthenticationError says whether a client's error is about failed
+// authentication: each client names it its own way (kerr's
+// SASL_AUTHENTICATION_FAILED, SaslAuthenticationException, librdkafka's
+// _AUTHENTICATION, KafkaJSSASLAuthenticationError, ...).
+func isAuthenticationError(err error) bool {
+	return strings.Contains(strings.ToLower(err.Error()), "authentication")
 }

@@ -22,6 +22,13 @@ function isConnectionText(text) {
   return connectionWords.some((w) => t.includes(w));
 }
 
+// isSecure says whether the settings ask for a secured listener
+// (SASL_SSL) instead of PLAINTEXT: securityProtocol, saslMechanism,
+// saslUsername, saslPassword and sslCaFile say how.
+function isSecure(cfg) {
+  return (cfg.securityProtocol || 'PLAINTEXT') !== 'PLAINTEXT';
+}
+
 // input reads the first line (the settings), then hands the rest on: as an
 // async iterator of lines (lines()) and as a promise of the end of input
 // (closed), which tells a consumer to stop; take() gets what is already
@@ -80,4 +87,4 @@ async function run(ops) {
   process.stdout.write('', () => process.exit(0));
 }
 
-module.exports = { NotSupported, emit, error, isConnectionText, run };
+module.exports = { NotSupported, emit, error, isConnectionText, isSecure, run };

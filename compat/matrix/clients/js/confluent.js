@@ -4,7 +4,7 @@
 // (Producer, KafkaConsumer), not its KafkaJS-compatible one.
 
 const Kafka = require('@confluentinc/kafka-javascript');
-const { emit, error, isConnectionText, run } = require('./adapter');
+const { emit, error, isConnectionText, isSecure, run } = require('./adapter');
 
 const codeNames = new Map(Object.entries(Kafka.CODES.ERRORS).map(([name, code]) => [code, name]));
 const connectionCodes = new Set([Kafka.CODES.ERRORS.ERR__TRANSPORT, Kafka.CODES.ERRORS.ERR__ALL_BROKERS_DOWN]);
@@ -28,20 +28,41 @@ function base(cfg) {
     log_level: 3,
   };
   if (cfg.clientId) conf['client.id'] = cfg.clientId;
+  if (isSecure(cfg)) {
+    Object.assign(conf, {
+      'security.protocol': cfg.securityProtocol,
+      'sasl.mechanisms': cfg.saslMechanism,
+      'sasl.username': cfg.saslUsername,
+      'sasl.password': cfg.saslPassword,
+      'ssl.ca.location': cfg.sslCaFile,
+    });
+  }
   return conf;
 }
 
 // watch passes on errors and what librdkafka logs as PROTOERR (a response
-// it could not parse).
+// it could not parse), and keeps a failed authentication it logs for
+// connect.
 function watch(client, errors) {
   client.on('event.log', (log) => {
     if (log.fac === 'PROTOERR') emit('error', { error: error('PROTOERR', log.message, false, true) });
+    if (log.fac === 'FAIL' && log.message.includes('SASL authentication error')) client.emit('authentication.failure', log.message);
   });
   if (errors) client.on('event.error', (e) => emit('error', { error: describe(e) }));
 }
 
+// connect connects client. The binding delivers error events only once
+// connected: a failed authentication before that shows in librdkafka's
+// log (watch), which ends the wait at once; connect itself reports only a
+// transport failure when its timeout passes (the process still waits for
+// that to exit: the binding's connect blocks a worker thread).
 function connect(client) {
-  return new Promise((resolve, reject) => client.connect({ timeout: 10000 }, (err) => (err ? reject(err) : resolve())));
+  return new Promise((resolve, reject) => {
+    client.once('authentication.failure', (message) => {
+      reject(Object.assign(new Error(message), { name: 'ERR__AUTHENTICATION', code: Kafka.CODES.ERRORS.ERR__AUTHENTICATION }));
+    });
+    client.connect({ timeout: 10000 }, (err) => (err ? reject(err) : resolve()));
+  });
 }
 
 async function produce(cfg, inp) {
@@ -57,6 +78,14 @@ async function produce(cfg, inp) {
   if (cfg.deliveryTimeoutMs > 0) conf['message.timeout.ms'] = cfg.deliveryTimeoutMs;
   const p = new Kafka.Producer(conf);
   watch(p, false);
+  // librdkafka retries a failed authentication until the delivery
+  // timeout: it ends the operation.
+  p.on('event.error', (e) => {
+    if (e.code === Kafka.CODES.ERRORS.ERR__AUTHENTICATION) {
+      emit('fatal', { error: describe(e) });
+      process.exit(0);
+    }
+  });
   let pending = 0;
   let drained = null;
   p.on('delivery-report', (err, report) => {

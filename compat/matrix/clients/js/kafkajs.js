@@ -6,8 +6,9 @@
 // spent), and its consumer reads only as a group member: the consume
 // operation joins a group of its own and seeks.
 
+const fs = require('node:fs');
 const { Kafka, logLevel, CompressionTypes } = require('kafkajs');
-const { NotSupported, emit, error, isConnectionText, run } = require('./adapter');
+const { NotSupported, emit, error, isConnectionText, isSecure, run } = require('./adapter');
 
 const connectionErrors = new Set(['KafkaJSConnectionError', 'KafkaJSConnectionClosedError', 'KafkaJSBrokerNotFound', 'KafkaJSRequestTimeoutError']);
 
@@ -30,7 +31,18 @@ function client(cfg, retries) {
     brokers: cfg.bootstrap.split(','),
     logLevel: logLevel.NOTHING,
     retry,
+    ...security(cfg),
   });
+}
+
+// security is the client's ssl and sasl settings for SASL_SSL; kafkajs
+// names the mechanisms in lower case (scram-sha-512).
+function security(cfg) {
+  if (!isSecure(cfg)) return {};
+  return {
+    ssl: { ca: [fs.readFileSync(cfg.sslCaFile, 'utf8')] },
+    sasl: { mechanism: cfg.saslMechanism.toLowerCase(), username: cfg.saslUsername, password: cfg.saslPassword },
+  };
 }
 
 const codecs = { none: CompressionTypes.None, gzip: CompressionTypes.GZIP };

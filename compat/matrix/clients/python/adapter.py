@@ -8,6 +8,8 @@ Each function gets the settings (the first line of input) as a dict.
 """
 
 import json
+import logging
+import os
 import sys
 import threading
 
@@ -31,6 +33,41 @@ def emit(kind, **fields):
 def error(name, message="", connection=False, protocol=False):
     """An error object of the protocol."""
     return {"name": name, "message": message, "connection": connection, "protocol": protocol}
+
+
+def secure(cfg):
+    """Whether the settings ask for a secured listener (SASL_SSL) instead of
+    PLAINTEXT; securityProtocol, saslMechanism, saslUsername, saslPassword
+    and sslCaFile say how."""
+    return cfg.get("securityProtocol", "PLAINTEXT") not in ("", "PLAINTEXT")
+
+
+def end_with(err):
+    """Ends the operation with a fatal error at once, from any thread: for
+    a failed authentication, which librdkafka keeps retrying."""
+    emit("fatal", error=err)
+    os._exit(0)
+
+
+class EndOnAuthenticationFailure(logging.Handler):
+    """Ends the operation at the first failed authentication a pure-Python
+    client logs: kafka-python retries it until its bootstrap timeout, then
+    raises a timeout; aiokafka raises "Unable to bootstrap"; neither says
+    why. describe names the error as the adapter's other errors."""
+
+    def __init__(self, describe):
+        super().__init__()
+        self.describe = describe
+
+    def emit(self, rec):
+        for a in rec.args if isinstance(rec.args, tuple) else ():
+            if isinstance(a, BaseException) and "Authentication" in type(a).__name__:
+                end_with(self.describe(a))
+
+
+def end_on_authentication_failure(logger, describe):
+    """Installs EndOnAuthenticationFailure on the client's logger."""
+    logging.getLogger(logger).addHandler(EndOnAuthenticationFailure(describe))
 
 
 def records():

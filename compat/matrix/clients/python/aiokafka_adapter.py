@@ -14,8 +14,9 @@ import aiokafka
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
 from aiokafka.errors import KafkaConnectionError, NodeNotReadyError
+from aiokafka.helpers import create_ssl_context
 
-from adapter import emit, error, is_connection_text, run
+from adapter import emit, error, end_on_authentication_failure, is_connection_text, run, secure
 
 
 def describe(e):
@@ -42,6 +43,15 @@ def base(cfg):
     conf = {"bootstrap_servers": cfg["bootstrap"].split(","), "retry_backoff_ms": cfg["backoffMs"]}
     if cfg.get("clientId"):
         conf["client_id"] = cfg["clientId"]
+    if secure(cfg):
+        end_on_authentication_failure("aiokafka", describe)
+        conf.update({
+            "security_protocol": cfg["securityProtocol"],
+            "sasl_mechanism": cfg["saslMechanism"],
+            "sasl_plain_username": cfg["saslUsername"],
+            "sasl_plain_password": cfg["saslPassword"],
+            "ssl_context": create_ssl_context(cafile=cfg["sslCaFile"]),
+        })
     return conf
 
 

@@ -6,7 +6,7 @@ import threading
 import confluent_kafka
 from confluent_kafka import Consumer, KafkaError, Producer, TopicPartition
 
-from adapter import InputClosed, emit, error, records, run
+from adapter import InputClosed, emit, end_with, error, records, run, secure
 
 CONNECTION_CODES = {KafkaError._TRANSPORT, KafkaError._ALL_BROKERS_DOWN}
 
@@ -43,7 +43,22 @@ def base(cfg, report=lambda e: None):
     }
     if cfg.get("clientId"):
         conf["client.id"] = cfg["clientId"]
+    if secure(cfg):
+        conf.update({
+            "security.protocol": cfg["securityProtocol"],
+            "sasl.mechanisms": cfg["saslMechanism"],
+            "sasl.username": cfg["saslUsername"],
+            "sasl.password": cfg["saslPassword"],
+            "ssl.ca.location": cfg["sslCaFile"],
+        })
     return conf
+
+
+def auth_failed(err):
+    """A producer's error callback: a failed authentication ends the
+    operation (librdkafka would retry it until the delivery timeout)."""
+    if err.code() == KafkaError._AUTHENTICATION:
+        end_with(describe(err))
 
 
 def version(cfg):
@@ -62,6 +77,7 @@ def produce(cfg):
         conf["retries"] = cfg["retries"]
     if cfg["deliveryTimeoutMs"] > 0:
         conf["message.timeout.ms"] = cfg["deliveryTimeoutMs"]
+    conf["error_cb"] = auth_failed
     p = Producer(conf)
     done = threading.Event()
 

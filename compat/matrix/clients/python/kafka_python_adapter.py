@@ -7,7 +7,7 @@ from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.errors import KafkaConnectionError, NodeNotReadyError
 from kafka.structs import OffsetAndMetadata
 
-from adapter import InputClosed, emit, error, is_connection_text, records, run
+from adapter import InputClosed, emit, error, end_on_authentication_failure, is_connection_text, records, run, secure
 
 
 def describe(e):
@@ -25,6 +25,15 @@ def base(cfg):
     }
     if cfg.get("clientId"):
         conf["client_id"] = cfg["clientId"]
+    if secure(cfg):
+        end_on_authentication_failure("kafka", describe)
+        conf.update({
+            "security_protocol": cfg["securityProtocol"],
+            "sasl_mechanism": cfg["saslMechanism"],
+            "sasl_plain_username": cfg["saslUsername"],
+            "sasl_plain_password": cfg["saslPassword"],
+            "ssl_cafile": cfg["sslCaFile"],
+        })
     return conf
 
 

@@ -49,6 +49,12 @@ impl ClientContext for Ctx {
     }
 
     fn error(&self, e: KafkaError, _reason: &str) {
+        // librdkafka retries a failed authentication until the delivery
+        // timeout: it ends a producer's operation.
+        if !self.errors && e.rdkafka_error_code() == Some(RDKafkaErrorCode::Authentication) {
+            emit(json!({"error": describe(&e)}), "fatal");
+            std::process::exit(0);
+        }
         if self.errors {
             emit(json!({"error": describe(&e)}), "error");
         }
@@ -87,6 +93,14 @@ fn base(cfg: &Value) -> ClientConfig {
     let id = text(cfg, "clientId");
     if !id.is_empty() {
         c.set("client.id", id);
+    }
+    let protocol = cfg["securityProtocol"].as_str().unwrap_or("PLAINTEXT");
+    if !protocol.is_empty() && protocol != "PLAINTEXT" {
+        c.set("security.protocol", protocol)
+            .set("sasl.mechanisms", text(cfg, "saslMechanism"))
+            .set("sasl.username", text(cfg, "saslUsername"))
+            .set("sasl.password", text(cfg, "saslPassword"))
+            .set("ssl.ca.location", text(cfg, "sslCaFile"));
     }
     c
 }

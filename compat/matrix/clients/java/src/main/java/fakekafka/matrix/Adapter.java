@@ -103,7 +103,29 @@ public final class Adapter {
     p.put("retry.backoff.max.ms", backoff);
     p.put("reconnect.backoff.ms", backoff);
     p.put("reconnect.backoff.max.ms", "100");
+    security(cfg, p);
     return p;
+  }
+
+  /** SASL_SSL: the mechanism's login module with the user, the CA file as a PEM trust store. */
+  static void security(JsonNode cfg, Properties p) {
+    String protocol = cfg.path("securityProtocol").asText("PLAINTEXT");
+    if (protocol.isEmpty() || protocol.equals("PLAINTEXT")) {
+      return;
+    }
+    p.put("security.protocol", protocol);
+    String mechanism = cfg.get("saslMechanism").asText();
+    String module = mechanism.equals("PLAIN") ? "org.apache.kafka.common.security.plain.PlainLoginModule"
+        : "org.apache.kafka.common.security.scram.ScramLoginModule";
+    p.put("sasl.mechanism", mechanism);
+    p.put("sasl.jaas.config", module + " required username=" + jaasQuote(cfg.get("saslUsername").asText())
+        + " password=" + jaasQuote(cfg.get("saslPassword").asText()) + ";");
+    p.put("ssl.truststore.type", "PEM");
+    p.put("ssl.truststore.location", cfg.get("sslCaFile").asText());
+  }
+
+  static String jaasQuote(String s) {
+    return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
   }
 
   static void produce(JsonNode cfg) throws IOException {
