@@ -54,3 +54,17 @@ func TestQuotasHTTP(t *testing.T) {
 		t.Fatal("the default client-id is missing from the entity")
 	}
 }
+
+// TestQuotaIPHostNames: an ip entity's host name is checked for its form
+// and never looked up (no traffic leaves the machine).
+func TestQuotaIPHostNames(t *testing.T) {
+	for host, ok := range map[string]bool{
+		"localhost": true, "broker-1.example": true, "broker.example.": true, "a1": true,
+		"not a host!": false, "": false, "-bad.example": false, "bad-.example": false, "a..b": false,
+		strings.Repeat("a", 64) + ".example": false,
+	} {
+		if got := resolvableHost(host); got != ok {
+			t.Errorf("resolvableHost(%q) = %v, want %v", host, got, ok)
+		}
+	}
+}
