@@ -49,6 +49,11 @@ func rawProduce(t testing.TB, topic string, acks int16, timeoutMillis int32, val
 	if err != nil {
 		t.Fatal(err)
 	}
+	return produceBatchRequest(topic, acks, timeoutMillis, batch)
+}
+
+// produceBatchRequest is a Produce request of batch to topic/0.
+func produceBatchRequest(topic string, acks int16, timeoutMillis int32, batch []byte) *kmsg.ProduceRequest {
 	req := kmsg.NewPtrProduceRequest()
 	req.Acks, req.TimeoutMillis = acks, timeoutMillis
 	rt := kmsg.NewProduceRequestTopic()

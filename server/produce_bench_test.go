@@ -109,15 +109,7 @@ func produceRequests(b *testing.B, conns int) {
 
 // produceRequest is an acks=all Produce request of batch to partition 0.
 func produceRequest(topic string, batch []byte) *kmsg.ProduceRequest {
-	req := kmsg.NewPtrProduceRequest()
-	req.Acks, req.TimeoutMillis = -1, 30_000
-	rt := kmsg.NewProduceRequestTopic()
-	rt.Topic = topic
-	rp := kmsg.NewProduceRequestTopicPartition()
-	rp.Records = batch
-	rt.Partitions = append(rt.Partitions, rp)
-	req.Topics = append(req.Topics, rt)
-	return req
+	return produceBatchRequest(topic, -1, 30_000, batch)
 }
 
 // produceN produces n records of value through cl and waits for every

@@ -136,14 +136,7 @@ func scAcksClient(t *testing.T, c *Cluster, acks int16) *kgo.Client {
 // cl, which must have been made on the test goroutine; it may run on any
 // goroutine.
 func scProduce(ctx context.Context, cl *kgo.Client, broker int32, topic string, acks int16, timeoutMillis int32, batch []byte) (kmsg.ProduceResponseTopicPartition, error) {
-	req := kmsg.NewPtrProduceRequest()
-	req.Acks, req.TimeoutMillis = acks, timeoutMillis
-	rt := kmsg.NewProduceRequestTopic()
-	rt.Topic = topic
-	rp := kmsg.NewProduceRequestTopicPartition()
-	rp.Records = batch
-	rt.Partitions = append(rt.Partitions, rp)
-	req.Topics = append(req.Topics, rt)
+	req := produceBatchRequest(topic, acks, timeoutMillis, batch)
 	resp, err := cl.Broker(int(broker)).Request(ctx, req)
 	if err != nil {
 		return kmsg.ProduceResponseTopicPartition{}, err
