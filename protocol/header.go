@@ -126,7 +126,7 @@ func skipTags(b []byte) ([]byte, error) {
 // several times over as the slice doubles.
 func AppendResponse(dst []byte, hdr RequestHeader, resp kmsg.Response) []byte {
 	if fr, ok := resp.(*kmsg.FetchResponse); ok {
-		if n := fetchResponseSize(fr); cap(dst)-len(dst) < n {
+		if n := FetchResponseSize(fr); cap(dst)-len(dst) < n {
 			dst = append(make([]byte, 0, len(dst)+n), dst...)
 		}
 	}
@@ -141,10 +141,10 @@ func AppendResponse(dst []byte, hdr RequestHeader, resp kmsg.Response) []byte {
 	return dst
 }
 
-// fetchResponseSize is at least the encoded size of resp: its record bytes
+// FetchResponseSize is at least the encoded size of resp: its record bytes
 // plus a generous allowance for every other field. It is only a hint: were
 // it short, append would still grow dst.
-func fetchResponseSize(resp *kmsg.FetchResponse) int {
+func FetchResponseSize(resp *kmsg.FetchResponse) int {
 	n := 256
 	for i := range resp.Topics {
 		t := &resp.Topics[i]

@@ -295,7 +295,7 @@ func TestAppendResponseFetchSize(t *testing.T) {
 		}
 		hdr := RequestHeader{APIKey: 1, APIVersion: v, CorrelationID: 5, Flexible: v >= 12}
 		want := resp.AppendTo(nil)
-		if n := fetchResponseSize(resp); n < len(want)+5 {
+		if n := FetchResponseSize(resp); n < len(want)+5 {
 			t.Fatalf("v%d: reserved %d bytes for a %d byte body", v, n, len(want))
 		}
 		out := AppendResponse([]byte("prefix"), hdr, resp)

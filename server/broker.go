@@ -269,10 +269,19 @@ func (cn *conn) handle(frame []byte) error {
 
 // respond writes resp, the answer to the request of hdr.
 func (cn *conn) respond(hdr protocol.RequestHeader, resp kmsg.Response) error {
+	if fr, ok := resp.(*kmsg.FetchResponse); ok {
+		if n := protocol.FetchResponseSize(fr); n > maxConnOut {
+			buf := getResponseBuf(n)
+			*buf = protocol.AppendResponse((*buf)[:0], hdr, resp)
+			_, err := cn.nc.Write(*buf)
+			putResponseBuf(buf)
+			return err
+		}
+	}
 	cn.out = protocol.AppendResponse(cn.out[:0], hdr, resp)
 	_, err := cn.nc.Write(cn.out)
-	if cap(cn.out) > 1<<20 {
-		cn.out = nil // do not pin a large fetch response's buffer
+	if cap(cn.out) > maxConnOut {
+		cn.out = nil // do not pin a large response's buffer
 	}
 	return err
 }
