@@ -29,6 +29,7 @@ type suiteResult struct {
 	Seconds    float64 `json:"seconds"`
 	Goroutines int     `json:"goroutines_left"`
 	Sockets    int     `json:"sockets_left"`
+	PeakRSS    int64   `json:"peak_rss_bytes"`
 }
 
 func suite(ctx context.Context, t Target, opt Options, res *Results) error {
@@ -125,9 +126,14 @@ func runSuite(ctx context.Context, bin, target string, n int, parallel bool) (su
 	if !found {
 		return r, 0, fmt.Errorf("suite %s: no result line in its output", target)
 	}
-	var rss int64
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		rss = int64(ru.Maxrss) * 1024 // Linux reports KiB
+	// The child's own VmHWM: wait4's maxrss would include this process's
+	// pages (exec keeps the high-water mark of the mm it replaces, which
+	// after a vfork-style start is ours).
+	rss := r.PeakRSS
+	if rss == 0 {
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			rss = int64(ru.Maxrss) * 1024 // Linux reports KiB
+		}
 	}
 	return r, rss, nil
 }
