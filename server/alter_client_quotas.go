@@ -49,7 +49,7 @@ func (cn *conn) handleAlterClientQuotas(req *kmsg.AlterClientQuotasRequest) (kms
 			for i, op := range re.Ops {
 				ops[i] = quota.Op{Key: op.Key, Value: op.Value, Remove: op.Remove}
 			}
-			if err = quota.CheckIP(e, resolvableHost); err == nil {
+			if err = quota.CheckIP(e, wellFormedHost); err == nil {
 				err = quota.ValidateOps(e, ops)
 			}
 			if err == nil && !req.ValidateOnly {

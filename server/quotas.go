@@ -52,7 +52,7 @@ type sensor struct {
 // each op sets or removes a key. Invalid changes return an error wrapping
 // quota.ErrInvalid and change nothing.
 func (c *Cluster) AlterClientQuotas(e quota.Entity, ops ...quota.Op) error {
-	if err := quota.CheckIP(e, resolvableHost); err != nil {
+	if err := quota.CheckIP(e, wellFormedHost); err != nil {
 		return err
 	}
 	if err := quota.ValidateOps(e, ops); err != nil {
@@ -71,11 +71,11 @@ func (c *Cluster) ClientQuotas() []quota.Entry {
 	return es
 }
 
-// resolvableHost stands in for the name lookup of Kafka's check of an ip
+// wellFormedHost stands in for the name lookup of Kafka's check of an ip
 // entity (InetAddress.getByName): fakekafka sends no traffic off the
-// machine, so a well-formed host name (RFC 1123 labels) passes without
-// being looked up, where Kafka refuses one its resolver does not know.
-func resolvableHost(host string) bool {
+// machine, so any well-formed host name (RFC 1123 labels) passes, where
+// Kafka refuses one its resolver does not know.
+func wellFormedHost(host string) bool {
 	if len(host) > 253 {
 		return false
 	}

@@ -63,8 +63,8 @@ func TestQuotaIPHostNames(t *testing.T) {
 		"not a host!": false, "": false, "-bad.example": false, "bad-.example": false, "a..b": false,
 		strings.Repeat("a", 64) + ".example": false,
 	} {
-		if got := resolvableHost(host); got != ok {
-			t.Errorf("resolvableHost(%q) = %v, want %v", host, got, ok)
+		if got := wellFormedHost(host); got != ok {
+			t.Errorf("wellFormedHost(%q) = %v, want %v", host, got, ok)
 		}
 	}
 }

@@ -213,8 +213,9 @@ func (c *Cluster) completeTxnOffsets(index int32, pid int64, commit bool) {
 	// The chaos checker learns a transaction's offsets when its commit
 	// marker makes them committed, as it learns OffsetCommit's on success.
 	var applied func(string, coordinatorRecord)
-	byGroup := map[string][]coordinatorRecord{}
+	var byGroup map[string][]coordinatorRecord
 	if commit && c.chaos.Load() != nil {
+		byGroup = map[string][]coordinatorRecord{}
 		applied = func(group string, rec coordinatorRecord) { byGroup[group] = append(byGroup[group], rec) }
 	}
 	s.mu.Lock()
