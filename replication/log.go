@@ -20,7 +20,10 @@ type Batch struct {
 	Control       bool
 	// Commit and CoordinatorEpoch describe a control batch: a commit (else
 	// abort) marker written by the coordinator of that epoch.
-	Commit           bool
+	Commit bool
+	// TxnVersion is the transaction version a marker is written under
+	// (WriteTxnMarkers v2+); only the leader's append checks it.
+	TxnVersion       int8
 	CoordinatorEpoch int32
 	// DeleteHorizon is when the log cleaner may drop this batch's
 	// tombstones and, once its transaction has no data left, its marker

@@ -1,6 +1,7 @@
 package replication
 
 import (
+	"math"
 	"slices"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -100,11 +101,19 @@ func (x *txnIndex) abortedIn(from, to int64) []AbortedTxn {
 // checkMarker validates a coordinator's marker against the producer's
 // state: an older producer epoch is fenced, and so is an older
 // coordinator (one that lost its __transaction_state leadership).
+//
+// Under transaction version 2 (KIP-890) every transaction ends with a
+// bumped epoch, so a marker at the producer's current epoch is a retry of
+// the one that bumped it: harmless once that transaction has ended (it is
+// written again, as Kafka 4.x does), stale when the producer has since
+// opened another transaction at that epoch — which it must not end.
 func checkMarker(e *producerEntry, b *Batch) int16 {
 	switch {
 	case e == nil:
 		return 0
 	case b.ProducerEpoch < e.epoch:
+		return kerr.InvalidProducerEpoch.Code
+	case b.TxnVersion >= 2 && b.ProducerEpoch == e.epoch && e.txnFirst >= 0 && b.ProducerEpoch != math.MaxInt16:
 		return kerr.InvalidProducerEpoch.Code
 	case b.CoordinatorEpoch < e.coordinatorEpoch:
 		return kerr.TransactionCoordinatorFenced.Code
