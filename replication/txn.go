@@ -113,7 +113,7 @@ func checkMarker(e *producerEntry, b *Batch) int16 {
 }
 
 // LSO is the replica's last stable offset: min(first unstable offset, HW).
-func (r *Replica) LSO() int64 { return r.prod.transactions().lso(r.hw) }
+func (r *Replica) LSO() int64 { return r.log.prod.transactions().lso(r.log.hw) }
 
 // OpenTransaction is one producer's transaction that is open on a replica.
 type OpenTransaction struct {
@@ -134,8 +134,8 @@ type ProducerState struct {
 // Producers returns the replica's producer state, by producer id.
 func (r *Replica) Producers() []ProducerState {
 	var m map[int64]*producerEntry
-	if r.prod != nil {
-		m = r.prod.m
+	if r.log.prod != nil {
+		m = r.log.prod.m
 	}
 	out := make([]ProducerState, 0, len(m))
 	for id, e := range m {
@@ -161,7 +161,7 @@ func (r *Replica) Producers() []ProducerState {
 // OpenTransactions returns the transactions open on the replica, by first
 // offset.
 func (r *Replica) OpenTransactions() []OpenTransaction {
-	x := r.prod.transactions()
+	x := r.log.prod.transactions()
 	if x == nil {
 		return []OpenTransaction{}
 	}
@@ -175,7 +175,7 @@ func (r *Replica) OpenTransactions() []OpenTransaction {
 // AbortedTransactions returns every aborted transaction in the replica's
 // log, by marker offset.
 func (r *Replica) AbortedTransactions() []AbortedTxn {
-	x := r.prod.transactions()
+	x := r.log.prod.transactions()
 	if x == nil {
 		return nil
 	}
