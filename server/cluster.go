@@ -316,10 +316,12 @@ func (c *Cluster) setPaused(topicName string, index, broker int32, paused bool) 
 	was := p.isPaused(broker)
 	if paused {
 		if !was {
-			p.paused = append(p.paused, broker)
+			p.extras().paused = append(p.paused, broker)
 		}
 	} else {
-		p.paused = slices.DeleteFunc(p.paused, func(id int32) bool { return id == broker })
+		if was {
+			p.extras().paused = slices.DeleteFunc(p.paused, func(id int32) bool { return id == broker })
+		}
 		c.fetcherFor(broker).mark(p)
 	}
 	if was != paused {
