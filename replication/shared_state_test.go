@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -123,6 +124,48 @@ func TestIdlePartitionSharesState(t *testing.T) {
 		t.Fatalf("another partition after writes to the first: %v", err)
 	}
 	if err := sharedStateIntact(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// What an idle partition costs, counted exactly: a rf=3 partition is four
+// allocations (the partition, its three replicas in one, the replica
+// pointers and the ISR) of 280 bytes in all, and an idle round (both
+// followers fetch, the leader checks the ISR, HWs are checkpointed)
+// allocates nothing.
+func TestIdlePartitionAllocations(t *testing.T) {
+	cfg := &Config{MinInsyncReplicas: 2}
+	replicas := []int32{1, 2, 3}
+	if n := testing.AllocsPerRun(100, func() { NewPartitionShared(replicas, cfg, t0) }); n != 4 {
+		t.Errorf("a new partition takes %v allocations, want 4", n)
+	}
+	const count = 1000
+	ps := make([]*Partition, count)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for i := range ps {
+		ps[i] = NewPartitionShared(replicas, cfg, t0)
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / count; per > 280 {
+		t.Errorf("a new rf=3 partition takes %d bytes, want at most 280", per)
+	}
+	p := ps[0]
+	now := t0
+	round := func() {
+		now = now.Add(500 * time.Millisecond)
+		for _, id := range []int32{2, 3} {
+			if _, code := p.ReplicaFetch(id, 1<<20, now); code != 0 {
+				t.Fatalf("fetch by %d: %d", id, code)
+			}
+		}
+		p.MaybeShrinkISR(now)
+		p.CheckpointHW()
+	}
+	if n := testing.AllocsPerRun(100, round); n != 0 {
+		t.Errorf("an idle round takes %v allocations, want none", n)
+	}
+	if err := sharesIdleState(p); err != nil {
 		t.Fatal(err)
 	}
 }
