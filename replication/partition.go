@@ -218,7 +218,7 @@ func NewPartitionShared(replicas []int32, cfg *Config, now time.Time) *Partition
 		p.becomeLeader(replicas[0], now)
 	}
 	if p.partitionExtras != &newPartitionExtras {
-		p.changes = nil // creation is not news
+		p.extras().changes = nil // creation is not news
 	}
 	return p
 }

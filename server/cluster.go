@@ -316,11 +316,13 @@ func (c *Cluster) setPaused(topicName string, index, broker int32, paused bool) 
 	was := p.isPaused(broker)
 	if paused {
 		if !was {
-			p.extras().paused = append(p.paused, broker)
+			x := p.extras()
+			x.paused = append(x.paused, broker)
 		}
 	} else {
 		if was {
-			p.extras().paused = slices.DeleteFunc(p.paused, func(id int32) bool { return id == broker })
+			x := p.extras()
+			x.paused = slices.DeleteFunc(x.paused, func(id int32) bool { return id == broker })
 		}
 		c.fetcherFor(broker).mark(p)
 	}
