@@ -51,7 +51,8 @@ type EpochEntry struct {
 // leader epoch cache. The last segment is the active one, the only one
 // appended to. It is not safe for concurrent use; Partition serialises
 // access. Its state is shared with other idle logs until the first write
-// (logdata.go).
+// (logdata.go). Logs are the replicas' (Replica.Log); the zero Log is not
+// one.
 type Log struct {
 	*logData
 }
