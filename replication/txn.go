@@ -122,7 +122,7 @@ func checkMarker(e *producerEntry, b *Batch) int16 {
 }
 
 // LSO is the replica's last stable offset: min(first unstable offset, HW).
-func (r *Replica) LSO() int64 { return r.prod.transactions().lso(r.hw) }
+func (r *Replica) LSO() int64 { return r.log.prod.transactions().lso(r.log.hw) }
 
 // OpenTransaction is one producer's transaction that is open on a replica.
 type OpenTransaction struct {
@@ -143,8 +143,8 @@ type ProducerState struct {
 // Producers returns the replica's producer state, by producer id.
 func (r *Replica) Producers() []ProducerState {
 	var m map[int64]*producerEntry
-	if r.prod != nil {
-		m = r.prod.m
+	if r.log.prod != nil {
+		m = r.log.prod.m
 	}
 	out := make([]ProducerState, 0, len(m))
 	for id, e := range m {
@@ -170,7 +170,7 @@ func (r *Replica) Producers() []ProducerState {
 // OpenTransactions returns the transactions open on the replica, by first
 // offset.
 func (r *Replica) OpenTransactions() []OpenTransaction {
-	x := r.prod.transactions()
+	x := r.log.prod.transactions()
 	if x == nil {
 		return []OpenTransaction{}
 	}
@@ -184,7 +184,7 @@ func (r *Replica) OpenTransactions() []OpenTransaction {
 // AbortedTransactions returns every aborted transaction in the replica's
 // log, by marker offset.
 func (r *Replica) AbortedTransactions() []AbortedTxn {
-	x := r.prod.transactions()
+	x := r.log.prod.transactions()
 	if x == nil {
 		return nil
 	}
