@@ -1,12 +1,10 @@
 package bench
 
 import (
-	"bufio"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"strconv"
 	"sync"
@@ -37,6 +35,8 @@ const (
 	wireInFlight   = 5
 	wireProduceMax = 9  // the newest Produce version the raw client speaks
 	wireFetchMax   = 12 // the newest Fetch version that names topics
+
+	wireMaxResponse = 256 << 20
 )
 
 // wireLeader is one broker and the partitions of the workload's topic it leads.
@@ -275,10 +275,10 @@ func wireProduce(ctx context.Context, l *wireLeader, topic string, version int16
 // wireProduceAnswers reads Produce responses, freeing a slot for each,
 // until the connection closes or an answer has an error.
 func wireProduceAnswers(conn net.Conn, version int16, slots chan struct{}) error {
-	r := bufio.NewReaderSize(conn, 64<<10)
-	var buf []byte
+	r := protocol.NewFrameReader(conn, 64<<10, wireMaxResponse)
 	resp := kmsg.NewPtrProduceResponse()
 	resp.Version = version
+	var buf []byte
 	for {
 		var err error
 		if buf, err = wireReadResponse(r, buf, resp); err != nil {
@@ -304,7 +304,7 @@ func wireFetch(ctx context.Context, l *wireLeader, topic string, version int16, 
 		return err
 	}
 	defer conn.Close()
-	r := bufio.NewReaderSize(conn, 64<<10)
+	r := protocol.NewFrameReader(conn, 64<<10, wireMaxResponse)
 	offsets := make(map[int32]int64, len(l.partitions))
 	for _, p := range l.partitions {
 		offsets[p] = l.start[p]
@@ -383,32 +383,25 @@ func wireDial(ctx context.Context, addr string) (net.Conn, error) {
 	return d.DialContext(ctx, "tcp", addr)
 }
 
-// wireReadResponse reads one response frame into buf and decodes its body
-// (after the correlation id and, for flexible versions, the header's tags)
-// into resp.
-func wireReadResponse(r *bufio.Reader, buf []byte, resp kmsg.Response) ([]byte, error) {
-	var size [4]byte
-	if _, err := io.ReadFull(r, size[:]); err != nil {
+// wireReadResponse reads one response frame into buf (returned, grown if
+// need be) and decodes its body (after the correlation id and, for flexible
+// versions, the header's tags) into resp, which may keep slices of it until
+// the next call.
+func wireReadResponse(r *protocol.FrameReader, buf []byte, resp kmsg.Response) ([]byte, error) {
+	frame, err := r.NextInto(buf)
+	if err != nil {
 		return buf, err
 	}
-	n := int(binary.BigEndian.Uint32(size[:]))
-	if n < 4 || n > 256<<20 {
-		return buf, fmt.Errorf("response of %d bytes", n)
+	if len(frame) < 4 {
+		return frame, fmt.Errorf("response of %d bytes", len(frame))
 	}
-	if cap(buf) < n {
-		buf = make([]byte, n)
-	}
-	buf = buf[:n]
-	if _, err := io.ReadFull(r, buf); err != nil {
-		return buf, err
-	}
-	body := buf[4:]
+	body := frame[4:]
 	if resp.IsFlexible() {
 		tags, k := binary.Uvarint(body)
 		if k <= 0 || tags != 0 {
-			return buf, fmt.Errorf("response header tags: %d", tags)
+			return frame, fmt.Errorf("response header tags: %d", tags)
 		}
 		body = body[k:]
 	}
-	return buf, resp.ReadFrom(body)
+	return frame, resp.ReadFrom(body)
 }
