@@ -74,15 +74,7 @@ func TestProducerExpiryLetsARetryDuplicate(t *testing.T) {
 	if again := produce(); again != 1 {
 		t.Fatalf("retry after expiry at %d, want appended at 1", again)
 	}
-	cons := newClient(t, c, kgo.ConsumeTopics("exp"), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
-	var got []string
-	for len(got) < 2 {
-		fs := cons.PollFetches(ctx)
-		if err := fs.Err0(); err != nil {
-			t.Fatal(err)
-		}
-		fs.EachRecord(func(r *kgo.Record) { got = append(got, string(r.Value)) })
-	}
+	got := values(consumeValues(t, c, "exp", false, func(rs []*kgo.Record) bool { return len(rs) >= 2 }))
 	if !slices.Equal(got, []string{"once", "once"}) {
 		t.Fatalf("consumed %v, want the record twice", got)
 	}
