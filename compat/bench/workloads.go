@@ -208,13 +208,16 @@ type memSnapshot struct {
 	cHeap int64  // C heap in use (-1: unknown)
 }
 
-// snapshotMem collects garbage and reads the heaps, until two readings
-// 20 ms apart agree within 1 MiB (at most a second): a cluster closed just
-// before may have goroutines that still hold its data for a moment. It
+// snapshotMem collects garbage and reads the heaps, until three readings
+// 50 ms apart agree within 1 MiB with the same number of goroutines (at
+// most two seconds): a cluster or client closed just before may have
+// goroutines that still hold their data for a moment, longer when other
+// processes load the machine (a franz-go consumer's buffered fetches, freed
+// during the next target's run, once made its memory figure negative). It
 // does not return memory to the OS, so the timed work after it pays no
 // extra page faults.
 func snapshotMem() memSnapshot {
-	read := func() memSnapshot {
+	read := func() (memSnapshot, int) {
 		runtime.GC()
 		runtime.GC()
 		var m runtime.MemStats
@@ -223,16 +226,19 @@ func snapshotMem() memSnapshot {
 		if n, ok := cHeapInUse(); ok {
 			s.cHeap = n
 		}
-		return s
+		return s, runtime.NumGoroutine()
 	}
-	s := read()
-	for range 50 {
-		time.Sleep(20 * time.Millisecond)
-		next := read()
-		if absDiff(next.heap, s.heap) < 1<<20 && absDiff(uint64(next.cHeap), uint64(s.cHeap)) < 1<<20 {
-			return next
+	deadline := time.Now().Add(2 * time.Second)
+	s, g := read()
+	for agreed := 0; agreed < 2 && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond) // polling a condition, not synchronising
+		next, ng := read()
+		if absDiff(next.heap, s.heap) < 1<<20 && absDiff(uint64(next.cHeap), uint64(s.cHeap)) < 1<<20 && ng == g {
+			agreed++
+		} else {
+			agreed = 0
 		}
-		s = next
+		s, g = next, ng
 	}
 	return s
 }
