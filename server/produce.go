@@ -84,7 +84,8 @@ func (cn *conn) handleProduce(req *kmsg.ProduceRequest) (kmsg.Response, error) {
 			if code != 0 {
 				sp.ErrorCode = code
 				if msg != "" && req.Version >= 8 {
-					sp.ErrorMessage = &msg
+					m := msg // on the heap only when there is one
+					sp.ErrorMessage = &m
 				}
 				failed = true
 				continue
@@ -196,21 +197,19 @@ func parseProducedBatch(records []byte, maxBytes int32) (*replication.Batch, int
 	if len(records) == 0 {
 		return nil, kerr.InvalidRecord.Code, "no record batch"
 	}
-	raw, rest, err := protocol.NextBatch(records)
+	// One parse of the header serves every check below.
+	h, err := protocol.ParseBatchHeader(records)
 	if err != nil {
 		return nil, batchErrorCode(err), err.Error()
 	}
-	if len(rest) > 0 {
+	if h.Size() < len(records) {
 		return nil, kerr.InvalidRecord.Code, "produce requests must contain exactly one record batch"
 	}
+	raw := records[:len(records):len(records)] // nothing appended to it may reach the frame's next partition
 	if len(raw) > int(maxBytes) {
 		return nil, kerr.MessageTooLarge.Code, fmt.Sprintf("batch of %d bytes is larger than message.max.bytes %d", len(raw), maxBytes)
 	}
-	h, err := protocol.ParseBatchHeader(raw)
-	if err != nil {
-		return nil, batchErrorCode(err), err.Error()
-	}
-	if err := protocol.VerifyCRC(raw); err != nil {
+	if err := h.VerifyCRC(raw); err != nil {
 		return nil, kerr.CorruptMessage.Code, err.Error()
 	}
 	if h.NumRecords == 0 {
@@ -219,7 +218,7 @@ func parseProducedBatch(records []byte, maxBytes int32) (*replication.Batch, int
 	if h.IsControl() {
 		return nil, kerr.InvalidRecord.Code, "clients may not produce control batches"
 	}
-	if err := protocol.ValidateRecords(raw); err != nil {
+	if err := h.ValidateRecords(raw); err != nil {
 		return nil, batchErrorCode(err), err.Error()
 	}
 	return &replication.Batch{

@@ -1,0 +1,144 @@
+package protocol
+
+import "fmt"
+
+// ValidateRecords checks that the records of the batch at the start of batch
+// agree with its header, as Kafka does for a Produce: it decompresses them if
+// needed and walks every record. The batch must hold at least one record (an
+// empty batch has no offset range to assign), the record count must equal
+// NumRecords, each record's length must match its fields, offset deltas must
+// run 0..n-1, and LastOffsetDelta must be NumRecords-1. It does not check the
+// CRC, nor produce policy such as control batches from clients.
+//
+// For uncompressed batches it does not allocate; compressed ones reuse
+// pooled buffers and decoders.
+func ValidateRecords(batch []byte) error {
+	h, err := ParseBatchHeader(batch)
+	if err != nil {
+		return err
+	}
+	return h.ValidateRecords(batch)
+}
+
+// ValidateRecords is the package's ValidateRecords for a batch whose header
+// h was already parsed from it.
+func (h *BatchHeader) ValidateRecords(batch []byte) error {
+	if h.NumRecords == 0 {
+		return fmt.Errorf("%w: empty batch", ErrInvalidRecord)
+	}
+	if h.LastOffsetDelta != h.NumRecords-1 {
+		return fmt.Errorf("%w: last offset delta %d with %d records", ErrInvalidRecord, h.LastOffsetDelta, h.NumRecords)
+	}
+	data := batch[BatchHeaderLen:h.Size()]
+	if c := h.Compression(); c != CodecNone {
+		if !c.valid() {
+			return fmt.Errorf("%w: %v", ErrUnsupportedCompression, c)
+		}
+		buf := getBuf()
+		defer putBuf(buf)
+		var err error
+		*buf, err = decompress((*buf)[:0], c, data)
+		if err != nil {
+			return err
+		}
+		data = *buf
+	}
+	if recordsWellFormed(data, h.NumRecords) {
+		return nil
+	}
+	return walkRecords(data, h.NumRecords)
+}
+
+// walkRecords checks count records of data one by one with readRecord and
+// says exactly what is wrong with the first bad one.
+func walkRecords(data []byte, count int32) error {
+	for i := range count {
+		n, delta, err := readRecord(data, nil)
+		if err != nil {
+			return fmt.Errorf("record %d of %d: %w", i, count, err)
+		}
+		if delta != i {
+			return fmt.Errorf("%w: record %d has offset delta %d", ErrInvalidRecord, i, delta)
+		}
+		data = data[n:]
+	}
+	if len(data) != 0 {
+		return fmt.Errorf("%w: %d bytes after the last of %d records", ErrInvalidRecord, len(data), count)
+	}
+	return nil
+}
+
+// recordsWellFormed is walkRecords' fast path, one tight pass over the
+// records: it makes the same checks, but reads only varints of one or two
+// bytes (every length and delta of records up to 8 KiB) and gives up on
+// anything else. It never accepts what walkRecords rejects; when it says
+// false, walkRecords decides and names the error. A fuzz test holds the two
+// to that.
+func recordsWellFormed(data []byte, count int32) bool {
+	p := 0
+	for i := range count {
+		length, n := shortVarint(data, p)
+		if n == 0 || length < 1 || int(length) > len(data)-p-n {
+			return false
+		}
+		p += n
+		rec := data[p : p+int(length)]
+		p += int(length)
+		// Skip the attributes (unused in v2 records) and the timestamp
+		// delta.
+		q := 1
+		if _, n = shortVarint(rec, q); n == 0 {
+			return false
+		}
+		q += n
+		delta, n := shortVarint(rec, q)
+		if n == 0 || delta != i {
+			return false
+		}
+		q += n
+		for range 2 { // key, value: -1 is null
+			l, n := shortVarint(rec, q)
+			if n == 0 || l < -1 || int(l) > len(rec)-q-n {
+				return false
+			}
+			q += n + max(int(l), 0)
+		}
+		headers, n := shortVarint(rec, q)
+		if n == 0 || headers < 0 || int(headers) > (len(rec)-q-n)/2 {
+			return false
+		}
+		q += n
+		for range headers {
+			l, n := shortVarint(rec, q) // header key: never null
+			if n == 0 || l < 0 || int(l) > len(rec)-q-n {
+				return false
+			}
+			q += n + int(l)
+			if l, n = shortVarint(rec, q); n == 0 || l < -1 || int(l) > len(rec)-q-n {
+				return false
+			}
+			q += n + max(int(l), 0)
+		}
+		if q != len(rec) {
+			return false
+		}
+	}
+	return p == len(data)
+}
+
+// shortVarint reads a zigzag varint of one or two bytes at b[p:]; n is 0
+// for a longer one or one cut short.
+func shortVarint(b []byte, p int) (v int32, n int) {
+	if p >= len(b) {
+		return 0, 0
+	}
+	x := uint32(b[p])
+	if x >= 0x80 {
+		if p+1 >= len(b) || b[p+1] >= 0x80 {
+			return 0, 0
+		}
+		x = x&0x7f | uint32(b[p+1])<<7
+		n = 1
+	}
+	return int32(x>>1) ^ -int32(x&1), n + 1
+}
