@@ -130,6 +130,7 @@ type conn struct {
 	// began (quotas_request.go).
 	parked     time.Duration
 	parkedAt   time.Time
+	timed      bool      // the request being handled counts handler time
 	sasl       *saslConn // on SASL listeners (sasl_conn.go)
 	out        []byte
 	fetchSpace fetchSpace // a Fetch response's gathered records (response_bufs.go)
@@ -202,7 +203,7 @@ func (cn *conn) handle(frame []byte) error {
 			return err
 		}
 	}
-	start := time.Now()
+	start := cn.requestStart()
 	cn.parked, cn.parkedAt = 0, time.Time{}
 	if len(cn.chaosAcks) > 0 {
 		cn.ackChaosWrites(false) // the last request failed before its answer
