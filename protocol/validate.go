@@ -127,18 +127,20 @@ func recordsWellFormed(data []byte, count int32) bool {
 }
 
 // shortVarint reads a zigzag varint of one or two bytes at b[p:]; n is 0
-// for a longer one or one cut short.
+// for a longer one or one cut short. (The unsigned comparisons spare the
+// bounds checks.)
 func shortVarint(b []byte, p int) (v int32, n int) {
-	if p >= len(b) {
+	if uint(p) >= uint(len(b)) {
 		return 0, 0
 	}
 	x := uint32(b[p])
+	n = 1
 	if x >= 0x80 {
-		if p+1 >= len(b) || b[p+1] >= 0x80 {
+		if uint(p+1) >= uint(len(b)) || b[p+1] >= 0x80 {
 			return 0, 0
 		}
 		x = x&0x7f | uint32(b[p+1])<<7
-		n = 1
+		n = 2
 	}
-	return int32(x>>1) ^ -int32(x&1), n + 1
+	return int32(x>>1) ^ -int32(x&1), n
 }
