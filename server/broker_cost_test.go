@@ -265,12 +265,15 @@ func brokerCostProduce(b *testing.B, recordBytes int) {
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
 	b.ResetTimer()
+	wakeups, turns := fetcherCount(c, (*fetcher).wakeupCount), fetcherCount(c, (*fetcher).turnCount)
 	brokerCostStart()
 	for range b.N {
 		p.produce()
 	}
 	brokerCostStop()
 	b.StopTimer()
+	b.ReportMetric(float64(fetcherCount(c, (*fetcher).wakeupCount)-wakeups)/float64(b.N), "fetcher-wakeups/op")
+	b.ReportMetric(float64(fetcherCount(c, (*fetcher).turnCount)-turns)/float64(b.N), "fetcher-turns/op")
 	var after runtime.MemStats
 	runtime.ReadMemStats(&after)
 	for i := range int32(costPartitions) {

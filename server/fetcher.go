@@ -67,6 +67,13 @@ func (f *fetcher) run() {
 			work := f.dirty
 			f.dirty, f.spare = f.spare, nil
 			f.mu.Unlock()
+			// This pass takes everything marked so far: a wake-up left by
+			// those marks would only find nothing to do. A mark from now
+			// on wakes the loop again.
+			select {
+			case <-f.wake:
+			default:
+			}
 			if len(work) == 0 {
 				f.mu.Lock()
 				f.spare = work
