@@ -70,10 +70,12 @@ func walkRecords(data []byte, count int32) error {
 
 // recordsWellFormed is walkRecords' fast path, one tight pass over the
 // records: it makes the same checks, but reads only varints of one or two
-// bytes (every length and delta of records up to 8 KiB) and gives up on
-// anything else. It never accepts what walkRecords rejects; when it says
-// false, walkRecords decides and names the error. A fuzz test holds the two
-// to that.
+// bytes (every length of records up to 8 KiB), skips the
+// timestamp delta without decoding it, matches each offset delta against
+// the encoding it must have, and gives up on anything else (a longer or
+// non-minimal varint among them). It never accepts what walkRecords
+// rejects; when it says false, walkRecords decides and names the error. A
+// mutation test and a fuzz target hold the two to that.
 func recordsWellFormed(data []byte, count int32) bool {
 	p := 0
 	for i := range count {
@@ -84,24 +86,57 @@ func recordsWellFormed(data []byte, count int32) bool {
 		p += n
 		rec := data[p : p+int(length)]
 		p += int(length)
-		// Skip the attributes (unused in v2 records) and the timestamp
-		// delta.
-		q := 1
-		if _, n = shortVarint(rec, q); n == 0 {
+		// The attributes (unused in v2 records) are rec[0]; the timestamp
+		// delta is any varint of one or two bytes.
+		q := 2
+		if uint(q-1) >= uint(len(rec)) {
 			return false
 		}
-		q += n
-		delta, n := shortVarint(rec, q)
-		if n == 0 || delta != i {
+		if rec[q-1] >= 0x80 {
+			if uint(q) >= uint(len(rec)) || rec[q] >= 0x80 {
+				return false
+			}
+			q++
+		}
+		// The offset delta must be i: zigzag 2i, in one byte below 64,
+		// two below 8192, three below 2^20.
+		switch zz := uint32(i) << 1; {
+		case zz < 1<<7:
+			if uint(q) >= uint(len(rec)) || rec[q] != byte(zz) {
+				return false
+			}
+			q++
+		case zz < 1<<14:
+			if uint(q+1) >= uint(len(rec)) || rec[q] != byte(zz)|0x80 || rec[q+1] != byte(zz>>7) {
+				return false
+			}
+			q += 2
+		case zz < 1<<21:
+			if uint(q+2) >= uint(len(rec)) || rec[q] != byte(zz)|0x80 || rec[q+1] != byte(zz>>7)|0x80 || rec[q+2] != byte(zz>>14) {
+				return false
+			}
+			q += 3
+		default:
 			return false
 		}
-		q += n
-		for range 2 { // key, value: -1 is null
+		// The key (often null: a single 0x01) and the value; -1 is null.
+		for range 2 {
+			if uint(q) < uint(len(rec)) && rec[q] == 0x01 {
+				q++
+				continue
+			}
 			l, n := shortVarint(rec, q)
 			if n == 0 || l < -1 || int(l) > len(rec)-q-n {
 				return false
 			}
 			q += n + max(int(l), 0)
+		}
+		// Usually no headers: a single 0x00.
+		if uint(q) < uint(len(rec)) && rec[q] == 0 {
+			if q+1 != len(rec) {
+				return false
+			}
+			continue
 		}
 		headers, n := shortVarint(rec, q)
 		if n == 0 || headers < 0 || int(headers) > (len(rec)-q-n)/2 {

@@ -24,6 +24,8 @@ func TestRecordsWellFormedTakesCommonRecords(t *testing.T) {
 		"timestamps":     {{TimestampDelta: -64, Value: value(10)}, {TimestampDelta: 8191, Value: value(10)}},
 		"headers": {{Key: []byte("k"), Value: value(50), Headers: []RecordHeader{
 			{Key: "trace", Value: []byte("abc")}, {Key: "", Value: nil}, {Key: "e", Value: []byte{}}}}},
+		"100 records": make([]Record, 100),     // offset deltas of two bytes
+		"10000 records": make([]Record, 10000), // and of three
 	}
 	for name, recs := range cases {
 		if data := recordData(t, recs); !recordsWellFormed(data, int32(len(recs))) {
@@ -45,16 +47,27 @@ func TestRecordsWellFormedTakesCommonRecords(t *testing.T) {
 // valid record data, checked both ways.
 func TestRecordsWellFormedNeverAcceptsMore(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	seeds := [][]Record{
+	many := make([]Record, 8200) // offset deltas of one, two and three bytes
+	for i := range many {
+		many[i] = Record{Value: []byte{byte(i)}}
+	}
+	var seeds [][]byte
+	var counts []int32
+	for _, recs := range [][]Record{
 		sampleRecords(),
 		{{Value: []byte("x")}, {Key: []byte("k"), Value: bytes.Repeat([]byte("v"), 100)}},
 		{{Key: []byte("k"), Headers: []RecordHeader{{Key: "h", Value: []byte("v")}, {Key: "", Value: nil}}}},
+		{{Key: nil, Value: nil}, {Key: []byte{}, Value: []byte{}}, {Value: []byte{1}}},
+		many[:70],
+		many,
+	} {
+		seeds = append(seeds, recordData(t, recs))
+		counts = append(counts, int32(len(recs)))
 	}
 	fast, slow := 0, 0
 	for i := range 20000 {
-		recs := seeds[i%len(seeds)]
-		data := append([]byte(nil), recordData(t, recs)...)
-		count := int32(len(recs))
+		data := append([]byte(nil), seeds[i%len(seeds)]...)
+		count := counts[i%len(seeds)]
 		switch rng.IntN(4) {
 		case 0: // a byte changed
 			data[rng.IntN(len(data))] = byte(rng.IntN(256))
@@ -90,6 +103,7 @@ func FuzzRecordsWellFormed(f *testing.F) {
 	f.Add(recordData(f, sampleRecords()), int32(4))
 	f.Add(recordData(f, []Record{{Value: []byte("x")}, {Key: []byte("k"), Value: bytes.Repeat([]byte("v"), 100)}}), int32(2))
 	f.Add([]byte{16, 0, 0, 0, 1, 1, 2, 1, 0}, int32(1))
+	f.Add(recordData(f, make([]Record, 70)), int32(70))
 	f.Fuzz(func(t *testing.T, data []byte, count int32) {
 		if recordsWellFormed(data, count) {
 			if err := walkRecords(data, count); err != nil {
