@@ -24,7 +24,7 @@ func TestRecordsWellFormedTakesCommonRecords(t *testing.T) {
 		"timestamps":     {{TimestampDelta: -64, Value: value(10)}, {TimestampDelta: 8191, Value: value(10)}},
 		"headers": {{Key: []byte("k"), Value: value(50), Headers: []RecordHeader{
 			{Key: "trace", Value: []byte("abc")}, {Key: "", Value: nil}, {Key: "e", Value: []byte{}}}}},
-		"100 records": make([]Record, 100),     // offset deltas of two bytes
+		"100 records":   make([]Record, 100),   // offset deltas of two bytes
 		"10000 records": make([]Record, 10000), // and of three
 	}
 	for name, recs := range cases {
