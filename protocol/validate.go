@@ -70,12 +70,12 @@ func walkRecords(data []byte, count int32) error {
 
 // recordsWellFormed is walkRecords' fast path, one tight pass over the
 // records: it makes the same checks, but reads only varints of one or two
-// bytes (every length of records up to 8 KiB), skips the
-// timestamp delta without decoding it, matches each offset delta against
-// the encoding it must have, and gives up on anything else (a longer or
-// non-minimal varint among them). It never accepts what walkRecords
-// rejects; when it says false, walkRecords decides and names the error. A
-// mutation test and a fuzz target hold the two to that.
+// bytes (every length of records up to 8 KiB), skips the timestamp delta
+// without decoding it, matches each offset delta against the encoding it
+// must have, and gives up on anything else (a longer or non-minimal varint
+// among them). It never accepts what walkRecords rejects; when it says
+// false, walkRecords decides and names the error. A mutation test and a
+// fuzz target hold the two to that.
 func recordsWellFormed(data []byte, count int32) bool {
 	p := 0
 	for i := range count {
@@ -119,18 +119,17 @@ func recordsWellFormed(data []byte, count int32) bool {
 		default:
 			return false
 		}
-		// The key (often null: a single 0x01) and the value; -1 is null.
-		for range 2 {
-			if uint(q) < uint(len(rec)) && rec[q] == 0x01 {
-				q++
-				continue
-			}
-			l, n := shortVarint(rec, q)
-			if n == 0 || l < -1 || int(l) > len(rec)-q-n {
-				return false
-			}
-			q += n + max(int(l), 0)
+		// The key, often null (-1: a single 0x01), then the value.
+		if uint(q) < uint(len(rec)) && rec[q] == 0x01 {
+			q++
+		} else if q = skipBytes(rec, q); q < 0 {
+			return false
 		}
+		value, n := shortVarint(rec, q)
+		if n == 0 || value < -1 || int(value) > len(rec)-q-n {
+			return false
+		}
+		q += n + max(int(value), 0)
 		// Usually no headers: a single 0x00.
 		if uint(q) < uint(len(rec)) && rec[q] == 0 {
 			if q+1 != len(rec) {
@@ -149,16 +148,25 @@ func recordsWellFormed(data []byte, count int32) bool {
 				return false
 			}
 			q += n + int(l)
-			if l, n = shortVarint(rec, q); n == 0 || l < -1 || int(l) > len(rec)-q-n {
+			if q = skipBytes(rec, q); q < 0 {
 				return false
 			}
-			q += n + max(int(l), 0)
 		}
 		if q != len(rec) {
 			return false
 		}
 	}
 	return p == len(data)
+}
+
+// skipBytes skips a byte string at rec[q:] (a varint length of one or two
+// bytes, -1 for null, then the bytes) and returns where it ends, or -1.
+func skipBytes(rec []byte, q int) int {
+	l, n := shortVarint(rec, q)
+	if n == 0 || l < -1 || int(l) > len(rec)-q-n {
+		return -1
+	}
+	return q + n + max(int(l), 0)
 }
 
 // shortVarint reads a zigzag varint of one or two bytes at b[p:]; n is 0

@@ -134,3 +134,32 @@ func BenchmarkRecordsWellFormed(b *testing.B) {
 		}
 	})
 }
+
+// Encodings the fast path must leave to the exact walk, or judge alike:
+// non-minimal varints where a one-byte compare would misread them.
+func TestRecordsWellFormedEdgeEncodings(t *testing.T) {
+	// raw prefixes a record body with its length; rec is attributes,
+	// timestamp delta, offset delta 0, null key, null value, then headers.
+	raw := func(body ...byte) []byte { return append([]byte{byte(len(body) << 1)}, body...) }
+	rec := func(headers ...byte) []byte { return raw(append([]byte{0, 0, 0, 1, 1}, headers...)...) }
+	cases := map[string][]byte{
+		"null header key, two bytes":     rec(2, 0x81, 0x00, 0), // one header, key length -1 non-minimal
+		"null header key":                rec(2, 1, 0),          // one header, key length -1
+		"no headers, two bytes":          rec(0x80, 0x00),       // header count 0 non-minimal
+		"empty header key and value":     rec(2, 0, 0),          // valid
+		"header value null, two bytes":   rec(2, 0, 0x81, 0x00), // valid: -1 non-minimal
+		"offset delta 0 in two bytes":    raw(0, 0, 0x80, 0x00, 1, 1, 0),
+		"key null in two bytes":          raw(0, 0, 0, 0x81, 0x00, 1, 0),
+		"timestamp delta in three bytes": raw(0, 0x80, 0x80, 0, 0, 1, 1, 0),
+	}
+	invalid := map[string]bool{"null header key, two bytes": true, "null header key": true}
+	for name, data := range cases {
+		ok, err := recordsWellFormed(data, 1), walkRecords(data, 1)
+		if (err != nil) != invalid[name] {
+			t.Errorf("%s: the exact walk says %v", name, err)
+		}
+		if ok && err != nil {
+			t.Errorf("%s: fast path took what the exact walk rejects: %v", name, err)
+		}
+	}
+}
