@@ -13,22 +13,26 @@ package server
 // read_uncommitted fetch of fifty batches from each partition.
 //
 // Wall time on a shared machine is noisy; instruction counts are not.
-// Count them with callgrind, which measures only between the two marker
-// functions below (the setup and the cluster's shutdown stay out):
+// scripts/broker-cost.sh counts them with callgrind and prints
+// instructions per record and allocations per request for all four cases.
+// By hand: callgrind measures only between the two marker functions below
+// (the setup and the cluster's shutdown stay out), under GOMAXPROCS=1 (with
+// more, idle threads spinning in the scheduler swamp the count):
 //
 //	go test -c -o /tmp/server.test ./server
 //	GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind \
 //	  --zero-before='*brokerCostStart' --dump-before='*brokerCostStop' \
 //	  --callgrind-out-file=/tmp/cg.out /tmp/server.test -test.run '^$' \
-//	  -test.bench 'BrokerCost/produce/record=100B$' -test.benchtime 200x
+//	  -test.bench 'BrokerCost/produce/record=100B$' -test.benchtime 200x -test.cpu 1
 //
 // The testing package calls the benchmark once with b.N=1 and then with
-// 200, so the last dump before the exit (/tmp/cg.out.N, the highest N
-// below the final one) is the 200-op run: its "Collected" (or the summary
-// line of callgrind_annotate) divided by the records/op the benchmark
-// prints times 200 is instructions per record. A plain
+// 200, so the last dump taken at the stop marker (/tmp/cg.out.2) is the
+// 200-request run: its "totals:" line divided by 200 times the records/op
+// the benchmark prints is instructions per record. A plain
 // `go test -bench BrokerCost -benchmem ./server` gives allocs/op (whole
-// process, one op = one request) and allocs/record.
+// process, one op = one request), allocs/record, the process's CPU time
+// per record and, for Produce, the replica fetchers' wake-ups and turns per
+// request.
 
 import (
 	"bytes"
@@ -266,12 +270,14 @@ func brokerCostProduce(b *testing.B, recordBytes int) {
 	runtime.ReadMemStats(&before)
 	b.ResetTimer()
 	wakeups, turns := fetcherCount(c, (*fetcher).wakeupCount), fetcherCount(c, (*fetcher).turnCount)
+	cpu := cpuTime(b)
 	brokerCostStart()
 	for range b.N {
 		p.produce()
 	}
 	brokerCostStop()
 	b.StopTimer()
+	b.ReportMetric(float64(cpuTime(b)-cpu)/float64(b.N*records), "cpu-ns/record")
 	b.ReportMetric(float64(fetcherCount(c, (*fetcher).wakeupCount)-wakeups)/float64(b.N), "fetcher-wakeups/op")
 	b.ReportMetric(float64(fetcherCount(c, (*fetcher).turnCount)-turns)/float64(b.N), "fetcher-turns/op")
 	var after runtime.MemStats
@@ -339,6 +345,7 @@ func brokerCostFetch(b *testing.B, recordBytes int) {
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
 	b.ResetTimer()
+	cpu := cpuTime(b)
 	brokerCostStart()
 	for i := range b.N {
 		w := i % costFetchWindows
@@ -348,6 +355,7 @@ func brokerCostFetch(b *testing.B, recordBytes int) {
 	}
 	brokerCostStop()
 	b.StopTimer()
+	b.ReportMetric(float64(cpuTime(b)-cpu)/float64(b.N*records), "cpu-ns/record")
 	var after runtime.MemStats
 	runtime.ReadMemStats(&after)
 	b.ReportMetric(float64(records), "records/op")
