@@ -109,3 +109,73 @@ func FuzzReadFrame(f *testing.F) {
 		}
 	})
 }
+
+// chunkReader hands out at most the next chunk size per Read, cycling
+// through sizes, and records the size of every buffer it was asked to fill.
+type chunkReader struct {
+	r      io.Reader
+	chunks []int
+	i      int
+	asked  []int
+}
+
+func (c *chunkReader) Read(p []byte) (int, error) {
+	c.asked = append(c.asked, len(p))
+	n := c.chunks[c.i%len(c.chunks)]
+	c.i++
+	return c.r.Read(p[:min(n, len(p))])
+}
+
+// TestFrameReader: the same frames as ReadFrame, whatever the connection's
+// chunking, with large bodies read straight into the frame.
+func TestFrameReader(t *testing.T) {
+	const bufSize = 4096
+	sizes := []int32{0, 3, 100, bufSize - 4, bufSize, directReadMin - 1, directReadMin + bufSize, 200_000, 7, 70_000}
+	var stream []byte
+	var want [][]byte
+	for i, n := range sizes {
+		body := bytes.Repeat([]byte{byte(i + 1)}, int(n))
+		want = append(want, body)
+		stream = append(stream, frame(n, body)...)
+	}
+	for _, chunks := range [][]int{{1 << 30}, {1}, {5, 4093, 17}, {65536, 3}} {
+		src := &chunkReader{r: bytes.NewReader(stream), chunks: chunks}
+		fr := NewFrameReader(src, bufSize, 0)
+		for i, w := range want {
+			got, err := fr.Next()
+			if err != nil || !bytes.Equal(got, w) {
+				t.Fatalf("chunks %v, frame %d: %d bytes, %v; want %d bytes", chunks, i, len(got), err, len(w))
+			}
+		}
+		if _, err := fr.Next(); err != io.EOF {
+			t.Fatalf("chunks %v: after the last frame %v, want io.EOF", chunks, err)
+		}
+		direct := false
+		for _, n := range src.asked {
+			direct = direct || n > bufSize
+		}
+		if !direct {
+			t.Errorf("chunks %v: no read went straight into a frame (reads asked for %v)", chunks, src.asked)
+		}
+	}
+	// NextInto reads into the buffer it is given when that is large enough.
+	fr := NewFrameReader(bytes.NewReader(stream), bufSize, 0)
+	buf := make([]byte, 0, 100_000)
+	for i, w := range want {
+		got, err := fr.NextInto(buf)
+		if err != nil || !bytes.Equal(got, w) {
+			t.Fatalf("NextInto, frame %d: %d bytes, %v; want %d bytes", i, len(got), err, len(w))
+		}
+		if reused := cap(got) > 0 && &got[:1][0] == &buf[:1][0]; reused != (len(w) <= cap(buf)) {
+			t.Errorf("NextInto, frame %d of %d bytes: buffer reused %v", i, len(w), reused)
+		}
+	}
+	// A large frame cut short is ErrUnexpectedEOF, as from ReadFrame.
+	cut := frame(100_000, make([]byte, 50_000))
+	if _, err := NewFrameReader(bytes.NewReader(cut), bufSize, 0).Next(); err != io.ErrUnexpectedEOF {
+		t.Fatalf("cut frame: %v, want io.ErrUnexpectedEOF", err)
+	}
+	if _, err := NewFrameReader(bytes.NewReader(frame(11, nil)), bufSize, 10).Next(); !errors.Is(err, ErrFrameTooLarge) {
+		t.Fatalf("over the limit: %v", err)
+	}
+}

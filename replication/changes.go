@@ -64,31 +64,19 @@ func (p *Partition) TakeChanges() []Change {
 	if p.changes == nil {
 		return nil
 	}
-	out := *p.changes
-	p.changes = nil
+	out := p.changes
+	p.extras().changes = nil
 	return out
 }
 
 // HasChanges reports whether TakeChanges would return anything.
-func (p *Partition) HasChanges() bool { return p.changes != nil && len(*p.changes) > 0 }
+func (p *Partition) HasChanges() bool { return len(p.changes) > 0 }
 
-// pending is the list of changes not yet taken, made on first use: most
-// partitions have none most of the time, so they keep a nil pointer
-// rather than a slice header.
-func (p *Partition) pending() *[]Change {
-	if p.changes == nil {
-		p.changes = new([]Change)
-	}
-	return p.changes
-}
+// pending is the list of changes not yet taken, for appending.
+func (p *Partition) pending() *[]Change { return &p.extras().changes }
 
 // numPending is how many changes are not yet taken.
-func (p *Partition) numPending() int {
-	if p.changes == nil {
-		return 0
-	}
-	return len(*p.changes)
-}
+func (p *Partition) numPending() int { return len(p.changes) }
 
 // Committed is the highest HW any leader of the partition reached: every
 // offset below it was acknowledged to acks=all producers and may have been
@@ -155,7 +143,7 @@ func (p *Partition) noteElection(mark int, oldLeader int32, prevISR []int32, unc
 		p.note(Change{Kind: RecordsLost, Broker: l.Broker, From: agreed, To: p.committed, Reason: reason})
 		p.committed = agreed
 	}
-	p.history = l.log.Epochs()
+	p.extras().history = l.log.Epochs()
 }
 
 // agreedUpTo is the offset up to which log l holds the records of the

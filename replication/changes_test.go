@@ -175,7 +175,7 @@ func TestChangesLossStartsWhereTheLogsDiverge(t *testing.T) {
 }
 
 func TestAgreedUpTo(t *testing.T) {
-	l := &Log{start: 0, end: 10, epochs: []EpochEntry{{0, 0}, {2, 6}}}
+	l := &Log{&logData{start: 0, end: 10, epochs: []EpochEntry{{0, 0}, {2, 6}}}}
 	for _, c := range []struct {
 		history []EpochEntry
 		end     int64

@@ -182,6 +182,7 @@ func (l *Log) replace(m map[*Batch]*Batch, end int64) {
 	if len(l.segs) == 0 {
 		return
 	}
+	l.own()
 	kept := l.segs[:0:0]
 	for i, s := range l.segs {
 		active := i == len(l.segs)-1

@@ -40,9 +40,9 @@ func (p *Partition) maybeIncrementHW(now time.Time) bool {
 			hw = min(hw, r.remote.leo)
 		}
 	}
-	if hw > l.hw {
+	if hw > l.log.hw {
 		l.setHW(hw)
-		p.committed = max(p.committed, l.hw)
+		p.committed = max(p.committed, l.log.hw)
 		return true
 	}
 	return false

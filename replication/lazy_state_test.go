@@ -11,8 +11,8 @@ import (
 func TestStateMadeOnFirstUse(t *testing.T) {
 	p := newPartition(t, 2)
 	for _, r := range p.Replicas() {
-		if r.prod != nil || r.log.rw != nil {
-			t.Fatalf("replica %d of a new partition has producer state %v, rewrite state %v", r.Broker, r.prod, r.log.rw)
+		if r.log.prod != nil || r.log.rw != nil {
+			t.Fatalf("replica %d of a new partition has producer state %v, rewrite state %v", r.Broker, r.log.prod, r.log.rw)
 		}
 		if got := r.Producers(); got == nil || len(got) != 0 {
 			t.Fatalf("replica %d producers %v, want an empty list", r.Broker, got)
@@ -32,8 +32,8 @@ func TestStateMadeOnFirstUse(t *testing.T) {
 	mustAppend(t, p, batch(3), -1)
 	replicate(t, p)
 	for _, r := range p.Replicas() {
-		if r.prod != nil || r.LSO() != 3 || r.log.Size() != 61 {
-			t.Fatalf("replica %d after a plain batch: producer state %v, LSO %d, size %d", r.Broker, r.prod, r.LSO(), r.log.Size())
+		if r.log.prod != nil || r.LSO() != 3 || r.log.Size() != 61 {
+			t.Fatalf("replica %d after a plain batch: producer state %v, LSO %d, size %d", r.Broker, r.log.prod, r.LSO(), r.log.Size())
 		}
 	}
 
@@ -42,8 +42,8 @@ func TestStateMadeOnFirstUse(t *testing.T) {
 	replicate(t, p)
 	for _, r := range p.Replicas() {
 		ps := r.Producers()
-		if r.prod == nil || r.prod.txns != nil || len(ps) != 1 || ps[0].ProducerID != 7 || ps[0].LastSequence != 1 {
-			t.Fatalf("replica %d after an idempotent batch: %+v (index %v)", r.Broker, ps, r.prod.transactions())
+		if r.log.prod == nil || r.log.prod.txns != nil || len(ps) != 1 || ps[0].ProducerID != 7 || ps[0].LastSequence != 1 {
+			t.Fatalf("replica %d after an idempotent batch: %+v (index %v)", r.Broker, ps, r.log.prod.transactions())
 		}
 	}
 	// A transaction makes the index; its abort is remembered by every replica.
@@ -63,8 +63,8 @@ func TestStateMadeOnFirstUse(t *testing.T) {
 	// follower cut below the idempotent batch forgets its producer.
 	f := p.Replica(3)
 	f.truncateTo(3)
-	if f.log.Rewrites() != 1 || f.prod != nil || f.log.Size() != 61 || f.LEO() != 3 {
-		t.Fatalf("after truncating to 3: rewrites %d, producer state %v, size %d, LEO %d", f.log.Rewrites(), f.prod, f.log.Size(), f.LEO())
+	if f.log.Rewrites() != 1 || f.log.prod != nil || f.log.Size() != 61 || f.LEO() != 3 {
+		t.Fatalf("after truncating to 3: rewrites %d, producer state %v, size %d, LEO %d", f.log.Rewrites(), f.log.prod, f.log.Size(), f.LEO())
 	}
 }
 

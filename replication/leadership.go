@@ -129,9 +129,9 @@ func (p *Partition) Crash(id int32, powerLoss bool) {
 		return
 	}
 	r.online = false
-	if powerLoss && r.recoveryPoint < r.log.end {
+	if powerLoss && r.log.recoveryPoint < r.log.end {
 		from := r.log.end
-		r.log.truncateTo(r.recoveryPoint)
+		r.log.truncateTo(r.log.recoveryPoint)
 		r.rebuildProducers()
 		p.noteTruncation(r, from, ReasonPowerLoss)
 	}
@@ -144,8 +144,8 @@ func (p *Partition) Shutdown(id int32) {
 	if r == nil {
 		return
 	}
-	r.recoveryPoint = r.log.end
-	r.checkpointHW = r.hw
+	r.log.setRecoveryPoint(r.log.end)
+	r.log.setCheckpointHW(r.log.hw)
 	r.online = false
 }
 
@@ -158,7 +158,7 @@ func (p *Partition) Restart(id int32) {
 	if r == nil || r.online {
 		return
 	}
-	r.setHW(r.checkpointHW)
+	r.setHW(r.log.checkpointHW)
 	r.online = true
 	if id != p.leader {
 		p.becomeFollower(r)
@@ -170,7 +170,7 @@ func (p *Partition) Restart(id int32) {
 // fetch); by epoch it needs the leader's answer, so it runs on r's next fetch.
 func (p *Partition) becomeFollower(r *Replica) {
 	if p.cfg.Truncation == TruncateToHW {
-		p.truncate(r, r.hw, ReasonHighWatermark)
+		p.truncate(r, r.log.hw, ReasonHighWatermark)
 		r.truncating = false
 		return
 	}
@@ -180,7 +180,7 @@ func (p *Partition) becomeFollower(r *Replica) {
 // Flush marks everything broker id's replica holds as on disk.
 func (p *Partition) Flush(id int32) {
 	if r := p.Replica(id); r != nil && r.online {
-		r.recoveryPoint = r.log.end
+		r.log.setRecoveryPoint(r.log.end)
 	}
 }
 
@@ -189,14 +189,14 @@ func (p *Partition) Flush(id int32) {
 func (p *Partition) CheckpointHW() {
 	for _, r := range p.replicas {
 		if r.online {
-			r.checkpointHW = r.hw
+			r.log.setCheckpointHW(r.log.hw)
 		}
 	}
 }
 
 // maybeFlush applies flush.messages after an append.
 func (p *Partition) maybeFlush(r *Replica) {
-	if n := p.cfg.FlushMessages; n > 0 && r.log.end-r.recoveryPoint >= n {
-		r.recoveryPoint = r.log.end
+	if n := p.cfg.FlushMessages; n > 0 && r.log.end-r.log.recoveryPoint >= n {
+		r.log.setRecoveryPoint(r.log.end)
 	}
 }

@@ -20,7 +20,10 @@ type Batch struct {
 	Control       bool
 	// Commit and CoordinatorEpoch describe a control batch: a commit (else
 	// abort) marker written by the coordinator of that epoch.
-	Commit           bool
+	Commit bool
+	// TxnVersion is the transaction version a marker is written under
+	// (WriteTxnMarkers v2+); only the leader's append checks it.
+	TxnVersion       int8
 	CoordinatorEpoch int32
 	// DeleteHorizon is when the log cleaner may drop this batch's
 	// tombstones and, once its transaction has no data left, its marker
@@ -50,13 +53,11 @@ type EpochEntry struct {
 // in offset order, its log start offset, its log end offset (LEO) and its
 // leader epoch cache. The last segment is the active one, the only one
 // appended to. It is not safe for concurrent use; Partition serialises
-// access.
+// access. Its state is shared with other idle logs until the first write
+// (logdata.go). Logs are the replicas' (Replica.Log); the zero Log is not
+// one.
 type Log struct {
-	segs   []*segment
-	start  int64 // log start offset
-	end    int64 // log end offset
-	epochs []EpochEntry
-	rw     *logRewrites // nil until the log is first truncated or cleaned
+	*logData
 }
 
 // logRewrites is what a log knows of its rewrites: most logs are never
@@ -75,7 +76,7 @@ type logRewrites struct {
 // rewrites returns the log's rewrite state, making it.
 func (l *Log) rewrites() *logRewrites {
 	if l.rw == nil {
-		l.rw = &logRewrites{}
+		l.own().rw = &logRewrites{}
 	}
 	return l.rw
 }
@@ -156,7 +157,7 @@ func (l *Log) append(b *Batch, roll SegmentConfig) {
 		s = l.rollAt(b.BaseOffset)
 	}
 	s.add(b)
-	l.end = b.EndOffset()
+	l.own().end = b.EndOffset()
 }
 
 // assignEpoch records that epoch starts at offset, if it is newer than the
@@ -171,7 +172,12 @@ func (l *Log) assignEpoch(epoch int32, offset int64) {
 			return
 		}
 	}
-	l.epochs = append(l.epochs, EpochEntry{epoch, offset})
+	if l.logData == &emptyLog && epoch == 0 && offset == 0 {
+		l.logData = &firstLeaderLog // a new partition's first leader
+		return
+	}
+	d := l.own()
+	d.epochs = append(d.epochs, EpochEntry{epoch, offset})
 }
 
 // EndOffsetForEpoch answers OffsetForLeaderEpoch from this log's epoch cache
@@ -271,7 +277,7 @@ func (l *Log) truncateTo(offset int64) {
 	if offset >= l.end {
 		return
 	}
-	l.rewrites().n++
+	l.rewrites().n++ // owns the log data
 	si, bi := l.locate(offset)
 	if si == len(l.segs) {
 		si, bi = len(l.segs)-1, len(l.segs[len(l.segs)-1].batches)
@@ -296,7 +302,7 @@ func (l *Log) truncateTo(offset int64) {
 // truncateFully empties the log and restarts it at offset, the way a
 // follower restarts when its fetch offset falls below the leader's log start.
 func (l *Log) truncateFully(offset int64) {
-	l.rewrites().n++
+	l.rewrites().n++ // owns the log data
 	clear(l.segs)
 	l.segs = append(l.segs[:0], newSegment(offset))
 	l.start, l.end = offset, offset
@@ -314,6 +320,7 @@ func (l *Log) advanceStart(offset int64) {
 	if offset > l.end {
 		offset = l.end
 	}
+	l.own()
 	si, bi := l.locate(offset)
 	if si == len(l.segs) { // everything is below: keep only the active segment
 		si, bi = len(l.segs)-1, len(l.segs[len(l.segs)-1].batches)

@@ -89,7 +89,9 @@ func (i instant) time() time.Time {
 	return time.Unix(0, int64(i))
 }
 
-// Replica is one broker's copy of a partition.
+// Replica is one broker's copy of a partition. Its log holds its HW,
+// recovery point and producer state too (logdata.go), so an idle replica
+// is this struct alone.
 type Replica struct {
 	Broker int32
 	online bool
@@ -97,20 +99,15 @@ type Replica struct {
 	truncating bool
 	isolated   bool // cut off from the other brokers and the controller
 	log        Log
-	hw         int64
-	prod       *producers // nil: no producer yet
 
 	remote followerState // valid while another replica leads
-
-	recoveryPoint int64 // below it the log survives a power loss
-	checkpointHW  int64 // the HW a restart comes back with
 }
 
 // Isolated reports whether the replica is cut off from the other brokers.
 func (r *Replica) Isolated() bool { return r.isolated }
 
 // RecoveryPoint is the offset below which the replica's log is flushed.
-func (r *Replica) RecoveryPoint() int64 { return r.recoveryPoint }
+func (r *Replica) RecoveryPoint() int64 { return r.log.recoveryPoint }
 
 // Log returns the replica's log (read-only use).
 func (r *Replica) Log() *Log { return &r.log }
@@ -119,7 +116,7 @@ func (r *Replica) Log() *Log { return &r.log }
 func (r *Replica) LEO() int64 { return r.log.end }
 
 // HW is the replica's own high watermark.
-func (r *Replica) HW() int64 { return r.hw }
+func (r *Replica) HW() int64 { return r.log.hw }
 
 // LogStartOffset is the replica's log start offset.
 func (r *Replica) LogStartOffset() int64 { return r.log.start }
@@ -128,24 +125,22 @@ func (r *Replica) LogStartOffset() int64 { return r.log.start }
 func (r *Replica) Online() bool { return r.online }
 
 // setHW clamps to [log start, LEO], as UnifiedLog.updateHighWatermark does.
-func (r *Replica) setHW(hw int64) {
-	r.hw = min(max(hw, r.log.start), r.log.end)
-}
+func (r *Replica) setHW(hw int64) { r.log.setHW(hw) }
 
 func (r *Replica) truncateTo(offset int64) {
 	if offset >= r.log.end {
 		return
 	}
 	r.log.truncateTo(offset)
-	r.setHW(r.hw)
-	r.recoveryPoint = min(r.recoveryPoint, r.log.end)
+	r.setHW(r.log.hw)
+	r.log.setRecoveryPoint(min(r.log.recoveryPoint, r.log.end))
 	r.rebuildProducers()
 }
 
 // newReplica is an empty replica on broker id, as a new partition or a
 // reassignment creates it.
 func newReplica(id int32, online bool) *Replica {
-	return &Replica{Broker: id, online: online}
+	return &Replica{Broker: id, online: online, log: newLog()}
 }
 
 // Partition is one topic partition: its replicas in assignment order (also
@@ -157,14 +152,36 @@ type Partition struct {
 	epoch      int32
 	isr        []int32 // kept in assignment order
 	epochStart int64   // leader's LEO when it took the current epoch
+	committed  int64   // the highest HW any leader reached
 
-	zombie *zombieLeader // nil: none
+	*partitionExtras // shared until first written (extras)
+}
 
-	changes   *[]Change    // since the last TakeChanges (changes.go); nil: none
-	committed int64        // the highest HW any leader reached
-	history   []EpochEntry // epoch cache of the leader that committed up to committed
-
+// partitionExtras is the state most partitions leave as it was at their
+// creation most of the time. Every new partition points at one frozen
+// value, newPartitionExtras, and gets its own copy on the first write.
+type partitionExtras struct {
+	zombie   *zombieLeader // nil: none
 	reassign *reassignment // an ongoing reassignment (reassign.go), or nil
+	changes  []Change      // since the last TakeChanges (changes.go)
+	// history is the epoch cache of the leader that committed up to
+	// committed. It is replaced, never modified in place, so it may be
+	// shared.
+	history []EpochEntry
+}
+
+// newPartitionExtras is a new partition's: no zombie, no reassignment, no
+// changes, and its first leader's epoch cache (epoch 0 from offset 0).
+var newPartitionExtras = partitionExtras{history: firstLeaderLog.epochs}
+
+// extras returns the partition's extras for writing, copying the frozen
+// shared value first.
+func (p *Partition) extras() *partitionExtras {
+	if p.partitionExtras == &newPartitionExtras {
+		x := newPartitionExtras
+		p.partitionExtras = &x
+	}
+	return p.partitionExtras
 }
 
 // zombieLeader is a deposed leader cut off from the controller and the
@@ -185,21 +202,24 @@ func NewPartition(replicas []int32, cfg Config, now time.Time) *Partition {
 // between partitions (every partition of a topic) and never modifies, so
 // that ten thousand partitions hold one copy.
 func NewPartitionShared(replicas []int32, cfg *Config, now time.Time) *Partition {
-	p := &Partition{cfg: cfg, leader: -1, epoch: -1}
+	p := &Partition{cfg: cfg, leader: -1, epoch: -1, partitionExtras: &newPartitionExtras}
 	// One allocation for every replica: an idle partition's replicas
 	// are most of its memory.
 	rs := make([]Replica, len(replicas))
 	p.replicas = make([]*Replica, len(replicas))
 	for i, id := range replicas {
-		rs[i] = Replica{Broker: id, online: true}
+		rs[i] = Replica{Broker: id, online: true, log: newLog()}
 		p.replicas[i] = &rs[i]
 	}
 	p.isr = slices.Clone(replicas)
 	if len(replicas) > 0 {
+		// The leader's epoch cache is now firstLeaderLog's, which is the
+		// history newPartitionExtras holds.
 		p.becomeLeader(replicas[0], now)
-		p.history = p.LeaderReplica().log.Epochs()
 	}
-	p.changes = nil // creation is not news
+	if p.partitionExtras != &newPartitionExtras {
+		p.extras().changes = nil // creation is not news
+	}
 	return p
 }
 
@@ -255,7 +275,7 @@ func (p *Partition) LeaderReplica() *Replica {
 // HW is the leader's high watermark, or -1 when leaderless.
 func (p *Partition) HW() int64 {
 	if l := p.LeaderReplica(); l != nil {
-		return l.hw
+		return l.log.hw
 	}
 	return -1
 }
@@ -307,7 +327,7 @@ func (p *Partition) Append(b *Batch, acks int16, now time.Time) (AppendResult, i
 // appendTo checks an idempotent batch against r's producer state, then
 // stamps it with the next offsets and epoch and appends it to r's log.
 func (p *Partition) appendTo(r *Replica, b *Batch, epoch int32) (AppendResult, int16) {
-	dup, isDup, code := r.prod.check(b)
+	dup, isDup, code := r.log.prod.check(b)
 	if code != 0 {
 		return AppendResult{}, code
 	}
@@ -378,7 +398,7 @@ func (p *Partition) Isolate(id int32) {
 	}
 	r.isolated = true
 	if id == p.leader {
-		p.zombie = &zombieLeader{broker: id, epoch: p.epoch, isr: p.ISR()}
+		p.extras().zombie = &zombieLeader{broker: id, epoch: p.epoch, isr: p.ISR()}
 	}
 }
 
@@ -391,7 +411,7 @@ func (p *Partition) Heal(id int32) {
 	}
 	r.isolated = false
 	if p.isZombie(id) {
-		p.zombie = nil
+		p.extras().zombie = nil
 	}
 	if id != p.leader && r.online {
 		p.becomeFollower(r)
@@ -412,7 +432,7 @@ func (p *Partition) AppendStatus(broker, epoch int32, required int64) (done bool
 	if p.leader != broker || p.epoch != epoch {
 		return true, kerr.NotLeaderForPartition.Code
 	}
-	if p.LeaderReplica().hw < required {
+	if p.LeaderReplica().log.hw < required {
 		return false, kerr.RequestTimedOut.Code
 	}
 	if p.UnderMinISR() {

@@ -242,7 +242,7 @@ func TestCrashedLeaderDoesNotShrinkISR(t *testing.T) {
 }
 
 func TestOffsetForLeaderEpochMatchesKafka(t *testing.T) {
-	var l Log
+	l := newLog()
 	for _, e := range []EpochEntry{{1, 0}, {3, 10}, {4, 20}} {
 		b := &Batch{Raw: make([]byte, 61), BaseOffset: e.StartOffset, LastOffset: e.StartOffset + 9, Epoch: e.Epoch}
 		l.append(b, SegmentConfig{})

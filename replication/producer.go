@@ -84,10 +84,10 @@ func (r *Replica) updateProducers(b *Batch) {
 	if b.ProducerID < 0 {
 		return
 	}
-	if r.prod == nil {
-		r.prod = &producers{}
+	if r.log.prod == nil {
+		r.log.own().prod = &producers{}
 	}
-	r.prod.update(b)
+	r.log.prod.update(b)
 }
 
 // incrementSequence adds n to a sequence number with Kafka's wrap at MaxInt32.
@@ -196,7 +196,9 @@ func (ps *producers) update(b *Batch) {
 // rebuildProducers replays r's log, the way Kafka reloads producer state
 // and the transaction index after truncation or restart.
 func (r *Replica) rebuildProducers() {
-	r.prod = nil
+	if r.log.prod != nil {
+		r.log.own().prod = nil
+	}
 	for _, s := range r.log.segs {
 		for _, b := range s.batches {
 			r.updateProducers(b)

@@ -39,17 +39,17 @@ func (p *Partition) read(id int32, offset int64, maxBytes int32, committed bool)
 	if r == nil {
 		return ReadResult{}, kerr.NotLeaderForPartition.Code
 	}
-	res := ReadResult{HW: r.hw, LastStableOffset: r.LSO(), LogStartOffset: r.log.start}
+	res := ReadResult{HW: r.log.hw, LastStableOffset: r.LSO(), LogStartOffset: r.log.start}
 	if offset < r.log.start || offset > r.log.end {
 		return res, kerr.OffsetOutOfRange.Code
 	}
-	bound := r.hw
+	bound := r.log.hw
 	if committed {
 		bound = res.LastStableOffset
 	}
 	res.Batches = r.log.Read(offset, bound, maxBytes)
 	if committed && len(res.Batches) > 0 {
-		res.Aborted = r.prod.transactions().abortedIn(offset, res.Batches[len(res.Batches)-1].EndOffset())
+		res.Aborted = r.log.prod.transactions().abortedIn(offset, res.Batches[len(res.Batches)-1].EndOffset())
 	}
 	return res, 0
 }
@@ -73,15 +73,15 @@ func (p *Partition) DeleteRecords(offset int64) (int64, int16) {
 		return -1, kerr.NotLeaderForPartition.Code
 	}
 	if offset == -1 {
-		offset = l.hw
+		offset = l.log.hw
 	}
-	if offset > l.hw || offset < 0 {
+	if offset > l.log.hw || offset < 0 {
 		return -1, kerr.OffsetOutOfRange.Code
 	}
 	for _, r := range p.replicas {
 		from := r.log.start
 		r.log.advanceStart(min(offset, r.log.end))
-		r.setHW(r.hw)
+		r.setHW(r.log.hw)
 		if r.log.start != from {
 			p.note(Change{Kind: LogStartMoved, Broker: r.Broker, From: from, To: r.log.start, Reason: ReasonDeleteRecords})
 		}

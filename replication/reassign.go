@@ -87,7 +87,7 @@ func (p *Partition) Reassign(target []int32, online func(int32) bool, now time.T
 	if p.reassign == nil && slices.Equal(target, original) {
 		return 0 // nothing to move
 	}
-	p.reassign = &reassignment{target: slices.Clone(target), original: slices.Clone(original)}
+	p.extras().reassign = &reassignment{target: slices.Clone(target), original: slices.Clone(original)}
 	// Replicas: the target's, then the originals leaving; an earlier
 	// target's additions that are no longer wanted go now.
 	want := slices.Clone(target)
@@ -110,7 +110,7 @@ func (p *Partition) CancelReassignment(now time.Time) bool {
 		return false
 	}
 	original := p.reassign.original
-	p.reassign = nil
+	p.extras().reassign = nil
 	p.setReplicas(original, func(int32) bool { return true }, now)
 	p.note(Change{Kind: ReassignmentCancelled, Replicas: slices.Clone(original)})
 	return true
@@ -165,7 +165,7 @@ func (p *Partition) maybeCompleteReassignment(now time.Time) {
 			return
 		}
 	}
-	p.reassign = nil
+	p.extras().reassign = nil
 	leader, removes := p.leader, len(p.replicas) > len(ra.target)
 	p.setReplicas(ra.target, func(int32) bool { return true }, now)
 	if removes && p.leader == leader && leader >= 0 {

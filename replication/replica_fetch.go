@@ -87,13 +87,13 @@ func (p *Partition) ReplicaFetchUpTo(id int32, maxBytes int32, upTo int64, now t
 		from := f.log.start
 		f.log.truncateFully(l.log.start)
 		p.note(Change{Kind: LogStartMoved, Broker: f.Broker, From: from, To: l.log.start, Reason: ReasonFollowerReset})
-		f.recoveryPoint = l.log.start
-		f.setHW(f.hw)
+		f.log.setRecoveryPoint(l.log.start)
+		f.setHW(f.log.hw)
 		f.rebuildProducers()
 	}
 
 	fetchOffset := f.log.end
-	res.HW = l.hw
+	res.HW = l.log.hw
 	bound := l.log.end
 	if upTo >= 0 {
 		bound = min(bound, upTo)
@@ -138,7 +138,7 @@ func (p *Partition) maybeExpandISR(f *Replica) {
 		return
 	}
 	l := p.LeaderReplica()
-	if f.remote.leo >= l.hw && f.remote.leo >= p.epochStart {
+	if f.remote.leo >= l.log.hw && f.remote.leo >= p.epochStart {
 		p.isr = p.inAssignmentOrder(append(p.isr, f.Broker))
 		p.note(Change{Kind: ISRExpanded, Broker: f.Broker, Reason: ReasonCaughtUp})
 	}
@@ -148,14 +148,14 @@ func (p *Partition) maybeExpandISR(f *Replica) {
 func (p *Partition) truncateFollower(f, l *Replica) {
 	f.truncating = false
 	if p.cfg.Truncation == TruncateToHW {
-		p.truncate(f, f.hw, ReasonHighWatermark)
+		p.truncate(f, f.log.hw, ReasonHighWatermark)
 		return
 	}
 	// Each round is one OffsetsForLeaderEpoch request (KIP-279).
 	for {
 		leaderEpoch, leaderEnd := l.log.EndOffsetForEpoch(f.log.LatestEpoch())
 		if leaderEnd < 0 {
-			p.truncate(f, min(f.hw, f.log.end), ReasonLeaderEpoch)
+			p.truncate(f, min(f.log.hw, f.log.end), ReasonLeaderEpoch)
 			return
 		}
 		followerEpoch, followerEnd := f.log.EndOffsetForEpoch(leaderEpoch)

@@ -26,8 +26,7 @@ type Restored struct {
 // the log, as Kafka does at startup.
 func (p *Partition) Restore(st Restored) {
 	for _, r := range p.replicas {
-		r.log = Log{}
-		r.log.start, r.log.end = st.LogStart, st.LogStart
+		r.log = Log{&logData{start: st.LogStart, end: st.LogStart}}
 		r.log.active()
 		for _, b := range st.Batches {
 			if b.LastOffset < st.LogStart {
@@ -37,8 +36,8 @@ func (p *Partition) Restore(st Restored) {
 		}
 		r.log.assignEpoch(st.Epoch, r.log.end)
 		r.setHW(st.HW)
-		r.recoveryPoint = r.log.end
-		r.checkpointHW = r.hw
+		r.log.setRecoveryPoint(r.log.end)
+		r.log.setCheckpointHW(r.log.hw)
 		r.rebuildProducers()
 		r.truncating = false
 		r.remote = followerState{leo: -1, lastFetchLeaderLEO: -1}
@@ -53,8 +52,10 @@ func (p *Partition) Restore(st Restored) {
 	}
 	if l := p.LeaderReplica(); l != nil {
 		p.epochStart = l.log.end
-		p.committed = l.hw
-		p.history = l.log.Epochs()
+		p.committed = l.log.hw
+		p.extras().history = l.log.Epochs()
 	}
-	p.changes = nil
+	if p.changes != nil {
+		p.extras().changes = nil
+	}
 }

@@ -55,12 +55,12 @@ func (p *Partition) ApplyRetention(now time.Time) RetentionResult {
 	log := &l.log
 	nowMs := now.UnixMilli()
 	if rc.Ms >= 0 {
-		n := log.deletable(l.hw, func(s *segment) bool { return nowMs-s.maxTimestamp > rc.Ms })
+		n := log.deletable(l.log.hw, func(s *segment) bool { return nowMs-s.maxTimestamp > rc.Ms })
 		res.add(p.deleteSegments(l, n))
 	}
 	if rc.Bytes >= 0 {
 		diff := log.Size() - rc.Bytes
-		n := log.deletable(l.hw, func(s *segment) bool {
+		n := log.deletable(l.log.hw, func(s *segment) bool {
 			if diff-s.bytes < 0 {
 				return false
 			}
@@ -106,7 +106,7 @@ func (p *Partition) deleteSegments(r *Replica, n int) RetentionResult {
 	}
 	before, from := log.Size(), log.start
 	log.advanceStart(max(log.start, log.segs[n].base))
-	r.setHW(r.hw)
+	r.setHW(r.log.hw)
 	if log.start != from {
 		p.note(Change{Kind: LogStartMoved, Broker: r.Broker, From: from, To: log.start, Reason: ReasonRetention})
 	}
@@ -117,7 +117,7 @@ func (p *Partition) deleteSegments(r *Replica, n int) RetentionResult {
 // Kafka follower does with the log start offset in each fetch response,
 // bounded by its own HW.
 func (p *Partition) followLeaderStart(f *Replica, leaderStart int64) {
-	to := min(leaderStart, f.hw, f.log.end)
+	to := min(leaderStart, f.log.hw, f.log.end)
 	if to <= f.log.start {
 		return
 	}

@@ -81,7 +81,7 @@ func (l *Log) Segments() []SegmentInfo {
 func (l *Log) SegmentBase(offset int64) int64 {
 	si := sort.Search(len(l.segs), func(i int) bool { return l.segs[i].base > offset }) - 1
 	if si < 0 {
-		return l.active().base
+		return l.end // the active segment, made at the LEO on first use
 	}
 	return l.segs[si].base
 }
@@ -89,7 +89,10 @@ func (l *Log) SegmentBase(offset int64) int64 {
 // EachSegment calls f with every segment's base offset and batches, in
 // order; f must not modify the slice.
 func (l *Log) EachSegment(f func(base int64, batches []*Batch)) {
-	l.active()
+	if len(l.segs) == 0 {
+		f(l.end, nil) // the active segment, made at the LEO on first use
+		return
+	}
 	for _, s := range l.segs {
 		f(s.base, s.batches)
 	}
@@ -101,7 +104,8 @@ func (l *Log) NumSegments() int { return max(len(l.segs), 1) }
 // active returns the active segment, creating the first one at the LEO.
 func (l *Log) active() *segment {
 	if len(l.segs) == 0 {
-		l.segs = append(l.segs, newSegment(l.end))
+		d := l.own()
+		d.segs = append(d.segs, newSegment(d.end))
 	}
 	return l.segs[len(l.segs)-1]
 }
@@ -109,7 +113,8 @@ func (l *Log) active() *segment {
 // rollAt starts a new active segment at base.
 func (l *Log) rollAt(base int64) *segment {
 	s := newSegment(base)
-	l.segs = append(l.segs, s)
+	d := l.own()
+	d.segs = append(d.segs, s)
 	return s
 }
 

@@ -1,6 +1,7 @@
 package replication
 
 import (
+	"math"
 	"slices"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -100,11 +101,19 @@ func (x *txnIndex) abortedIn(from, to int64) []AbortedTxn {
 // checkMarker validates a coordinator's marker against the producer's
 // state: an older producer epoch is fenced, and so is an older
 // coordinator (one that lost its __transaction_state leadership).
+//
+// Under transaction version 2 (KIP-890) every transaction ends with a
+// bumped epoch, so a marker at the producer's current epoch is a retry of
+// the one that bumped it: harmless once that transaction has ended (it is
+// written again, as Kafka 4.x does), stale when the producer has since
+// opened another transaction at that epoch — which it must not end.
 func checkMarker(e *producerEntry, b *Batch) int16 {
 	switch {
 	case e == nil:
 		return 0
 	case b.ProducerEpoch < e.epoch:
+		return kerr.InvalidProducerEpoch.Code
+	case b.TxnVersion >= 2 && b.ProducerEpoch == e.epoch && e.txnFirst >= 0 && b.ProducerEpoch != math.MaxInt16:
 		return kerr.InvalidProducerEpoch.Code
 	case b.CoordinatorEpoch < e.coordinatorEpoch:
 		return kerr.TransactionCoordinatorFenced.Code
@@ -113,7 +122,7 @@ func checkMarker(e *producerEntry, b *Batch) int16 {
 }
 
 // LSO is the replica's last stable offset: min(first unstable offset, HW).
-func (r *Replica) LSO() int64 { return r.prod.transactions().lso(r.hw) }
+func (r *Replica) LSO() int64 { return r.log.prod.transactions().lso(r.log.hw) }
 
 // OpenTransaction is one producer's transaction that is open on a replica.
 type OpenTransaction struct {
@@ -134,8 +143,8 @@ type ProducerState struct {
 // Producers returns the replica's producer state, by producer id.
 func (r *Replica) Producers() []ProducerState {
 	var m map[int64]*producerEntry
-	if r.prod != nil {
-		m = r.prod.m
+	if r.log.prod != nil {
+		m = r.log.prod.m
 	}
 	out := make([]ProducerState, 0, len(m))
 	for id, e := range m {
@@ -161,7 +170,7 @@ func (r *Replica) Producers() []ProducerState {
 // OpenTransactions returns the transactions open on the replica, by first
 // offset.
 func (r *Replica) OpenTransactions() []OpenTransaction {
-	x := r.prod.transactions()
+	x := r.log.prod.transactions()
 	if x == nil {
 		return []OpenTransaction{}
 	}
@@ -175,7 +184,7 @@ func (r *Replica) OpenTransactions() []OpenTransaction {
 // AbortedTransactions returns every aborted transaction in the replica's
 // log, by marker offset.
 func (r *Replica) AbortedTransactions() []AbortedTxn {
-	x := r.prod.transactions()
+	x := r.log.prod.transactions()
 	if x == nil {
 		return nil
 	}

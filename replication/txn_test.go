@@ -172,3 +172,43 @@ func TestTruncationRollsBackTransactions(t *testing.T) {
 		t.Fatalf("old leader: LEO %d LSO %d aborted %v producers %+v", r1.LEO(), r1.LSO(), r1.AbortedTransactions(), r1.Producers())
 	}
 }
+
+// TestTV2MarkerAtCurrentEpoch: under transaction version 2 the marker
+// carries the bumped epoch. Written again at that epoch (the coordinator
+// retrying after a lost answer) it is appended once more while no
+// transaction is open, and refused while the producer has opened its next
+// transaction at that epoch, which the stale marker must not end.
+func TestTV2MarkerAtCurrentEpoch(t *testing.T) {
+	tv2 := func(m *Batch) *Batch { m.TxnVersion = 2; return m }
+	p := newPartition(t, 1)
+	l := p.LeaderReplica()
+	mustAppend(t, p, txnBatch(7, 0, 0, 2), 1)                // 0-1, epoch 0 opens
+	mustAppend(t, p, tv2(marker(7, 1, true, 0)), 1)          // 2, commit bumps to 1
+	mustAppend(t, p, tv2(marker(7, 1, true, 0)), 1)          // 3, the retry: written again
+	mustAppend(t, p, txnBatch(7, 1, 0, 1), 1)                // 4, epoch 1 opens the next
+	res, code := p.Append(tv2(marker(7, 1, true, 0)), 1, t0) // a stale retry
+	if code != kerr.InvalidProducerEpoch.Code {
+		t.Fatalf("stale marker: %+v, %v; want INVALID_PRODUCER_EPOCH", res, kerr.ErrorForCode(code))
+	}
+	replicate(t, p)
+	if l.LEO() != 5 || l.HW() != 5 || l.LSO() != 4 {
+		t.Fatalf("LEO %d HW %d LSO %d, want 5, 5 and 4 (the transaction at 4 still open)", l.LEO(), l.HW(), l.LSO())
+	}
+	mustAppend(t, p, tv2(marker(7, 2, false, 0)), 1) // 5, abort bumps to 2
+	replicate(t, p)
+	if l.LSO() != 6 {
+		t.Fatalf("LSO %d after the abort, want 6", l.LSO())
+	}
+	if _, code := p.Append(tv2(marker(7, 2, false, 0)), 1, t0); code != 0 {
+		t.Fatalf("retry of the abort: %v", kerr.ErrorForCode(code))
+	}
+
+	// Transaction version 0/1: the epoch is not bumped, so a marker at the
+	// current epoch ends the open transaction.
+	mustAppend(t, p, txnBatch(8, 0, 0, 1), 1)  // 7
+	mustAppend(t, p, marker(8, 0, true, 0), 1) // 8
+	replicate(t, p)
+	if l.LSO() != 9 {
+		t.Fatalf("LSO %d after producer 8's commit, want 9", l.LSO())
+	}
+}

@@ -126,7 +126,7 @@ func (c *Cluster) applyReplicationConfig(t *topic) {
 		if p.st.Leader() < 0 && rc.UncleanLeaderElection {
 			// Enabling unclean election elects leaderless partitions
 			// right away, as the KRaft controller does (KIP-704).
-			p.ev.cause = "unclean.leader.election.enable"
+			p.extras().ev.cause = "unclean.leader.election.enable"
 			c.elect(p)
 		}
 		p.changed(before)

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -165,9 +164,9 @@ func (cn *conn) serve() {
 		c.log.Warn("closing connection", "broker", cn.b.id, "remote", remote, "reason", err)
 		return
 	}
-	r := bufio.NewReaderSize(cn.nc, 64<<10)
+	r := protocol.NewFrameReader(cn.nc, 64<<10, c.cfg.MaxRequestBytes)
 	for {
-		frame, err := protocol.ReadFrame(r, c.cfg.MaxRequestBytes)
+		frame, err := r.Next()
 		if err != nil {
 			if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
 				c.log.Warn("closing connection", "broker", cn.b.id, "remote", remote, "reason", err)

@@ -42,7 +42,7 @@ type chaosAck struct {
 // Callers hold p.mu.
 func (p *partition) recording(run *chaosRun) *partitionRecord {
 	if p.rec == nil || p.rec.run != run {
-		p.rec = &partitionRecord{run: run}
+		p.extras().rec = &partitionRecord{run: run}
 		run.touch(p)
 	}
 	return p.rec

@@ -316,10 +316,14 @@ func (c *Cluster) setPaused(topicName string, index, broker int32, paused bool) 
 	was := p.isPaused(broker)
 	if paused {
 		if !was {
-			p.paused = append(p.paused, broker)
+			x := p.extras()
+			x.paused = append(x.paused, broker)
 		}
 	} else {
-		p.paused = slices.DeleteFunc(p.paused, func(id int32) bool { return id == broker })
+		if was {
+			x := p.extras()
+			x.paused = slices.DeleteFunc(x.paused, func(id int32) bool { return id == broker })
+		}
 		c.fetcherFor(broker).mark(p)
 	}
 	if was != paused {

@@ -56,7 +56,7 @@ func (c *Cluster) StopBroker(id int32, mode StopMode) error {
 	c.emit(EventBrokerStopped, func(e *Event) { e.Broker, e.Mode = id, mode })
 	if mode == StopClean {
 		c.eachReplica(id, func(p *partition) {
-			p.ev.cause = "controlled shutdown"
+			p.extras().ev.cause = "controlled shutdown"
 			p.st.Shutdown(id)
 			c.fenceReplica(p, id)
 		})
@@ -101,7 +101,7 @@ func (c *Cluster) StartBroker(id int32) error {
 	b.up.Store(true)
 	c.emit(EventBrokerStarted, func(e *Event) { e.Broker = id })
 	c.eachReplica(id, func(p *partition) {
-		p.ev.cause = "broker started"
+		p.extras().ev.cause = "broker started"
 		p.st.Restart(id)
 		if p.st.Leader() < 0 {
 			c.elect(p)
@@ -139,7 +139,7 @@ func (c *Cluster) eachReplica(id int32, f func(*partition)) {
 func (c *Cluster) fenceBroker(id int32) {
 	c.emit(EventBrokerFenced, func(e *Event) { e.Broker = id })
 	c.eachReplica(id, func(p *partition) {
-		p.ev.cause = "broker fenced"
+		p.extras().ev.cause = "broker fenced"
 		c.fenceReplica(p, id)
 	})
 }
@@ -195,7 +195,7 @@ func (c *Cluster) ElectLeader(topicName string, index int32, leader int32, uncle
 	}
 	before := p.mark()
 	defer p.changed(before)
-	p.ev.cause = "requested"
+	p.extras().ev.cause = "requested"
 	if leader < 0 {
 		cur := p.st.Leader()
 		id, needsUnclean := p.st.ChooseLeader(cur)
@@ -239,7 +239,7 @@ func (c *Cluster) ElectPreferredLeader(topicName string, index int32) error {
 	}
 	before := p.mark()
 	defer p.changed(before)
-	p.ev.cause = "preferred"
+	p.extras().ev.cause = "preferred"
 	if code := p.st.Elect(preferred, false, c.now()); code != 0 {
 		return fmt.Errorf("%w: preferred leader %d of %s/%d", kerr.ErrorForCode(code), preferred, topicName, index)
 	}
@@ -341,7 +341,7 @@ func (c *Cluster) HealBroker(id int32) error {
 	}
 	c.emit(EventBrokerHealed, func(e *Event) { e.Broker = id })
 	c.eachReplica(id, func(p *partition) {
-		p.ev.cause = "broker healed"
+		p.extras().ev.cause = "broker healed"
 		p.st.Heal(id)
 		if p.st.Leader() < 0 {
 			c.elect(p)

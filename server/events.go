@@ -423,12 +423,15 @@ func (c *Cluster) partitionEvents(p *partition, before, after state) {
 			c.emitChange(p, ch)
 		}
 	}
-	p.ev.cause = ""
-	if after.lso != after.hw {
-		p.ev.lsoHeld = true
+	if p.ev.cause != "" {
+		p.extras().ev.cause = ""
+	}
+	if after.lso != after.hw && !p.ev.lsoHeld {
+		p.extras().ev.lsoHeld = true
 	}
 	if (after.hw != before.hw && after.hw >= 0 || after.lso != before.lso && after.lso >= 0) && !p.ev.hwQueued {
-		p.ev.hwQueued, p.ev.hwFrom, p.ev.lsoFrom = true, before.hw, before.lso
+		ev := &p.extras().ev
+		ev.hwQueued, ev.hwFrom, ev.lsoFrom = true, before.hw, before.lso
 		l := c.events
 		l.mu.Lock()
 		l.hwQueue = append(l.hwQueue, p)
@@ -505,7 +508,8 @@ func (c *Cluster) runHWEvents() {
 			p.mu.Lock()
 			from, to := p.ev.hwFrom, p.st.HW()
 			lsoFrom, lsoTo, held := p.ev.lsoFrom, p.lso(), p.ev.lsoHeld
-			p.ev.hwQueued, p.ev.lsoHeld = false, lsoTo != to
+			ev := &p.extras().ev
+			ev.hwQueued, ev.lsoHeld = false, lsoTo != to
 			if to != from && to >= 0 && !p.t.deleted.Load() {
 				c.emit(EventHWAdvanced, func(e *Event) {
 					e.Topic, e.Partition, e.From, e.To, e.Leader, e.Epoch = p.t.name, p.index, from, to, p.st.Leader(), p.st.LeaderEpoch()

@@ -5,12 +5,17 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"testing"
+	"time"
+
+	"github.com/fakekafka/fakekafka/clock"
 )
 
 // BenchmarkPartitionMemory reports the heap an idle partition holds: a
 // topic of 10,000 partitions (rf 3, and rf 1 to compare with brokers that
-// do not replicate) is created on a fresh cluster, every
-// follower fetches it once (as its first idle round would), and the live
+// do not replicate) is created on a fresh cluster (on a manual clock),
+// every follower fetches it once (as its first idle round would), a minute
+// passes in which every periodic task (ISR checks, HW checkpoints,
+// retention, the cleaner) and the followers run once more, and the live
 // heap after a full collection is compared with the heap before. Each op
 // creates one such topic; bytes/partition is the growth divided by the
 // partitions created. FAKEKAFKA_HEAPPROFILE=file writes a heap profile of
@@ -29,7 +34,7 @@ func partitionMemory(b *testing.B, rf int16) {
 	}
 	var total float64
 	for i := range b.N {
-		c, err := NewCluster(Config{})
+		c, err := NewCluster(Config{Clock: clock.NewManual(clockStart)})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -37,9 +42,7 @@ func partitionMemory(b *testing.B, rf int16) {
 		if err := c.CreateTopic("idle", partitions, rf, nil); err != nil {
 			b.Fatal(err)
 		}
-		for _, f := range c.fetchers {
-			f.pollAll()
-		}
+		idleMinute(c)
 		after := liveHeap()
 		total += float64(after) - float64(before)
 		if path := os.Getenv("FAKEKAFKA_HEAPPROFILE"); path != "" && i == b.N-1 {
@@ -48,6 +51,22 @@ func partitionMemory(b *testing.B, rf int16) {
 		c.Close()
 	}
 	b.ReportMetric(total/float64(b.N*partitions), "bytes/partition")
+}
+
+// idleMinute runs what an idle cluster does: the followers' first fetch
+// round, then a minute later each periodic task and another round.
+func idleMinute(c *Cluster) {
+	for _, f := range c.fetchers {
+		f.pollAll()
+	}
+	c.AdvanceClock(time.Minute)
+	c.checkISRs()
+	c.checkpoint()
+	c.checkRetention()
+	c.cleanLogs()
+	for _, f := range c.fetchers {
+		f.pollAll()
+	}
 }
 
 // liveHeap is the heap in use after full collections.

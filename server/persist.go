@@ -88,7 +88,7 @@ func (c *Cluster) attachDisk(p *partition) {
 	if c.data == nil || c.data.restoring {
 		return
 	}
-	p.disk = &diskLog{dir: c.data.logDir(p.t.name, p.index), leader: -1}
+	p.extras().disk = &diskLog{dir: c.data.logDir(p.t.name, p.index), leader: -1}
 	p.persist()
 }
 
@@ -215,7 +215,7 @@ func (c *Cluster) restore(m metaFile) error {
 			}
 			p.mu.Lock()
 			p.st.Restore(replication.Restored{Leader: mp.Leader, Epoch: mp.Epoch, ISR: mp.ISR, LogStart: start, HW: mp.HW, Batches: batches})
-			p.disk = &diskLog{dir: dir}
+			p.extras().disk = &diskLog{dir: dir}
 			if err := p.disk.reopen(p.st.Leader(), p.st.LeaderReplica()); err != nil {
 				p.mu.Unlock()
 				return fmt.Errorf("data dir: %s/%d: %w", t.name, p.index, err)
@@ -251,8 +251,10 @@ func (c *Cluster) removeTopicData(t *topic) {
 	}
 	for _, p := range t.partitions() {
 		p.mu.Lock()
-		p.disk.close()
-		p.disk = nil
+		if p.disk != nil {
+			p.disk.close()
+			p.extras().disk = nil
+		}
 		p.mu.Unlock()
 		dir := c.data.logDir(t.name, p.index)
 		os.RemoveAll(dir)
@@ -275,7 +277,7 @@ func (c *Cluster) flushData(closeLogs bool) {
 				p.persist()
 				if closeLogs {
 					p.disk.close()
-					p.disk = nil
+					p.extras().disk = nil
 				} else if err := p.disk.flush(); err != nil {
 					c.log.Error("flushing the partition log failed", "topic", t.name, "partition", p.index, "err", err)
 				}

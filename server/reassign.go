@@ -162,7 +162,10 @@ func (c *Cluster) emitReassignmentChange(p *partition, ch replication.Change) {
 	default:
 		return
 	}
-	p.paused = slices.DeleteFunc(p.paused, func(id int32) bool { return !slices.Contains(ch.Replicas, id) })
+	if len(p.paused) > 0 {
+		x := p.extras()
+		x.paused = slices.DeleteFunc(x.paused, func(id int32) bool { return !slices.Contains(ch.Replicas, id) })
+	}
 	c.log.Info(string(t), "topic", p.t.name, "partition", p.index, "replicas", ch.Replicas)
 	c.emit(t, func(e *Event) {
 		e.Topic, e.Partition, e.Epoch, e.ISR, e.Detail = p.t.name, p.index, ch.Epoch, ch.ISR, "replicas "+ids(ch.Replicas)

@@ -56,8 +56,20 @@ type partition struct {
 	t     *topic
 	index int32
 
-	mu      sync.Mutex
-	st      *replication.Partition
+	mu sync.Mutex
+	st *replication.Partition
+
+	// Guarded by mu; shared while the partition has never used them.
+	*partitionExtras
+}
+
+// partitionExtras is what a partition needs once it is used: an idle
+// partition of a 10,000-partition topic has no waiters, pauses, queued
+// events, data directory or chaos run, so every such partition points at
+// one frozen zero value, idlePartition, and gets its own on the first
+// write (extras). Read the fields through the partition; write them only
+// through extras.
+type partitionExtras struct {
 	waiters []chan struct{}
 	paused  []int32 // followers that do not fetch
 	ev      partitionEvents
@@ -65,13 +77,25 @@ type partition struct {
 	rec     *partitionRecord // a chaos run's recording (chaos_record.go)
 }
 
+var idlePartition partitionExtras
+
+// extras returns p's extras for writing, making them on first use.
+// Callers hold p.mu.
+func (p *partition) extras() *partitionExtras {
+	if p.partitionExtras == &idlePartition {
+		p.partitionExtras = &partitionExtras{}
+	}
+	return p.partitionExtras
+}
+
 // watch registers w to be signalled whenever the partition changes.
 // Callers hold p.mu.
-func (p *partition) watch(w chan struct{}) { p.waiters = append(p.waiters, w) }
+func (p *partition) watch(w chan struct{}) { x := p.extras(); x.waiters = append(x.waiters, w) }
 
 func (p *partition) unwatch(w chan struct{}) {
 	p.mu.Lock()
-	p.waiters = slices.DeleteFunc(p.waiters, func(x chan struct{}) bool { return x == w })
+	x := p.extras()
+	x.waiters = slices.DeleteFunc(x.waiters, func(x chan struct{}) bool { return x == w })
 	p.mu.Unlock()
 }
 
@@ -443,7 +467,7 @@ func (c *Cluster) createTopic(s topicSpec, validateOnly bool) (*topic, *kerr.Err
 // assignments may name stopped brokers: their replicas start offline and
 // fenced, and a live one leads if any can.
 func (c *Cluster) newPartition(t *topic, index int32, rs []int32, rc *replication.Config, now time.Time) *partition {
-	p := &partition{t: t, index: index, st: replication.NewPartitionShared(rs, rc, now)}
+	p := &partition{t: t, index: index, st: replication.NewPartitionShared(rs, rc, now), partitionExtras: &idlePartition}
 	for _, id := range rs {
 		if b := c.broker(id); b != nil && !b.up.Load() {
 			p.st.Crash(id, false)

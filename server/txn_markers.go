@@ -53,7 +53,7 @@ func (c *Cluster) sendMarkers(broker int32, e *txnEntry, md transaction.Metadata
 			if !alive() {
 				return // the next coordinator finishes the transaction
 			}
-			code := c.writeMarker(tp, md.ProducerID, md.ProducerEpoch, commit, e.coordEpoch)
+			code := c.writeMarker(tp, txnMarker{md.ProducerID, md.ProducerEpoch, commit, e.coordEpoch, markerTxnVersion(md)})
 			if code == 0 {
 				c.emitTxnMarker(e.id, tp, md.ProducerID, md.ProducerEpoch, commit)
 			}
@@ -90,10 +90,29 @@ func (c *Cluster) sendMarkers(broker int32, e *txnEntry, md transaction.Metadata
 	})
 }
 
+// txnMarker is one transaction marker to write, as a WriteTxnMarkers
+// request names it.
+type txnMarker struct {
+	producerID int64
+	epoch      int16
+	commit     bool
+	coordEpoch int32
+	txnVersion int8 // 2: KIP-890's epoch bump per transaction
+}
+
+// markerTxnVersion is the transaction version md's markers are written
+// under, as Kafka's coordinator names it in WriteTxnMarkers v2.
+func markerTxnVersion(md transaction.Metadata) int8 {
+	if md.TV2 {
+		return 2
+	}
+	return 0
+}
+
 // writeMarker appends one marker to tp's leader with acks=all (what the
 // leader does for a WriteTxnMarkers request) and applies it to pending
 // transactional offsets on __consumer_offsets.
-func (c *Cluster) writeMarker(tp transaction.Partition, producerID int64, epoch int16, commit bool, coordEpoch int32) int16 {
+func (c *Cluster) writeMarker(tp transaction.Partition, m txnMarker) int16 {
 	p := c.partition(tp.Topic, tp.Partition)
 	if p == nil {
 		return kerr.UnknownTopicOrPartition.Code
@@ -104,18 +123,19 @@ func (c *Cluster) writeMarker(tp transaction.Partition, producerID int64, epoch 
 	if b := c.broker(leader); b == nil || !b.up.Load() {
 		return kerr.NotLeaderForPartition.Code
 	}
-	return c.appendMarker(p, leader, producerID, epoch, commit, coordEpoch)
+	return c.appendMarker(p, leader, m)
 }
 
 // appendMarker appends a marker to p as broker, which must lead it.
-func (c *Cluster) appendMarker(p *partition, broker int32, producerID int64, epoch int16, commit bool, coordEpoch int32) int16 {
+func (c *Cluster) appendMarker(p *partition, broker int32, m txnMarker) int16 {
 	now := c.now().UnixMilli()
-	raw := protocol.BuildControlBatch(producerID, epoch, commit, coordEpoch, now)
-	b := &replication.Batch{Raw: raw, LastOffset: 0, MaxTimestamp: now, ProducerID: producerID, ProducerEpoch: epoch,
-		BaseSequence: -1, NumRecords: 1, Transactional: true, Control: true, Commit: commit, CoordinatorEpoch: coordEpoch}
+	raw := protocol.BuildControlBatch(m.producerID, m.epoch, m.commit, m.coordEpoch, now)
+	b := &replication.Batch{Raw: raw, LastOffset: 0, MaxTimestamp: now, ProducerID: m.producerID, ProducerEpoch: m.epoch,
+		BaseSequence: -1, NumRecords: 1, Transactional: true, Control: true, Commit: m.commit,
+		TxnVersion: m.txnVersion, CoordinatorEpoch: m.coordEpoch}
 	_, code := c.appendInternal(p, broker, b, txnWriteTimeout)
 	if code == 0 && p.t.name == offsetsTopic {
-		c.completeTxnOffsets(p.index, producerID, commit)
+		c.completeTxnOffsets(p.index, m.producerID, m.commit)
 	}
 	return code
 }

@@ -3,6 +3,7 @@ package server
 import (
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"testing"
 	"time"
 
@@ -212,5 +213,69 @@ func TestTxnIDExpiration(t *testing.T) {
 	}
 	if ts := c.Transactions(); len(ts) != 0 {
 		t.Fatalf("after failover: %+v", ts)
+	}
+}
+
+// TestTxnStaleTV2MarkerOnTheWire: a WriteTxnMarkers v2 request naming
+// transaction version 2 and the producer's current epoch is a retry of the
+// marker that bumped it. While the producer's next transaction is open at
+// that epoch the leader refuses it with INVALID_PRODUCER_EPOCH (Kafka 4.x),
+// so it cannot commit records the producer then aborts; once no
+// transaction is open it is written again.
+func TestTxnStaleTV2MarkerOnTheWire(t *testing.T) {
+	c := txnCluster(t, Config{})
+	if err := c.CreateTopic("tv2", 1, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	ctx := testContext(t)
+	prod := newClient(t, c, kgo.TransactionalID("tv2"), kgo.DefaultProduceTopic("tv2"))
+	runTxn(t, prod, true, "first")
+	if err := prod.BeginTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	if err := prod.ProduceSync(ctx, &kgo.Record{Value: []byte("aborted")}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	ts := c.Transactions()
+	if len(ts) != 1 || ts[0].State != "Ongoing" {
+		t.Fatalf("transactions: %+v, want one Ongoing", ts)
+	}
+	ps, _ := c.Partition("tv2", 0)
+	stale := func(version int16, txnVersion int8) int16 {
+		t.Helper()
+		req := kmsg.NewPtrWriteTxnMarkersRequest()
+		req.SetVersion(version)
+		m := kmsg.NewWriteTxnMarkersRequestMarker()
+		m.ProducerID, m.ProducerEpoch, m.Committed, m.TransactionVersion = ts[0].ProducerID, ts[0].ProducerEpoch, true, txnVersion
+		m.Topics = []kmsg.WriteTxnMarkersRequestMarkerTopic{{Topic: "tv2", Partitions: []int32{0}}}
+		req.Markers = append(req.Markers, m)
+		resp, err := req.RequestWith(ctx, prod.Broker(int(ps.Leader)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.Markers[0].Topics[0].Partitions[0].ErrorCode
+	}
+	if code := stale(2, 2); code != kerr.InvalidProducerEpoch.Code {
+		t.Fatalf("stale TV2 commit marker: %v, want INVALID_PRODUCER_EPOCH", kerr.ErrorForCode(code))
+	}
+	if err := prod.EndTransaction(ctx, kgo.TryAbort); err != nil {
+		t.Fatal(err)
+	}
+	got := consumeValues(t, c, "tv2", true, func(rs []*kgo.Record) bool { return len(rs) >= 1 })
+	if !slices.Equal(values(got), []string{"first"}) {
+		t.Fatalf("read_committed: %v, want [first]", values(got))
+	}
+	// The abort bumped the epoch again; a retry of its marker, with no
+	// transaction open, is written again.
+	waitFor(t, 5*time.Second, "the abort completed", func() bool {
+		ts = c.Transactions()
+		return len(ts) == 1 && ts[0].State == "CompleteAbort"
+	})
+	before, _ := c.Partition("tv2", 0)
+	if code := stale(2, 2); code != 0 {
+		t.Fatalf("retried TV2 marker with no transaction open: %v", kerr.ErrorForCode(code))
+	}
+	if after, _ := c.Partition("tv2", 0); after.HighWatermark != before.HighWatermark+1 {
+		t.Fatalf("HW %d after the retried marker, want %d", after.HighWatermark, before.HighWatermark+1)
 	}
 }

@@ -39,7 +39,7 @@ func (cn *conn) handleWriteTxnMarkers(req *kmsg.WriteTxnMarkersRequest) (kmsg.Re
 				case p == nil:
 					rp.ErrorCode = kerr.UnknownTopicOrPartition.Code
 				default:
-					rp.ErrorCode = c.appendMarker(p, cn.b.id, m.ProducerID, m.ProducerEpoch, m.Committed, m.CoordinatorEpoch)
+					rp.ErrorCode = c.appendMarker(p, cn.b.id, txnMarker{m.ProducerID, m.ProducerEpoch, m.Committed, m.CoordinatorEpoch, m.TransactionVersion})
 					if rp.ErrorCode == 0 {
 						c.emitTxnMarker("", transaction.Partition{Topic: t.Topic, Partition: index}, m.ProducerID, m.ProducerEpoch, m.Committed)
 					}

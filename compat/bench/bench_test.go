@@ -33,6 +33,7 @@ func TestRunTiny(t *testing.T) {
 	}
 	for _, tg := range targets {
 		keys := []string{"produce 100 B", "consume 100 B", "produce 1 KiB", "consume 1 KiB",
+			"produce 100 B raw", "consume 100 B raw", "produce 1 KiB raw", "consume 1 KiB raw",
 			"ack latency p50", "ack latency p99", "start to first ack", "metadata time"}
 		if tg.Caps().Stores {
 			keys = append(keys, "e2e latency p50", "e2e latency p99", "memory 100 B", "memory 1 KiB")
@@ -102,5 +103,37 @@ func TestNullBroker(t *testing.T) {
 	}
 	if _, err := protocol.ParseBatchHeader(nb.topics["n"].canned); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestWireCount checks the raw client's record count: a fetch may start in
+// the middle of a batch, end in a partial one, or (the null broker) run
+// past the partition's end.
+func TestWireCount(t *testing.T) {
+	batchAt := func(base int64, n int) []byte {
+		recs := make([]protocol.Record, n)
+		b, err := protocol.BuildBatch(protocol.BatchHeader{BaseOffset: base, ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1}, protocol.CodecNone, recs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	two := append(batchAt(0, 10), batchAt(10, 10)...)
+	for _, tc := range []struct {
+		name           string
+		records        []byte
+		from, end      int64
+		wantNext, want int64
+	}{
+		{"whole", two, 0, 100, 20, 20},
+		{"from mid-batch", two, 4, 100, 20, 16},
+		{"partial last batch", two[:len(two)-3], 0, 100, 10, 10},
+		{"past the end", two, 0, 15, 15, 15},
+		{"empty", nil, 7, 100, 7, 0},
+	} {
+		next, n := wireCount(tc.records, tc.from, tc.end)
+		if next != tc.wantNext || n != tc.want {
+			t.Errorf("%s: next %d, %d records; want %d, %d", tc.name, next, n, tc.wantNext, tc.want)
+		}
 	}
 }

@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"net"
@@ -163,13 +162,16 @@ func (nb *NullBroker) serveConn(c net.Conn) {
 		delete(nb.conns, c)
 		nb.mu.Unlock()
 	}()
-	r := bufio.NewReaderSize(c, 64<<10)
-	var out []byte
+	// Frames are read as fakekafka's brokers read them, into one buffer
+	// reused for every request: nothing of a request outlives its answer.
+	r := protocol.NewFrameReader(c, 64<<10, 0)
+	var in, out []byte
 	for {
-		frame, err := protocol.ReadFrame(r, 0)
+		frame, err := r.NextInto(in)
 		if err != nil {
 			return
 		}
+		in = frame
 		hdr, body, err := protocol.ParseRequestHeader(frame)
 		if err != nil {
 			return

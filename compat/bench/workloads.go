@@ -49,7 +49,51 @@ type Options struct {
 }
 
 // WorkloadNames are the workloads in the order they run.
-var WorkloadNames = []string{"throughput-100", "throughput-1k", "latency", "startup", "metadata", "suite"}
+var WorkloadNames = []string{"throughput-100", "throughput-1k", "wire-100", "wire-1k", "latency", "startup", "metadata", "suite"}
+
+// throughputShape is a throughput workload: the record size and count, and
+// the client that produces and consumes (franz-go, or the raw client of
+// wire.go that takes the client's work out of the figures).
+type throughputShape struct {
+	workload string
+	size, n  int
+	raw      bool
+}
+
+func (o Options) throughputShape(workload string) (throughputShape, bool) {
+	switch workload {
+	case "throughput-100":
+		return throughputShape{workload, 100, int(1_000_000 * o.Scale), false}, true
+	case "throughput-1k":
+		return throughputShape{workload, 1024, int(250_000 * o.Scale), false}, true
+	// The raw client is several times faster: more records, so that a run
+	// lasts long enough to time.
+	case "wire-100":
+		return throughputShape{workload, 100, int(4_000_000 * o.Scale), true}, true
+	case "wire-1k":
+		return throughputShape{workload, 1024, int(1_000_000 * o.Scale), true}, true
+	}
+	return throughputShape{}, false
+}
+
+// label names the shape's rows: "100 B", "1 KiB raw".
+func (s throughputShape) label() string {
+	l := "1 KiB"
+	if s.size == 100 {
+		l = "100 B"
+	}
+	if s.raw {
+		l += " raw"
+	}
+	return l
+}
+
+func (s throughputShape) once(ctx context.Context, t Target, opt Options) (throughputFigures, error) {
+	if s.raw {
+		return wireOnce(ctx, t, opt, s.size, max(s.n, 1))
+	}
+	return throughputOnce(ctx, t, opt, s.size, max(s.n, 1))
+}
 
 func (o Options) withDefaults() Options {
 	if o.Scale <= 0 {
@@ -99,17 +143,14 @@ func Run(ctx context.Context, targets []Target, opt Options) *Results {
 	defer removeSuiteBinary()
 	var rest []string
 	for _, w := range opt.Workloads {
-		if !interleave || (w != "throughput-100" && w != "throughput-1k") {
+		shape, ok := opt.throughputShape(w)
+		if !interleave || !ok {
 			rest = append(rest, w)
 			continue
 		}
 		opt.Progress("all targets, interleaved: %s", w)
 		start := time.Now()
-		if w == "throughput-100" {
-			throughputRounds(ctx, targets, opt, 100, int(1_000_000*opt.Scale), res)
-		} else {
-			throughputRounds(ctx, targets, opt, 1024, int(250_000*opt.Scale), res)
-		}
+		throughputRounds(ctx, targets, opt, shape, res)
 		opt.Progress("all targets: %s done in %v", w, time.Since(start).Round(time.Millisecond))
 	}
 	for _, t := range targets {
@@ -118,18 +159,17 @@ func Run(ctx context.Context, targets []Target, opt Options) *Results {
 				opt.Progress("%s: %s", t.Name(), w)
 				start := time.Now()
 				var err error
-				switch w {
-				case "throughput-100":
-					err = throughput(ctx, t, opt, 100, int(1_000_000*opt.Scale), res)
-				case "throughput-1k":
-					err = throughput(ctx, t, opt, 1024, int(250_000*opt.Scale), res)
-				case "latency":
+				shape, isThroughput := opt.throughputShape(w)
+				switch {
+				case isThroughput:
+					err = throughput(ctx, t, opt, shape, res)
+				case w == "latency":
 					err = latency(ctx, t, opt, res)
-				case "startup":
+				case w == "startup":
 					err = startup(ctx, t, opt, res)
-				case "metadata":
+				case w == "metadata":
 					err = metadata(ctx, t, opt, res)
-				case "suite":
+				case w == "suite":
 					err = suite(ctx, t, opt, res)
 				default:
 					err = fmt.Errorf("unknown workload %q", w)
@@ -230,19 +270,19 @@ func randomValue(size int) []byte {
 // in a process pays a page fault for every page the heap grows into, which
 // on the VM this was written on makes it several times slower than the
 // runs after it.
-func throughput(ctx context.Context, t Target, opt Options, size, n int, res *Results) error {
+func throughput(ctx context.Context, t Target, opt Options, shape throughputShape, res *Results) error {
 	var figs []throughputFigures
 	for run := range opt.Runs + 1 {
-		f, err := throughputOnce(ctx, t, opt, size, max(n, 1))
+		f, err := shape.once(ctx, t, opt)
 		if err != nil {
 			return err
 		}
-		progressRun(opt, t, size, run, f)
+		progressRun(opt, t, shape, run, f)
 		if run > 0 {
 			figs = append(figs, f)
 		}
 	}
-	recordThroughput(t, size, figs, res)
+	recordThroughput(t, shape, figs, res)
 	return nil
 }
 
@@ -250,7 +290,7 @@ func throughput(ctx context.Context, t Target, opt Options, size, n int, res *Re
 // each round runs every target once, so a ratio can be taken between
 // neighbouring runs and a burst of other load on the machine hits one round
 // of every target instead of all runs of one. A target that fails drops out.
-func throughputRounds(ctx context.Context, targets []Target, opt Options, size, n int, res *Results) {
+func throughputRounds(ctx context.Context, targets []Target, opt Options, shape throughputShape, res *Results) {
 	figs := make([][]throughputFigures, len(targets))
 	failed := make([]bool, len(targets))
 	for run := range opt.Runs + 1 {
@@ -258,14 +298,14 @@ func throughputRounds(ctx context.Context, targets []Target, opt Options, size, 
 			if failed[i] {
 				continue
 			}
-			f, err := throughputOnce(ctx, t, opt, size, max(n, 1))
+			f, err := shape.once(ctx, t, opt)
 			if err != nil {
 				failed[i] = true
-				res.fail(t.Name(), throughputWorkload(size), err)
-				opt.Progress("%s: %s failed: %v", t.Name(), throughputWorkload(size), err)
+				res.fail(t.Name(), shape.workload, err)
+				opt.Progress("%s: %s failed: %v", t.Name(), shape.workload, err)
 				continue
 			}
-			progressRun(opt, t, size, run, f)
+			progressRun(opt, t, shape, run, f)
 			if run > 0 {
 				figs[i] = append(figs[i], f)
 			}
@@ -273,34 +313,20 @@ func throughputRounds(ctx context.Context, targets []Target, opt Options, size, 
 	}
 	for i, t := range targets {
 		if !failed[i] {
-			recordThroughput(t, size, figs[i], res)
+			recordThroughput(t, shape, figs[i], res)
 		}
 	}
 }
 
-func throughputWorkload(size int) string {
-	if size == 100 {
-		return "throughput-100"
-	}
-	return "throughput-1k"
-}
-
-func sizeLabel(size int) string {
-	if size == 100 {
-		return "100 B"
-	}
-	return "1 KiB"
-}
-
-func progressRun(opt Options, t Target, size, run int, f throughputFigures) {
-	opt.Progress("%s: %s run %d: produce %s (%s), consume %s (%s)", t.Name(), sizeLabel(size), run,
+func progressRun(opt Options, t Target, shape throughputShape, run int, f throughputFigures) {
+	opt.Progress("%s: %s run %d: produce %s (%s), consume %s (%s)", t.Name(), shape.label(), run,
 		formatRate(f.produce), f.produceStats, formatRate(f.consume), f.consumeStats)
 }
 
 // recordThroughput keeps the median of each figure over the measured runs,
 // and every run's figure in order, for ratios between neighbouring runs.
-func recordThroughput(t Target, size int, figs []throughputFigures, res *Results) {
-	label := sizeLabel(size)
+func recordThroughput(t Target, shape throughputShape, figs []throughputFigures, res *Results) {
+	label, size := shape.label(), shape.size
 	var prod, cons, mem []float64
 	for _, f := range figs {
 		if f.kept < f.sent {

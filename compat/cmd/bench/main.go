@@ -2,11 +2,14 @@
 // workloads, through the same franz-go client, against fakekafka
 // (in-process, 3 brokers, rf=3, min.insync.replicas=2, acks=all), franz-go's
 // kfake, librdkafka's mock cluster and a null broker, then prints one
-// Markdown table of absolute figures and fakekafka/peer ratios.
+// Markdown table of absolute figures and fakekafka/peer ratios. The
+// wire-100 and wire-1k workloads replace franz-go with a raw client that
+// sends pre-encoded requests, so that their figures are the brokers' own.
 //
 //	go run ./compat/cmd/bench                    # everything, full size (a few minutes)
 //	go run ./compat/cmd/bench -scale 0.05        # a quick run
 //	go run ./compat/cmd/bench -targets fakekafka -cpuprofile cpu.out
+//	go run ./compat/cmd/bench -targets fakekafka,kfake,null -workloads wire-100,wire-1k
 package main
 
 import (
