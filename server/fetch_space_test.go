@@ -10,30 +10,42 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// Space taken for one response stays intact while more is taken, even
-// across buffers, and all of it goes back at release.
+// Space taken for one response stays intact while more is taken, in the
+// connection's own buffer as it grows and across pooled buffers, and all
+// of it is free again at release.
 func TestFetchSpaceKeepsEarlierParts(t *testing.T) {
 	var fs fetchSpace
-	a := fs.take(1500 << 10)
-	for i := range a {
-		a[i] = 'a'
+	var parts [][]byte
+	take := func(n int) {
+		b := fs.take(n)
+		if len(b) != n || cap(b) != n {
+			t.Fatalf("take(%d): len %d cap %d: an append to it could reach the next part", n, len(b), cap(b))
+		}
+		for i := range b {
+			b[i] = byte(len(parts))
+		}
+		parts = append(parts, b)
 	}
-	b := fs.take(1 << 20) // does not fit the first 2 MiB buffer
-	for i := range b {
-		b[i] = 'b'
+	take(3000)
+	take(3000) // past the first own buffer: a bigger one
+	take(20 << 10)
+	if fs.cur != nil {
+		t.Fatal("small parts went to a pooled buffer")
 	}
-	if len(fs.full) != 1 {
-		t.Fatalf("%d full buffers, want 1", len(fs.full))
+	take(1500 << 10) // past what a connection keeps: pooled
+	take(1 << 20)    // does not fit the first pooled buffer
+	if fs.cur == nil || len(fs.full) != 1 {
+		t.Fatalf("pooled buffers: current %v, %d full, want 1", fs.cur != nil, len(fs.full))
 	}
-	if bytes.Count(a, []byte{'a'}) != len(a) || bytes.Count(b, []byte{'b'}) != len(b) {
-		t.Fatal("a later take overwrote an earlier one")
-	}
-	if c := fs.take(10); cap(c) != 10 {
-		t.Fatalf("take(10) has cap %d: an append to it could reach the next part", cap(c))
+	take(100) // after a pooled one, the rest goes there too
+	for i, b := range parts {
+		if bytes.Count(b, []byte{byte(i)}) != len(b) {
+			t.Fatalf("part %d was overwritten by a later one", i)
+		}
 	}
 	fs.release()
-	if fs.cur != nil || len(fs.full) != 0 {
-		t.Fatalf("release kept %v and %d buffers", fs.cur != nil, len(fs.full))
+	if fs.cur != nil || len(fs.full) != 0 || len(fs.own) != 0 || cap(fs.own) > fetchSpaceOwn {
+		t.Fatalf("after release: current %v, %d full, own %d/%d", fs.cur != nil, len(fs.full), len(fs.own), cap(fs.own))
 	}
 }
 

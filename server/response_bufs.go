@@ -52,28 +52,48 @@ func putResponseBuf(b *[]byte) {
 
 // fetchSpace is where a connection gathers the record bytes of a Fetch
 // response's partitions that return more than one batch (one stored
-// batch goes out as it is): buffers from the pools above, taken for the
-// response being built and given back once it is written, so that a
-// consumer's fetches do not each allocate, clear and collect their size in
-// new memory. raws is readPartition's scratch list of batches.
+// batch goes out as it is), so that a consumer's fetches do not each
+// allocate, clear and collect their size in new memory: a small response's
+// go into the connection's own buffer (kept, up to fetchSpaceOwn), a large
+// one's into buffers from the pools above, taken for the response being
+// built and given back once it is written. raws is readPartition's scratch
+// list of batches.
 type fetchSpace struct {
-	cur  *[]byte   // the buffer being filled; nil when none is held
-	full []*[]byte // earlier buffers of the same response
+	own  []byte    // the connection's buffer for small responses
+	cur  *[]byte   // the pooled buffer being filled; nil when none is held
+	full []*[]byte // earlier pooled buffers of the same response
 	raws [][]byte
 }
 
+// fetchSpaceOwn is the most a connection keeps of its own: a test's
+// consumer fetching a few batches reuses it, and never pays for a pooled
+// buffer of 2 MiB that a collection may have emptied.
+const fetchSpaceOwn = 64 << 10
+
 // take returns n bytes of space, valid until reset or release.
 func (fs *fetchSpace) take(n int) []byte {
+	if fs.cur == nil && len(fs.own)+n <= fetchSpaceOwn {
+		if cap(fs.own)-len(fs.own) < n {
+			// A bigger one; the old one stays with the partitions
+			// already in it.
+			fs.own = make([]byte, 0, min(fetchSpaceOwn, max(2*cap(fs.own), len(fs.own)+n, 4<<10)))
+		}
+		return carve(&fs.own, n)
+	}
 	if fs.cur == nil || cap(*fs.cur)-len(*fs.cur) < n {
 		if fs.cur != nil {
 			fs.full = append(fs.full, fs.cur) // still holds earlier partitions
 		}
 		fs.cur = getResponseBuf(n)
 	}
-	b := *fs.cur
-	start := len(b)
-	*fs.cur = b[:start+n]
-	return b[start : start+n : start+n]
+	return carve(fs.cur, n)
+}
+
+// carve takes n bytes off the end of *b, which has room for them.
+func carve(b *[]byte, n int) []byte {
+	start := len(*b)
+	*b = (*b)[:start+n]
+	return (*b)[start : start+n : start+n]
 }
 
 // reset makes all the space free again, for a response built anew.
@@ -81,8 +101,9 @@ func (fs *fetchSpace) reset() {
 	fs.release()
 }
 
-// release gives the space back to the pools once the response is written.
+// release gives the space back once the response is written.
 func (fs *fetchSpace) release() {
+	fs.own = fs.own[:0]
 	for _, b := range fs.full {
 		putResponseBuf(b)
 	}
