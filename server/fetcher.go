@@ -27,8 +27,8 @@ type fetcher struct {
 	broker int32
 
 	mu    sync.Mutex
-	dirty map[*partition]struct{}
-	spare map[*partition]struct{}
+	dirty *partitionSet // to fetch
+	spare *partitionSet // the set the loop gives back after a pass
 	wake  chan struct{}
 	polls *job // the rounds of empty fetches
 
@@ -38,14 +38,56 @@ type fetcher struct {
 }
 
 func newFetcher(c *Cluster, broker int32) *fetcher {
-	return &fetcher{c: c, broker: broker, dirty: map[*partition]struct{}{}, spare: map[*partition]struct{}{},
+	return &fetcher{c: c, broker: broker, dirty: &partitionSet{}, spare: &partitionSet{},
 		wake: make(chan struct{}, 1)}
+}
+
+// partitionSet is a fetcher's queue: partitions in the order they were
+// marked, each once. While it is short a scan finds a partition already
+// queued, cheaper than hashing every mark; past partitionSetScan a map
+// does.
+type partitionSet struct {
+	list  []*partition
+	index map[*partition]struct{} // in use from partitionSetScan entries on
+}
+
+const partitionSetScan = 32
+
+func (s *partitionSet) add(p *partition) {
+	if len(s.list) < partitionSetScan {
+		for _, q := range s.list {
+			if q == p {
+				return
+			}
+		}
+	} else {
+		if s.index == nil {
+			s.index = make(map[*partition]struct{}, 2*partitionSetScan)
+		}
+		if len(s.index) == 0 {
+			for _, q := range s.list {
+				s.index[q] = struct{}{}
+			}
+		}
+		if _, ok := s.index[p]; ok {
+			return
+		}
+		s.index[p] = struct{}{}
+	}
+	s.list = append(s.list, p)
+}
+
+// reset empties the set, keeping its space.
+func (s *partitionSet) reset() {
+	clear(s.list)
+	s.list = s.list[:0]
+	clear(s.index)
 }
 
 // mark asks the fetcher to fetch p soon.
 func (f *fetcher) mark(p *partition) {
 	f.mu.Lock()
-	f.dirty[p] = struct{}{}
+	f.dirty.add(p)
 	f.mu.Unlock()
 	select {
 	case f.wake <- struct{}{}:
@@ -74,20 +116,20 @@ func (f *fetcher) run() {
 			case <-f.wake:
 			default:
 			}
-			if len(work) == 0 {
+			if len(work.list) == 0 {
 				f.mu.Lock()
 				f.spare = work
 				f.mu.Unlock()
 				break
 			}
-			for p := range work {
+			for _, p := range work.list {
 				if f.fetchOnce(p) {
 					f.mu.Lock()
-					f.dirty[p] = struct{}{}
+					f.dirty.add(p)
 					f.mu.Unlock()
 				}
 			}
-			clear(work)
+			work.reset()
 			f.mu.Lock()
 			f.spare = work
 			f.mu.Unlock()
@@ -110,7 +152,7 @@ func (f *fetcher) pollAll() {
 		for _, p := range t.partitions() {
 			if f.fetchOnce(p) {
 				f.mu.Lock()
-				f.dirty[p] = struct{}{}
+				f.dirty.add(p)
 				f.mu.Unlock()
 			}
 		}
