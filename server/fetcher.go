@@ -122,8 +122,14 @@ func (f *fetcher) run() {
 				f.mu.Unlock()
 				break
 			}
-			for _, p := range work.list {
-				if f.fetchOnce(p) {
+			// One reading of the clock serves a stretch of the pass, as
+			// one Kafka fetch request's time serves all its partitions.
+			var now time.Time
+			for i, p := range work.list {
+				if i%fetchClockEvery == 0 {
+					now = f.c.now()
+				}
+				if f.fetchOnce(p, now) {
 					f.mu.Lock()
 					f.dirty.add(p)
 					f.mu.Unlock()
@@ -150,7 +156,7 @@ func (f *fetcher) run() {
 func (f *fetcher) pollAll() {
 	for _, t := range f.c.topics.Load().byName {
 		for _, p := range t.partitions() {
-			if f.fetchOnce(p) {
+			if f.fetchOnce(p, f.c.now()) {
 				f.mu.Lock()
 				f.dirty.add(p)
 				f.mu.Unlock()
@@ -174,11 +180,15 @@ func (c *Cluster) idleFetchInterval() time.Duration {
 // hand-offs and two wake-ups of everyone parked on the partition.
 const fetchesPerTurn = 3
 
-// fetchOnce runs follower fetches of p, as long as each makes progress (at
-// most fetchesPerTurn), and reports whether another one is needed: data
-// arrived (the leader learns of it on the next fetch), or the follower has
-// yet to learn the leader's HW.
-func (f *fetcher) fetchOnce(p *partition) bool {
+// fetchClockEvery is how many partitions of a pass share a reading of
+// the clock.
+const fetchClockEvery = 64
+
+// fetchOnce runs follower fetches of p at time now, as long as each makes
+// progress (at most fetchesPerTurn), and reports whether another one is
+// needed: data arrived (the leader learns of it on the next fetch), or the
+// follower has yet to learn the leader's HW.
+func (f *fetcher) fetchOnce(p *partition, now time.Time) bool {
 	f.turns.Add(1)
 	if p.t.deleted.Load() {
 		return false
@@ -195,7 +205,6 @@ func (f *fetcher) fetchOnce(p *partition) bool {
 	}
 	before := p.mark()
 	defer p.changedBy(before, f.broker)
-	now := f.c.now()
 	for range fetchesPerTurn {
 		res, code := p.st.ReplicaFetch(f.broker, replicaFetchMaxBytes, now)
 		if code != 0 {
