@@ -60,6 +60,7 @@ type Cluster struct {
 	// clock (clock.go); lastCheckpoint is used only by checkpoints.
 	isrChecks, checkpoints *job
 	retention, compaction  *job // log_retention.go, log_compaction.go
+	producerExpiry         *job // producer_expiry.go
 	lastCheckpoint         time.Time
 
 	// configMu serialises config changes (alter_configs.go); brokerCfg holds
@@ -134,6 +135,7 @@ func NewCluster(cfg Config) (*Cluster, error) {
 	c.lastCheckpoint = c.now()
 	c.checkpoints = c.every(c.checkpointInterval, c.checkpoint)
 	c.retention = c.every(c.retentionCheckInterval, c.checkRetention)
+	c.producerExpiry = c.every(c.producerExpiryInterval, c.expireProducers)
 	c.compaction = c.every(c.cleanerBackoff, c.cleanLogs)
 	for _, b := range c.brokers {
 		for _, bl := range b.listeners {
@@ -198,6 +200,7 @@ func (c *Cluster) Close() error {
 		c.isrChecks.stop()
 		c.checkpoints.stop()
 		c.retention.stop()
+		c.producerExpiry.stop()
 		c.compaction.stop()
 		c.wg.Wait()
 		c.flushData(true)

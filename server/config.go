@@ -98,6 +98,14 @@ type Config struct {
 	// retention.ms and retention.bytes delete old segments, on the cluster's
 	// clock. Default 5 minutes, as in Kafka.
 	RetentionCheckInterval time.Duration
+	// ProducerIDExpiration is producer.id.expiration.ms: a replica forgets
+	// an idempotent producer whose last batch is older, unless it has a
+	// transaction open there (replication.ExpireProducers). Default 1 day.
+	// ProducerIDExpirationCheckInterval is
+	// producer.id.expiration.check.interval.ms, how often that is checked
+	// on the cluster's clock. Default 10 minutes.
+	ProducerIDExpiration              time.Duration
+	ProducerIDExpirationCheckInterval time.Duration
 	// DataDir keeps topics, configs, logs, HW checkpoints and with them
 	// group and transaction state in this directory across restarts of the
 	// whole process (persist.go). Empty: everything stays in memory.
@@ -290,6 +298,15 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.RetentionCheckInterval <= 0 {
 		c.RetentionCheckInterval = 5 * time.Minute
+	}
+	if c.ProducerIDExpiration == 0 {
+		c.ProducerIDExpiration = 24 * time.Hour
+	}
+	if c.ProducerIDExpirationCheckInterval == 0 {
+		c.ProducerIDExpirationCheckInterval = 10 * time.Minute
+	}
+	if c.ProducerIDExpiration < 0 || c.ProducerIDExpirationCheckInterval < 0 {
+		return c, fmt.Errorf("producer.id.expiration.ms and its check interval must not be negative")
 	}
 	if c.CleanerBackoff <= 0 {
 		c.CleanerBackoff = 15 * time.Second

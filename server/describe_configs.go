@@ -122,6 +122,10 @@ var brokerConfigDefs = map[string]brokerConfigDef{
 		func(c *Config) string { return msString(c.HWCheckpointInterval) }, nil},
 	"log.retention.check.interval.ms": {kmsg.ConfigTypeLong, "300000",
 		func(c *Config) string { return msString(c.RetentionCheckInterval) }, nil},
+	"producer.id.expiration.ms": {kmsg.ConfigTypeInt, "86400000",
+		func(c *Config) string { return msString(c.ProducerIDExpiration) }, nil},
+	"producer.id.expiration.check.interval.ms": {kmsg.ConfigTypeInt, "600000",
+		func(c *Config) string { return msString(c.ProducerIDExpirationCheckInterval) }, nil},
 	// Defaults of the log's topic configs, changeable at runtime (log_config.go).
 	"log.retention.ms":                  {kmsg.ConfigTypeLong, "604800000", constant("604800000"), intAtLeast(-1)},
 	"log.retention.bytes":               {kmsg.ConfigTypeLong, "-1", constant("-1"), intAtLeast(-1)},

@@ -33,8 +33,9 @@ const (
 	EventISRExpanded         EventType = "isr_expanded" // Broker joined
 	EventHWAdvanced          EventType = "hw_advanced"  // From, To; coalesced per partition
 	EventLogTruncated        EventType = "log_truncated"
-	EventRecordsLost         EventType = "records_lost" // acknowledged offsets [From, To) are gone
-	EventLogCleaned          EventType = "log_cleaned"  // the cleaner compacted [.., To) on leader Broker; From: first dirty offset
+	EventRecordsLost         EventType = "records_lost"     // acknowledged offsets [From, To) are gone
+	EventLogCleaned          EventType = "log_cleaned"      // the cleaner compacted [.., To) on leader Broker; From: first dirty offset
+	EventProducerExpired     EventType = "producer_expired" // ProducerID idle past producer.id.expiration.ms on leader Broker
 
 	EventFaultAdded   EventType = "fault_added"
 	EventFaultHit     EventType = "fault_hit"

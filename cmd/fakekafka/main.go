@@ -123,6 +123,8 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*o
 	fs.Var(durationMs{&o.cfg.FlushInterval}, "log-flush-interval", "log.flush.interval.ms (default never)")
 	fs.StringVar(&o.cfg.DataDir, "data-dir", "", "keep topics, logs, offsets, groups and transactions in this directory across restarts (default: memory only)")
 	fs.Var(durationMs{&o.cfg.RetentionCheckInterval}, "log-retention-check-interval", "log.retention.check.interval.ms (default 5m)")
+	fs.Var(durationMs{&o.cfg.ProducerIDExpiration}, "producer-id-expiration", "producer.id.expiration.ms: how long an idle idempotent producer's state is kept (default 1 day)")
+	fs.Var(durationMs{&o.cfg.ProducerIDExpirationCheckInterval}, "producer-id-expiration-check-interval", "producer.id.expiration.check.interval.ms (default 10m)")
 	fs.Var(durationMs{&o.cfg.CleanerBackoff}, "log-cleaner-backoff", "log.cleaner.backoff.ms: how often the log cleaner looks for work (default 15s)")
 	fs.IntVar(&o.cfg.TransactionStatePartitions, "transaction-state-log-num-partitions", 50, "transaction.state.log.num.partitions: __transaction_state partitions")
 	fs.Var(durationMs{&o.cfg.TransactionMaxTimeout}, "transaction-max-timeout", "transaction.max.timeout.ms (default 15m)")

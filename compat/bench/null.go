@@ -79,18 +79,7 @@ func NewNullBroker(brokers int, topics []TopicSpec) (*NullBroker, error) {
 			size = 100
 		}
 		n := max(1, nullCannedBytes/size)
-		recs := make([]protocol.Record, n)
-		value := make([]byte, size)
-		for j := range recs {
-			recs[j].Value = value
-		}
-		canned, err := protocol.BuildBatch(protocol.BatchHeader{
-			PartitionLeaderEpoch: -1,
-			BaseTimestamp:        time.Now().UnixMilli(),
-			ProducerID:           -1,
-			ProducerEpoch:        -1,
-			BaseSequence:         -1,
-		}, protocol.CodecNone, recs)
+		canned, err := plainBatch(make([]byte, size), n)
 		if err != nil {
 			nb.closeListeners()
 			return nil, err
@@ -396,4 +385,20 @@ func (nb *NullBroker) listOffsets(req *kmsg.ListOffsetsRequest) kmsg.Response {
 		resp.Topics = append(resp.Topics, st)
 	}
 	return resp
+}
+
+// plainBatch is an uncompressed batch of n records with value, from no
+// producer in particular (not idempotent), stamped now.
+func plainBatch(value []byte, n int) ([]byte, error) {
+	recs := make([]protocol.Record, n)
+	for i := range recs {
+		recs[i].Value = value
+	}
+	return protocol.BuildBatch(protocol.BatchHeader{
+		PartitionLeaderEpoch: -1,
+		BaseTimestamp:        time.Now().UnixMilli(),
+		ProducerID:           -1,
+		ProducerEpoch:        -1,
+		BaseSequence:         -1,
+	}, protocol.CodecNone, recs)
 }

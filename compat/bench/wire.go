@@ -198,19 +198,8 @@ func wireOffsets(ctx context.Context, cl *kgo.Client, topic string, leaders []*w
 // wireBatch is one uncompressed, non-idempotent batch of records of size
 // bytes, about wireBatchBytes long, and how many records it holds.
 func wireBatch(size int) ([]byte, int, error) {
-	value := randomValue(size)
 	n := max(1, wireBatchBytes/(size+8))
-	recs := make([]protocol.Record, n)
-	for i := range recs {
-		recs[i].Value = value
-	}
-	b, err := protocol.BuildBatch(protocol.BatchHeader{
-		PartitionLeaderEpoch: -1,
-		BaseTimestamp:        time.Now().UnixMilli(),
-		ProducerID:           -1,
-		ProducerEpoch:        -1,
-		BaseSequence:         -1,
-	}, protocol.CodecNone, recs)
+	b, err := plainBatch(randomValue(size), n)
 	return b, n, err
 }
 

@@ -7,7 +7,7 @@
 const EVENT_TYPES = [
   "broker_started", "broker_stopped", "broker_fenced", "broker_isolated", "broker_healed",
   "leader_elected", "partition_leaderless", "isr_shrunk", "isr_expanded", "hw_advanced",
-  "log_truncated", "records_lost", "log_start_moved", "log_cleaned",
+  "log_truncated", "records_lost", "log_start_moved", "log_cleaned", "producer_expired",
   "fault_added", "fault_hit", "fault_expired", "fault_removed",
   "topic_created", "topic_deleted", "topic_config_changed",
   "partitions_created", "reassignment_started", "reassignment_completed", "reassignment_cancelled",
