@@ -154,13 +154,21 @@ func (f *fetcher) run() {
 // runs on its own timer, so wake-ups of busy partitions never starve the
 // idle ones.
 func (f *fetcher) pollAll() {
+	queued := false
 	for _, t := range f.c.topics.Load().byName {
 		for _, p := range t.partitions() {
 			if f.fetchOnce(p, f.c.now()) {
 				f.mu.Lock()
 				f.dirty.add(p)
 				f.mu.Unlock()
+				queued = true
 			}
+		}
+	}
+	if queued { // else they would wait for the next mark or round
+		select {
+		case f.wake <- struct{}{}:
+		default:
 		}
 	}
 }
