@@ -161,6 +161,13 @@ func VerifyCRC(batch []byte) error {
 	if err != nil {
 		return err
 	}
+	return h.VerifyCRC(batch)
+}
+
+// VerifyCRC is the package's VerifyCRC for a batch whose header h was
+// already parsed from it, so a caller that checks several things parses
+// the header once.
+func (h *BatchHeader) VerifyCRC(batch []byte) error {
 	if got := batchCRC(batch[:h.Size()]); got != h.CRC {
 		return fmt.Errorf("%w: CRC is %#08x, header says %#08x", ErrCorruptMessage, got, h.CRC)
 	}
@@ -172,56 +179,6 @@ func VerifyCRC(batch []byte) error {
 // rewritten without touching it.
 func batchCRC(batch []byte) uint32 {
 	return crc32.Checksum(batch[offAttributes:], castagnoli)
-}
-
-// ValidateRecords checks that the records of the batch at the start of batch
-// agree with its header, as Kafka does for a Produce: it decompresses them if
-// needed and walks every record. The batch must hold at least one record (an
-// empty batch has no offset range to assign), the record count must equal
-// NumRecords, each record's length must match its fields, offset deltas must
-// run 0..n-1, and LastOffsetDelta must be NumRecords-1. It does not check the
-// CRC, nor produce policy such as control batches from clients.
-//
-// For uncompressed batches it does not allocate; compressed ones reuse
-// pooled buffers and decoders.
-func ValidateRecords(batch []byte) error {
-	h, err := ParseBatchHeader(batch)
-	if err != nil {
-		return err
-	}
-	if h.NumRecords == 0 {
-		return fmt.Errorf("%w: empty batch", ErrInvalidRecord)
-	}
-	if h.LastOffsetDelta != h.NumRecords-1 {
-		return fmt.Errorf("%w: last offset delta %d with %d records", ErrInvalidRecord, h.LastOffsetDelta, h.NumRecords)
-	}
-	data := batch[BatchHeaderLen:h.Size()]
-	if c := h.Compression(); c != CodecNone {
-		if !c.valid() {
-			return fmt.Errorf("%w: %v", ErrUnsupportedCompression, c)
-		}
-		buf := getBuf()
-		defer putBuf(buf)
-		*buf, err = decompress((*buf)[:0], c, data)
-		if err != nil {
-			return err
-		}
-		data = *buf
-	}
-	for i := range h.NumRecords {
-		n, delta, err := readRecord(data, nil)
-		if err != nil {
-			return fmt.Errorf("record %d of %d: %w", i, h.NumRecords, err)
-		}
-		if delta != i {
-			return fmt.Errorf("%w: record %d has offset delta %d", ErrInvalidRecord, i, delta)
-		}
-		data = data[n:]
-	}
-	if len(data) != 0 {
-		return fmt.Errorf("%w: %d bytes after the last of %d records", ErrInvalidRecord, len(data), h.NumRecords)
-	}
-	return nil
 }
 
 // SetBaseOffset rewrites the base offset of a batch in place. The CRC

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -47,44 +48,90 @@ var (
 // them. Any truncated or malformed input gives an error wrapping ErrMalformed.
 func ParseRequestHeader(frame []byte) (RequestHeader, []byte, error) {
 	var h RequestHeader
+	body, err := h.Parse(frame)
+	return h, body, err
+}
+
+// Parse is ParseRequestHeader into h, for a connection that keeps one
+// header for every request it reads: the client id string of the last
+// request is kept when the new one is the same, so it is not allocated
+// again.
+func (h *RequestHeader) Parse(frame []byte) ([]byte, error) {
+	clientID := h.ClientID
+	*h = RequestHeader{}
 	if len(frame) < 8 {
-		return h, nil, fmt.Errorf("%w: header needs 8 bytes, frame has %d", ErrMalformed, len(frame))
+		return nil, fmt.Errorf("%w: header needs 8 bytes, frame has %d", ErrMalformed, len(frame))
 	}
 	h.APIKey = int16(binary.BigEndian.Uint16(frame[0:]))
 	h.APIVersion = int16(binary.BigEndian.Uint16(frame[2:]))
 	h.CorrelationID = int32(binary.BigEndian.Uint32(frame[4:]))
 
-	req := kmsg.RequestForKey(h.APIKey)
-	if req == nil {
-		return h, nil, fmt.Errorf("%w: %d", ErrUnknownAPIKey, h.APIKey)
+	flexible, known := isFlexible(h.APIKey, h.APIVersion)
+	if !known {
+		return nil, fmt.Errorf("%w: %d", ErrUnknownAPIKey, h.APIKey)
 	}
-	req.SetVersion(h.APIVersion)
-	h.Flexible = req.IsFlexible()
+	h.Flexible = flexible
 
 	b := frame[8:]
 	if len(b) < 2 {
-		return h, nil, fmt.Errorf("%w: truncated client id length", ErrMalformed)
+		return nil, fmt.Errorf("%w: truncated client id length", ErrMalformed)
 	}
 	n := int16(binary.BigEndian.Uint16(b))
 	b = b[2:]
 	switch {
 	case n == -1: // null client id
 	case n < -1:
-		return h, nil, fmt.Errorf("%w: client id length %d", ErrMalformed, n)
+		return nil, fmt.Errorf("%w: client id length %d", ErrMalformed, n)
 	case int(n) > len(b):
-		return h, nil, fmt.Errorf("%w: client id length %d, %d bytes left", ErrMalformed, n, len(b))
+		return nil, fmt.Errorf("%w: client id length %d, %d bytes left", ErrMalformed, n, len(b))
 	default:
-		h.ClientID = string(b[:n])
+		if string(b[:n]) == clientID {
+			h.ClientID = clientID
+		} else {
+			h.ClientID = string(b[:n])
+		}
 		b = b[n:]
 	}
 
 	if h.Flexible {
 		var err error
 		if b, err = skipTags(b); err != nil {
-			return h, nil, err
+			return nil, err
 		}
 	}
-	return h, b, nil
+	return b, nil
+}
+
+// flexibleFrom is, per API key, the first version kmsg encodes as flexible
+// (every key turns flexible at one version and stays so); -1 for a key kmsg
+// does not know, above any version for one never flexible. A table instead
+// of a kmsg request per header.
+var flexibleFrom = func() (t [kmsg.MaxKey + 1]int32) {
+	for key := range t {
+		req := kmsg.RequestForKey(int16(key))
+		if req == nil {
+			t[key] = -1
+			continue
+		}
+		t[key] = math.MaxInt16 + 1
+		for v := req.MaxVersion(); v >= 0; v-- {
+			req.SetVersion(v)
+			if !req.IsFlexible() {
+				break
+			}
+			t[key] = int32(v)
+		}
+	}
+	return t
+}()
+
+// isFlexible says whether version of key is flexible (header v2), as kmsg
+// would; known is false for a key kmsg does not know.
+func isFlexible(key, version int16) (flexible, known bool) {
+	if key < 0 || int(key) >= len(flexibleFrom) || flexibleFrom[key] < 0 {
+		return false, false
+	}
+	return int32(version) >= flexibleFrom[key], true
 }
 
 // skipTags skips a tag buffer: an unsigned varint count, then per field an

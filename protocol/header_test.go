@@ -340,3 +340,50 @@ func FuzzParseRequestHeader(f *testing.F) {
 		}
 	})
 }
+
+// The flexibility table answers as kmsg does, for every key (known or
+// not) and every version, including ones above what kmsg knows.
+func TestIsFlexibleAgreesWithKmsg(t *testing.T) {
+	for key := int16(-2); key <= kmsg.MaxKey+2; key++ {
+		for _, v := range []int16{-1, 0, 1, 2, 3, 5, 8, 9, 12, 13, 20, 40, 100, 32767} {
+			flexible, known := isFlexible(key, v)
+			req := kmsg.RequestForKey(key)
+			if known != (req != nil) {
+				t.Fatalf("key %d: known %v", key, known)
+			}
+			if req == nil {
+				continue
+			}
+			req.SetVersion(v)
+			if flexible != req.IsFlexible() {
+				t.Fatalf("key %d v%d: flexible %v, kmsg says %v", key, v, flexible, req.IsFlexible())
+			}
+		}
+	}
+}
+
+// Parse keeps the previous client id string when it repeats, and a header
+// reused across requests carries nothing over from the last one.
+func TestRequestHeaderParseReuse(t *testing.T) {
+	var h RequestHeader
+	if _, err := h.Parse(hdr(3, 8, 1, strp("cli"), nil)); err != nil || h.ClientID != "cli" {
+		t.Fatalf("%+v %v", h, err)
+	}
+	again := hdr(3, 8, 2, strp("cli"), nil)
+	if n := testing.AllocsPerRun(100, func() {
+		if _, err := h.Parse(again); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 && !raceEnabled { // the race detector allocates
+		t.Fatalf("%v allocations for a repeated client id", n)
+	}
+	if _, err := h.Parse(hdr(0, 9, 3, nil, []byte{0})); err != nil {
+		t.Fatal(err)
+	}
+	if want := (RequestHeader{APIKey: 0, APIVersion: 9, CorrelationID: 3, Flexible: true}); h != want {
+		t.Fatalf("%+v, want %+v", h, want)
+	}
+	if _, err := h.Parse(hdr(3, 8, 4, strp("other"), nil)); err != nil || h.ClientID != "other" {
+		t.Fatalf("%+v %v", h, err)
+	}
+}

@@ -24,7 +24,12 @@ func (p *Partition) lagTimeMax() time.Duration {
 // LEO over the ISR and over caught-up online replicas outside it, frozen
 // while the ISR is below min.insync.replicas (3.7+), never moving back.
 func (p *Partition) maybeIncrementHW(now time.Time) bool {
-	l := p.LeaderReplica()
+	return p.incrementHW(p.LeaderReplica(), now)
+}
+
+// incrementHW is maybeIncrementHW with the leader's replica (nil when
+// leaderless) already looked up, as a follower fetch has it.
+func (p *Partition) incrementHW(l *Replica, now time.Time) bool {
 	if l == nil {
 		return false
 	}

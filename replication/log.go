@@ -207,6 +207,19 @@ func (l *Log) EndOffsetForEpoch(epoch int32) (int32, int64) {
 // offset is >= offset, or (len(segs), 0) if there is none. Compaction can
 // leave a segment without such a batch; the search moves on to the next.
 func (l *Log) locate(offset int64) (int, int) {
+	// Followers and caught-up consumers read at the tail: past the last
+	// batch, or in it.
+	if n := len(l.segs); n > 0 {
+		if bs := l.segs[n-1].batches; len(bs) >= 2 {
+			last := len(bs) - 1
+			switch {
+			case offset > bs[last].LastOffset:
+				return n, 0
+			case offset > bs[last-1].LastOffset:
+				return n - 1, last
+			}
+		}
+	}
 	// The last segment whose base offset is <= offset.
 	si := sort.Search(len(l.segs), func(i int) bool { return l.segs[i].base > offset }) - 1
 	si = max(si, 0)

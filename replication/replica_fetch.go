@@ -99,7 +99,7 @@ func (p *Partition) ReplicaFetchUpTo(id int32, maxBytes int32, upTo int64, now t
 		bound = min(bound, upTo)
 	}
 	batches := l.log.Read(fetchOffset, bound, maxBytes)
-	p.updateFollowerFetchState(f, fetchOffset, now)
+	p.updateFollowerFetchState(l, f, fetchOffset, now)
 
 	for _, b := range batches {
 		f.log.append(b, p.cfg.Segment)
@@ -114,9 +114,8 @@ func (p *Partition) ReplicaFetchUpTo(id int32, maxBytes int32, upTo int64, now t
 }
 
 // updateFollowerFetchState is Kafka's Replica.updateFetchStateOrThrow plus
-// the ISR expansion and HW check that follow it.
-func (p *Partition) updateFollowerFetchState(f *Replica, fetchOffset int64, now time.Time) {
-	l := p.LeaderReplica()
+// the ISR expansion and HW check that follow it; l is the leader.
+func (p *Partition) updateFollowerFetchState(l, f *Replica, fetchOffset int64, now time.Time) {
 	prev := f.remote
 	switch {
 	case fetchOffset >= l.log.end:
@@ -127,17 +126,16 @@ func (p *Partition) updateFollowerFetchState(f *Replica, fetchOffset int64, now 
 	f.remote.leo = fetchOffset
 	f.remote.lastFetchLeaderLEO = l.log.end
 	f.remote.lastFetchTime = instantOf(now)
-	p.maybeExpandISR(f)
-	p.maybeIncrementHW(now)
+	p.maybeExpandISR(l, f)
+	p.incrementHW(l, now)
 }
 
 // maybeExpandISR adds a follower whose LEO has reached both the leader's HW
-// and the start of the current leader epoch (KAFKA-7128).
-func (p *Partition) maybeExpandISR(f *Replica) {
+// and the start of the current leader epoch (KAFKA-7128); l is the leader.
+func (p *Partition) maybeExpandISR(l, f *Replica) {
 	if p.InISR(f.Broker) || !f.online {
 		return
 	}
-	l := p.LeaderReplica()
 	if f.remote.leo >= l.log.hw && f.remote.leo >= p.epochStart {
 		p.isr = p.inAssignmentOrder(append(p.isr, f.Broker))
 		p.note(Change{Kind: ISRExpanded, Broker: f.Broker, Reason: ReasonCaughtUp})

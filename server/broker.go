@@ -127,14 +127,16 @@ type conn struct {
 	// parked is how long the request being handled waited without
 	// holding a handler in Kafka's terms, parkedAt when its current wait
 	// began (quotas_request.go).
-	parked    time.Duration
-	parkedAt  time.Time
-	sasl      *saslConn // on SASL listeners (sasl_conn.go)
-	out       []byte
-	chaosAcks []chaosAck // writes of the request being handled (chaos_record.go)
-	parking   connPark   // reused by every parked request (conn_park.go)
-	closed    chan struct{}
-	once      sync.Once
+	parked     time.Duration
+	parkedAt   time.Time
+	timed      bool      // the request being handled counts handler time
+	sasl       *saslConn // on SASL listeners (sasl_conn.go)
+	out        []byte
+	fetchSpace fetchSpace // a Fetch response's gathered records (response_bufs.go)
+	chaosAcks  []chaosAck // writes of the request being handled (chaos_record.go)
+	parking    connPark   // reused by every parked request (conn_park.go)
+	closed     chan struct{}
+	once       sync.Once
 }
 
 func (cn *conn) close() {
@@ -189,8 +191,8 @@ func (cn *conn) serve() {
 // connection: malformed frames and unsupported versions, as in Kafka.
 func (cn *conn) handle(frame []byte) error {
 	c := cn.b.c
-	hdr, body, err := protocol.ParseRequestHeader(frame)
-	cn.hdr = hdr
+	body, err := cn.hdr.Parse(frame) // keeps the client id string when it repeats
+	hdr := cn.hdr
 	if err != nil {
 		return err
 	}
@@ -200,7 +202,7 @@ func (cn *conn) handle(frame []byte) error {
 			return err
 		}
 	}
-	start := time.Now()
+	start := cn.requestStart()
 	cn.parked, cn.parkedAt = 0, time.Time{}
 	if len(cn.chaosAcks) > 0 {
 		cn.ackChaosWrites(false) // the last request failed before its answer
@@ -260,6 +262,7 @@ func (cn *conn) handle(frame []byte) error {
 		cn.ackChaosWrites(true) // before the client can see the answer
 	}
 	err = cn.respond(hdr, resp)
+	cn.fetchSpace.release()
 	if err == nil && d > 0 && after && !cn.waitThrottle(d) {
 		return errCloseConn // KIP-219: muted after the answer
 	}

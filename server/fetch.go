@@ -81,6 +81,9 @@ func (cn *conn) fetch(req *kmsg.FetchRequest) (kmsg.Response, error) {
 		if stop || bytes >= int(req.MinBytes) {
 			return resp, nil
 		}
+		// Every way out of the wait reads again: the records gathered
+		// for this answer go back to the pools while it waits.
+		cn.fetchSpace.release()
 		cn.parkBegin() // a delayed fetch: no handler time
 		select {
 		case <-wake:
@@ -157,6 +160,7 @@ func (cn *conn) readFetch(req *kmsg.FetchRequest) (resp *kmsg.FetchResponse, byt
 		remaining = min(remaining, int64(quotaCap)) // one answer never throttles alone
 	}
 	leaders := map[int32]bool{}
+	cn.fetchSpace.reset() // a re-read replaces the response built before
 	resp.Topics = make([]kmsg.FetchResponseTopic, len(req.Topics))
 	for i := range req.Topics {
 		rt := &req.Topics[i]
@@ -226,18 +230,21 @@ func (cn *conn) fetchPartition(p *partition, replicaID int32, version int16, com
 	case 1:
 		sp.RecordBatches = raws[0]
 	default:
-		buf := make([]byte, 0, size)
+		buf := cn.fetchSpace.take(size)
+		n := 0
 		for _, raw := range raws {
-			buf = append(buf, raw...)
+			n += copy(buf[n:], raw)
 		}
 		sp.RecordBatches = buf
 	}
+	clear(raws) // the scratch list must not keep batches alive
 	return size
 }
 
 // readPartition is the part of fetchPartition under p.mu: it fills sp's
-// offsets or error and returns the batches to send. The slice is a copy,
-// since the log may reuse its own once the lock is released.
+// offsets or error and returns the batches to send. The list is a copy
+// (the connection's scratch list, valid until its next read), since the
+// log may reuse its own once the lock is released.
 func (cn *conn) readPartition(p *partition, replicaID int32, version int16, committed bool, rp *kmsg.FetchRequestTopicPartition, sp *kmsg.FetchResponseTopicPartition, limit int64, haveData bool, leaders map[int32]bool) ([][]byte, int) {
 	me := cn.b.id
 	st := p.st
@@ -295,9 +302,10 @@ func (cn *conn) readPartition(p *partition, replicaID int32, version int16, comm
 	if run := cn.b.c.chaos.Load(); run != nil {
 		cn.b.c.recordRead(run, p, rp.FetchOffset, &res, committed)
 	}
-	raws := make([][]byte, len(res.Batches))
-	for i, b := range res.Batches {
-		raws[i] = b.Raw
+	raws := cn.fetchSpace.raws[:0]
+	for _, b := range res.Batches {
+		raws = append(raws, b.Raw)
 	}
+	cn.fetchSpace.raws = raws
 	return raws, size
 }

@@ -27,8 +27,8 @@ type fetcher struct {
 	broker int32
 
 	mu    sync.Mutex
-	dirty map[*partition]struct{}
-	spare map[*partition]struct{}
+	dirty *partitionSet // to fetch
+	spare *partitionSet // the set the loop gives back after a pass
 	wake  chan struct{}
 	polls *job // the rounds of empty fetches
 
@@ -38,14 +38,56 @@ type fetcher struct {
 }
 
 func newFetcher(c *Cluster, broker int32) *fetcher {
-	return &fetcher{c: c, broker: broker, dirty: map[*partition]struct{}{}, spare: map[*partition]struct{}{},
+	return &fetcher{c: c, broker: broker, dirty: &partitionSet{}, spare: &partitionSet{},
 		wake: make(chan struct{}, 1)}
+}
+
+// partitionSet is a fetcher's queue: partitions in the order they were
+// marked, each once. While it is short a scan finds a partition already
+// queued, cheaper than hashing every mark; past partitionSetScan a map
+// does.
+type partitionSet struct {
+	list  []*partition
+	index map[*partition]struct{} // in use from partitionSetScan entries on
+}
+
+const partitionSetScan = 32
+
+func (s *partitionSet) add(p *partition) {
+	if len(s.list) < partitionSetScan {
+		for _, q := range s.list {
+			if q == p {
+				return
+			}
+		}
+	} else {
+		if s.index == nil {
+			s.index = make(map[*partition]struct{}, 2*partitionSetScan)
+		}
+		if len(s.index) == 0 {
+			for _, q := range s.list {
+				s.index[q] = struct{}{}
+			}
+		}
+		if _, ok := s.index[p]; ok {
+			return
+		}
+		s.index[p] = struct{}{}
+	}
+	s.list = append(s.list, p)
+}
+
+// reset empties the set, keeping its space.
+func (s *partitionSet) reset() {
+	clear(s.list)
+	s.list = s.list[:0]
+	clear(s.index)
 }
 
 // mark asks the fetcher to fetch p soon.
 func (f *fetcher) mark(p *partition) {
 	f.mu.Lock()
-	f.dirty[p] = struct{}{}
+	f.dirty.add(p)
 	f.mu.Unlock()
 	select {
 	case f.wake <- struct{}{}:
@@ -67,20 +109,33 @@ func (f *fetcher) run() {
 			work := f.dirty
 			f.dirty, f.spare = f.spare, nil
 			f.mu.Unlock()
-			if len(work) == 0 {
+			// This pass takes everything marked so far: a wake-up left by
+			// those marks would only find nothing to do. A mark from now
+			// on wakes the loop again.
+			select {
+			case <-f.wake:
+			default:
+			}
+			if len(work.list) == 0 {
 				f.mu.Lock()
 				f.spare = work
 				f.mu.Unlock()
 				break
 			}
-			for p := range work {
-				if f.fetchOnce(p) {
+			// One reading of the clock serves a stretch of the pass, as
+			// one Kafka fetch request's time serves all its partitions.
+			var now time.Time
+			for i, p := range work.list {
+				if i%fetchClockEvery == 0 {
+					now = f.c.now()
+				}
+				if f.fetchOnce(p, now) {
 					f.mu.Lock()
-					f.dirty[p] = struct{}{}
+					f.dirty.add(p)
 					f.mu.Unlock()
 				}
 			}
-			clear(work)
+			work.reset()
 			f.mu.Lock()
 			f.spare = work
 			f.mu.Unlock()
@@ -99,13 +154,21 @@ func (f *fetcher) run() {
 // runs on its own timer, so wake-ups of busy partitions never starve the
 // idle ones.
 func (f *fetcher) pollAll() {
+	queued := false
 	for _, t := range f.c.topics.Load().byName {
 		for _, p := range t.partitions() {
-			if f.fetchOnce(p) {
+			if f.fetchOnce(p, f.c.now()) {
 				f.mu.Lock()
-				f.dirty[p] = struct{}{}
+				f.dirty.add(p)
 				f.mu.Unlock()
+				queued = true
 			}
+		}
+	}
+	if queued { // else they would wait for the next mark or round
+		select {
+		case f.wake <- struct{}{}:
+		default:
 		}
 	}
 }
@@ -125,11 +188,15 @@ func (c *Cluster) idleFetchInterval() time.Duration {
 // hand-offs and two wake-ups of everyone parked on the partition.
 const fetchesPerTurn = 3
 
-// fetchOnce runs follower fetches of p, as long as each makes progress (at
-// most fetchesPerTurn), and reports whether another one is needed: data
-// arrived (the leader learns of it on the next fetch), or the follower has
-// yet to learn the leader's HW.
-func (f *fetcher) fetchOnce(p *partition) bool {
+// fetchClockEvery is how many partitions of a pass share a reading of
+// the clock.
+const fetchClockEvery = 64
+
+// fetchOnce runs follower fetches of p at time now, as long as each makes
+// progress (at most fetchesPerTurn), and reports whether another one is
+// needed: data arrived (the leader learns of it on the next fetch), or the
+// follower has yet to learn the leader's HW.
+func (f *fetcher) fetchOnce(p *partition, now time.Time) bool {
 	f.turns.Add(1)
 	if p.t.deleted.Load() {
 		return false
@@ -146,7 +213,6 @@ func (f *fetcher) fetchOnce(p *partition) bool {
 	}
 	before := p.mark()
 	defer p.changedBy(before, f.broker)
-	now := f.c.now()
 	for range fetchesPerTurn {
 		res, code := p.st.ReplicaFetch(f.broker, replicaFetchMaxBytes, now)
 		if code != 0 {

@@ -55,6 +55,14 @@ func (cn *conn) handleProduce(req *kmsg.ProduceRequest) (kmsg.Response, error) {
 	// then acks.
 	txnDenied := req.TransactionID != nil && !cn.allowedTxn(authorizer.OpWrite, *req.TransactionID)
 
+	// One allocation holds every partition's batch: their bytes share the
+	// request's frame, which lives as long as any of them anyway.
+	n := 0
+	for i := range req.Topics {
+		n += len(req.Topics[i].Partitions)
+	}
+	batches := make([]replication.Batch, n)
+
 	resp.Topics = make([]kmsg.ProduceResponseTopic, len(req.Topics))
 	for i := range req.Topics {
 		rt := &req.Topics[i]
@@ -80,11 +88,14 @@ func (cn *conn) handleProduce(req *kmsg.ProduceRequest) (kmsg.Response, error) {
 				failed = true
 				continue
 			}
-			pp, wait, code, msg := cn.produceTo(t, rp, req, sp, leaders)
+			b := &batches[0]
+			batches = batches[1:]
+			pp, wait, code, msg := cn.produceTo(t, rp, req, b, sp, leaders)
 			if code != 0 {
 				sp.ErrorCode = code
 				if msg != "" && req.Version >= 8 {
-					sp.ErrorMessage = &msg
+					m := msg // on the heap only when there is one
+					sp.ErrorMessage = &m
 				}
 				failed = true
 				continue
@@ -123,9 +134,9 @@ func (cn *conn) handleProduce(req *kmsg.ProduceRequest) (kmsg.Response, error) {
 	return resp, nil
 }
 
-// produceTo validates and appends one partition's batch. For acks=-1 it
-// returns the parked state to wait on, and wait is true.
-func (cn *conn) produceTo(t *topic, rp *kmsg.ProduceRequestTopicPartition, req *kmsg.ProduceRequest, sp *kmsg.ProduceResponseTopicPartition, leaders map[int32]bool) (pp parkedProduce, wait bool, code int16, msg string) {
+// produceTo validates and appends one partition's batch, decoded into b.
+// For acks=-1 it returns the parked state to wait on, and wait is true.
+func (cn *conn) produceTo(t *topic, rp *kmsg.ProduceRequestTopicPartition, req *kmsg.ProduceRequest, b *replication.Batch, sp *kmsg.ProduceResponseTopicPartition, leaders map[int32]bool) (pp parkedProduce, wait bool, code int16, msg string) {
 	c := cn.b.c
 	acks := req.Acks
 	if t == nil || rp.Partition < 0 || int(rp.Partition) >= len(t.partitions()) {
@@ -133,7 +144,7 @@ func (cn *conn) produceTo(t *topic, rp *kmsg.ProduceRequestTopicPartition, req *
 	}
 	p := t.partitions()[rp.Partition]
 	settings := t.cfg()
-	b, code, msg := parseProducedBatch(rp.Records, settings.maxBytes)
+	code, msg = parseProducedBatch(rp.Records, settings.maxBytes, b)
 	if code != 0 {
 		c.log.Debug("produce rejected", "topic", t.name, "partition", rp.Partition, "error", kerr.ErrorForCode(code), "reason", msg)
 		return pp, false, code, msg
@@ -191,38 +202,37 @@ func (cn *conn) setProduceLeaderHint(p *partition, sp *kmsg.ProduceResponseTopic
 	}
 }
 
-// parseProducedBatch checks that records hold exactly one valid v2 batch.
-func parseProducedBatch(records []byte, maxBytes int32) (*replication.Batch, int16, string) {
+// parseProducedBatch checks that records hold exactly one valid v2 batch
+// and describes it in b.
+func parseProducedBatch(records []byte, maxBytes int32, b *replication.Batch) (int16, string) {
 	if len(records) == 0 {
-		return nil, kerr.InvalidRecord.Code, "no record batch"
+		return kerr.InvalidRecord.Code, "no record batch"
 	}
-	raw, rest, err := protocol.NextBatch(records)
+	// One parse of the header serves every check below.
+	h, err := protocol.ParseBatchHeader(records)
 	if err != nil {
-		return nil, batchErrorCode(err), err.Error()
+		return batchErrorCode(err), err.Error()
 	}
-	if len(rest) > 0 {
-		return nil, kerr.InvalidRecord.Code, "produce requests must contain exactly one record batch"
+	if h.Size() < len(records) {
+		return kerr.InvalidRecord.Code, "produce requests must contain exactly one record batch"
 	}
+	raw := records[:len(records):len(records)] // nothing appended to it may reach the frame's next partition
 	if len(raw) > int(maxBytes) {
-		return nil, kerr.MessageTooLarge.Code, fmt.Sprintf("batch of %d bytes is larger than message.max.bytes %d", len(raw), maxBytes)
+		return kerr.MessageTooLarge.Code, fmt.Sprintf("batch of %d bytes is larger than message.max.bytes %d", len(raw), maxBytes)
 	}
-	h, err := protocol.ParseBatchHeader(raw)
-	if err != nil {
-		return nil, batchErrorCode(err), err.Error()
-	}
-	if err := protocol.VerifyCRC(raw); err != nil {
-		return nil, kerr.CorruptMessage.Code, err.Error()
+	if err := h.VerifyCRC(raw); err != nil {
+		return kerr.CorruptMessage.Code, err.Error()
 	}
 	if h.NumRecords == 0 {
-		return nil, kerr.InvalidRecord.Code, "record batch has no records"
+		return kerr.InvalidRecord.Code, "record batch has no records"
 	}
 	if h.IsControl() {
-		return nil, kerr.InvalidRecord.Code, "clients may not produce control batches"
+		return kerr.InvalidRecord.Code, "clients may not produce control batches"
 	}
-	if err := protocol.ValidateRecords(raw); err != nil {
-		return nil, batchErrorCode(err), err.Error()
+	if err := h.ValidateRecords(raw); err != nil {
+		return batchErrorCode(err), err.Error()
 	}
-	return &replication.Batch{
+	*b = replication.Batch{
 		Raw:           raw,
 		BaseOffset:    0,
 		LastOffset:    int64(h.LastOffsetDelta),
@@ -232,7 +242,8 @@ func parseProducedBatch(records []byte, maxBytes int32) (*replication.Batch, int
 		BaseSequence:  h.BaseSequence,
 		NumRecords:    h.NumRecords,
 		Transactional: h.IsTransactional(),
-	}, 0, ""
+	}
+	return 0, ""
 }
 
 func batchErrorCode(err error) int16 {

@@ -25,9 +25,26 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
+// requestStart is when the request's handler time starts, or the zero
+// time when no quota of any kind is set: then the request is not timed at
+// all (a quota set while it runs counts from the next request), which
+// spares each request its clock readings.
+func (cn *conn) requestStart() time.Time {
+	c := cn.b.c
+	cn.timed = c.cfg.LogRequests || !c.quotas.cfg.Load().Empty()
+	if !cn.timed {
+		return time.Time{}
+	}
+	return time.Now()
+}
+
 // parkBegin marks the start of a wait that holds no handler thread in
 // Kafka; parkEnd (or the end of the request) ends it.
-func (cn *conn) parkBegin() { cn.parkedAt = time.Now() }
+func (cn *conn) parkBegin() {
+	if cn.timed {
+		cn.parkedAt = time.Now()
+	}
+}
 
 func (cn *conn) parkEnd() {
 	if !cn.parkedAt.IsZero() {
@@ -40,6 +57,9 @@ func (cn *conn) parkEnd() {
 // (started at start) against the request quota and sets the connection's
 // throttle; resp is nil for acks=0.
 func (cn *conn) throttleRequest(start time.Time, resp kmsg.Response) {
+	if !cn.timed {
+		return
+	}
 	cn.parkEnd()
 	busy := time.Since(start) - cn.parked
 	cn.parked = 0

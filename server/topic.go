@@ -109,11 +109,18 @@ type state struct {
 
 // mark captures the partition's state before a change; pass it to changed.
 func (p *partition) mark() state {
-	s := state{leader: p.st.Leader(), epoch: p.st.LeaderEpoch(), hw: p.st.HW(), isr: p.st.ISRSize(), lso: -1}
+	s := state{leader: p.st.Leader(), epoch: p.st.LeaderEpoch(), hw: -1, isr: p.st.ISRSize(), lso: -1}
 	if l := p.st.LeaderReplica(); l != nil {
-		s.leo, s.lso, s.start = l.LEO(), l.LSO(), l.LogStartOffset()
+		s.hw, s.leo, s.lso, s.start = l.HW(), l.LEO(), l.LSO(), l.LogStartOffset()
 	}
 	return s
+}
+
+// sameWaited reports whether s and o agree on everything but the leader's
+// LEO: what parked requests wait on. (Field by field: comparing the
+// structs whole calls memequal, on every fetch.)
+func (s state) sameWaited(o state) bool {
+	return s.hw == o.hw && s.lso == o.lso && s.leader == o.leader && s.epoch == o.epoch && s.isr == o.isr && s.start == o.start
 }
 
 // lso is the leader's last stable offset, -1 without a leader. Callers
@@ -140,12 +147,11 @@ func (p *partition) changedBy(before state, fetcher int32) {
 	after := p.mark()
 	p.persist()
 	p.t.c.partitionEvents(p, before, after)
-	if after == before {
+	sameWaited := after.sameWaited(before)
+	if sameWaited && after.leo == before.leo {
 		return
 	}
-	waited := after
-	waited.leo = before.leo // what the waiters look at
-	if waited != before {
+	if !sameWaited {
 		for _, w := range p.waiters {
 			select {
 			case w <- struct{}{}:
