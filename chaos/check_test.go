@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -155,6 +156,27 @@ func TestCheckDuplicates(t *testing.T) {
 	}
 	if v := r.Violations(); len(v) != 1 || v[0].Kind != "duplicate" {
 		t.Fatalf("violations %v", v)
+	}
+}
+
+// TestCheckDuplicatesNeedTheSameBatch: two batches of one idempotent
+// producer with the same CRC but other sequences are not a duplicate (a
+// run found such CRC collisions between consecutive single-record batches
+// 5,000 offsets apart).
+func TestCheckDuplicatesNeedTheSameBatch(t *testing.T) {
+	a := Write{TP: tp0, Base: 0, End: 1, CRC: 0x67274a62, ProducerID: 7, Sequence: 0, Acks: -1, Acked: true}
+	b := a
+	b.Base, b.End, b.Sequence = 1, 2, 1
+	c := a
+	c.Base, c.End = 2, 3 // the same batch again: sequence 0
+	in := Input{
+		Writes: []Write{a, b, c},
+		Logs: map[TP]Log{tp0: logOf(0, LogBatch{Base: 0, End: 1, CRC: a.CRC, ProducerID: 7}, LogBatch{Base: 1, End: 2, CRC: a.CRC, ProducerID: 7},
+			LogBatch{Base: 2, End: 3, CRC: a.CRC, ProducerID: 7})},
+	}
+	p := only(t, Check(in))
+	if len(p.Duplicates) != 1 || !slices.Equal(p.Duplicates[0].Offsets, []int64{0, 2}) || p.Duplicates[0].Allowed {
+		t.Fatalf("duplicates %+v, want offsets 0 and 2 only", p.Duplicates)
 	}
 }
 

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"reflect"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/fakekafka/fakekafka/chaos"
 	"github.com/fakekafka/fakekafka/clock"
+	"github.com/fakekafka/fakekafka/protocol"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -283,6 +285,27 @@ func presetRunSeed(t *testing.T, preset, seed string, prodOpts ...kgo.Opt) *Chao
 	t.Logf("%s: seed %d, %d actions, %d writes acknowledged to the client, %d acked batches recorded, %d records consumed in %d recorded ranges; allowed: %d records lost, %d duplicates, %d reads lost",
 		preset, rep.Seed, len(rep.Actions), acked, batches, n, ranges, lost, dups, readLost)
 	if v := rep.Violations(); len(v) != 0 {
+		// Show what is at a duplicate's offsets, so a report can be told
+		// from a real double append.
+		for _, pr := range rep.Partitions {
+			for _, d := range pr.Duplicates {
+				p := c.partition(pr.Topic, pr.Partition)
+				p.mu.Lock()
+				for _, off := range d.Offsets {
+					b := p.st.Replica(p.st.Leader()).Log().BatchAt(off)
+					if b == nil {
+						continue
+					}
+					recs, _ := protocol.Records(b.Raw)
+					var vals []string
+					for _, r := range recs {
+						vals = append(vals, string(r.Value))
+					}
+					t.Logf("%s/%d: batch %d-%d epoch %d pid %d/%d seq %d ts %d crc %x values %v", pr.Topic, pr.Partition, b.BaseOffset, b.LastOffset, b.Epoch, b.ProducerID, b.ProducerEpoch, b.BaseSequence, b.MaxTimestamp, binary.BigEndian.Uint32(b.Raw[17:21]), vals)
+				}
+				p.mu.Unlock()
+			}
+		}
 		t.Fatalf("seed %d: violations %v", rep.Seed, v)
 	}
 	return rep
