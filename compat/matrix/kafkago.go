@@ -284,5 +284,7 @@ func (k KafkaGo) Describe(err error) string {
 			}
 		}
 	}
-	return fmt.Sprintf("%T", err)
+	// Anything else is named with its text too: a rare failover failure
+	// in CI said only "*fmt.wrapError".
+	return fmt.Sprintf("%T: %v", err, err)
 }
