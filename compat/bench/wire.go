@@ -82,10 +82,7 @@ func wireOnce(ctx context.Context, t Target, opt Options, size, n int) (f throug
 	f.produce = float64(sent.Load()) / time.Since(start).Seconds()
 	f.produceStats = st.end()
 	f.sent = sent.Load()
-	if f.kept, err = countKept(ctx, admin, topic); err != nil {
-		return f, err
-	}
-	if err := wireOffsets(ctx, admin, topic, leaders); err != nil {
+	if f.kept, err = wireOffsets(ctx, admin, topic, leaders); err != nil {
 		return f, err
 	}
 
@@ -165,24 +162,13 @@ func wireSetup(ctx context.Context, cl *kgo.Client, topic string) (leaders []*wi
 	return leaders, produceV, fetchV, nil
 }
 
-// wireOffsets reads each partition's log start and end offsets: a fetch
-// reads from the start (a target may have removed records from the front)
-// to the end.
-func wireOffsets(ctx context.Context, cl *kgo.Client, topic string, leaders []*wireLeader) error {
-	adm := kadm.NewClient(cl)
-	starts, err := adm.ListStartOffsets(ctx, topic)
-	if err == nil {
-		err = starts.Error()
-	}
+// wireOffsets reads each partition's log start and end offsets (a fetch
+// reads from the start, as a target may have removed records from the
+// front, to the end) and returns how many records they hold together.
+func wireOffsets(ctx context.Context, cl *kgo.Client, topic string, leaders []*wireLeader) (kept int64, err error) {
+	starts, ends, err := logOffsets(ctx, cl, topic)
 	if err != nil {
-		return fmt.Errorf("list start offsets: %w", err)
-	}
-	ends, err := adm.ListEndOffsets(ctx, topic)
-	if err == nil {
-		err = ends.Error()
-	}
-	if err != nil {
-		return fmt.Errorf("list end offsets: %w", err)
+		return 0, err
 	}
 	for _, l := range leaders {
 		l.start, l.end = map[int32]int64{}, map[int32]int64{}
@@ -190,9 +176,10 @@ func wireOffsets(ctx context.Context, cl *kgo.Client, topic string, leaders []*w
 			s, _ := starts.Lookup(topic, p)
 			e, _ := ends.Lookup(topic, p)
 			l.start[p], l.end[p] = s.Offset, e.Offset
+			kept += e.Offset - s.Offset
 		}
 	}
-	return nil
+	return kept, nil
 }
 
 // wireBatch is one uncompressed, non-idempotent batch of records of size
