@@ -160,7 +160,7 @@ func (cn *conn) readFetch(req *kmsg.FetchRequest) (resp *kmsg.FetchResponse, byt
 		remaining = min(remaining, int64(quotaCap)) // one answer never throttles alone
 	}
 	leaders := map[int32]bool{}
-	cn.fetchSpace.reset() // a re-read replaces the response built before
+	cn.fetchSpace.release() // a re-read replaces the response built before
 	resp.Topics = make([]kmsg.FetchResponseTopic, len(req.Topics))
 	for i := range req.Topics {
 		rt := &req.Topics[i]

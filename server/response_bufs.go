@@ -96,12 +96,8 @@ func carve(b *[]byte, n int) []byte {
 	return (*b)[start : start+n : start+n]
 }
 
-// reset makes all the space free again, for a response built anew.
-func (fs *fetchSpace) reset() {
-	fs.release()
-}
-
-// release gives the space back once the response is written.
+// release gives the space back once the response is written, or before
+// a response is built anew.
 func (fs *fetchSpace) release() {
 	fs.own = fs.own[:0]
 	for _, b := range fs.full {
