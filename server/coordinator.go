@@ -258,7 +258,9 @@ func (s *shard) load(batches []*replication.Batch) {
 	s.groups = map[string]*group{}
 	for _, b := range batches {
 		if b.Control {
-			s.completeTxnOffsets(b.ProducerID, b.Commit, nil)
+			for _, g := range s.groups { // not yet shared: no g.mu needed
+				g.completeTxn(b.ProducerID, b.Commit, nil)
+			}
 			continue
 		}
 		recs, err := protocol.Records(b.Raw)

@@ -17,6 +17,8 @@ package server
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 
 	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/fakekafka/fakekafka/transaction"
@@ -179,31 +181,36 @@ func (g *group) applyTxn(pid int64, k recordKey, value []byte) {
 	}
 }
 
-// completeTxnOffsets applies a marker of producer pid to every group of the
-// shard: a commit makes its pending offsets committed, an abort drops them.
-// With applied set it is called for each offset a commit made committed.
-// Callers hold s.mu.
-func (s *shard) completeTxnOffsets(pid int64, commit bool, applied func(group string, rec coordinatorRecord)) {
-	for _, g := range s.groups {
-		g.mu.Lock()
-		if pending, ok := g.txnOffsets[pid]; ok {
-			if commit {
-				for tp, o := range pending {
-					g.offsets[tp] = o
-					if applied != nil {
-						applied(g.id, coordinatorRecord{key: recordKey{Group: g.id, Topic: tp.Topic, Partition: tp.Partition}, value: o})
-					}
-				}
-			}
-			delete(g.txnOffsets, pid)
-		}
-		g.mu.Unlock()
+// completeTxn applies a marker of producer pid to the group: a commit
+// makes its pending offsets committed, an abort drops them. With applied
+// set it is called for each offset a commit made committed. Callers hold
+// g.mu or own g.
+func (g *group) completeTxn(pid int64, commit bool, applied func(group string, rec coordinatorRecord)) {
+	pending, ok := g.txnOffsets[pid]
+	if !ok {
+		return
 	}
+	if commit {
+		for tp, o := range pending {
+			g.offsets[tp] = o
+			if applied != nil {
+				applied(g.id, coordinatorRecord{key: recordKey{Group: g.id, Topic: tp.Topic, Partition: tp.Partition}, value: o})
+			}
+		}
+	}
+	delete(g.txnOffsets, pid)
 }
 
 // completeTxnOffsets applies a committed marker on __consumer_offsets
 // partition index to the groups loaded there. A shard loaded later replays
 // the marker from its log instead.
+//
+// The groups are listed under the shard's lock and each is then locked
+// alone: a group's timers and first use take the shard's lock while they
+// hold the group's (g.mu, then s.mu), so holding s.mu while taking g.mu
+// here would close a lock-order cycle and hang the coordinator. A group
+// the shard drops or reloads meanwhile gets the marker too, harmlessly: a
+// reload replays it from the log, where it already is.
 func (c *Cluster) completeTxnOffsets(index int32, pid int64, commit bool) {
 	ss, err := c.shards()
 	if err != nil || int(index) >= len(ss) {
@@ -219,8 +226,13 @@ func (c *Cluster) completeTxnOffsets(index int32, pid int64, commit bool) {
 		applied = func(group string, rec coordinatorRecord) { byGroup[group] = append(byGroup[group], rec) }
 	}
 	s.mu.Lock()
-	s.completeTxnOffsets(pid, commit, applied)
+	groups := slices.Collect(maps.Values(s.groups))
 	s.mu.Unlock()
+	for _, g := range groups {
+		g.mu.Lock()
+		g.completeTxn(pid, commit, applied)
+		g.mu.Unlock()
+	}
 	for group, recs := range byGroup {
 		c.recordCommits(group, recs)
 	}
