@@ -3,6 +3,7 @@ module github.com/fakekafka/fakekafka/compat
 go 1.26.8
 
 require (
+	github.com/fakekafka/fakekafka/api v0.0.0
 	github.com/IBM/sarama v1.61.1
 	github.com/chromedp/chromedp v0.23.1
 	github.com/confluentinc/confluent-kafka-go/v2 v2.11.1
@@ -35,3 +36,5 @@ require (
 )
 
 replace github.com/fakekafka/fakekafka => ../
+
+replace github.com/fakekafka/fakekafka/api => ../api

@@ -14,38 +14,19 @@ import (
 	"github.com/fakekafka/fakekafka/authorizer"
 )
 
-// ACLBinding is one binding in JSON form.
-type ACLBinding struct {
-	ResourceType string `json:"resource_type"`
-	ResourceName string `json:"resource_name"`
-	PatternType  string `json:"pattern_type"`
-	Principal    string `json:"principal"`
-	Host         string `json:"host"`
-	Operation    string `json:"operation"`
-	Permission   string `json:"permission_type"`
-}
-
-// ACLState is what GET /v1/acls answers.
-type ACLState struct {
-	// Authorizer says whether requests are checked (Config.Authorizer).
-	Authorizer                bool         `json:"authorizer"`
-	SuperUsers                []string     `json:"super_users"`
-	AllowEveryoneIfNoACLFound bool         `json:"allow_everyone_if_no_acl_found"`
-	ACLs                      []ACLBinding `json:"acls"`
-}
-
 // ACLState returns the authorizer's settings and bindings.
 func (c *Cluster) ACLState() ACLState {
 	st := ACLState{Authorizer: c.cfg.Authorizer, SuperUsers: append([]string{}, c.cfg.SuperUsers...),
 		AllowEveryoneIfNoACLFound: c.cfg.AllowEveryoneIfNoACLFound, ACLs: []ACLBinding{}}
 	for _, a := range c.ACLs() {
-		st.ACLs = append(st.ACLs, ACLBinding{a.ResourceType.String(), a.Name, a.Pattern.String(), a.Principal, a.Host, a.Operation.String(), a.Permission.String()})
+		st.ACLs = append(st.ACLs, ACLBinding{ResourceType: a.ResourceType.String(), ResourceName: a.Name, PatternType: a.Pattern.String(),
+			Principal: a.Principal, Host: a.Host, Operation: a.Operation.String(), Permission: a.Permission.String()})
 	}
 	return st
 }
 
-// acl parses the JSON form.
-func (b ACLBinding) acl() (authorizer.ACL, error) {
+// parseACLBinding parses the JSON form.
+func parseACLBinding(b ACLBinding) (authorizer.ACL, error) {
 	a := authorizer.ACL{Name: b.ResourceName, Principal: b.Principal, Host: b.Host, Pattern: authorizer.PatternLiteral}
 	var ok bool
 	if a.ResourceType, ok = authorizer.ParseResourceType(b.ResourceType); !ok {
@@ -85,7 +66,7 @@ func (c *Cluster) registerACLRoutes(mux *http.ServeMux) {
 		}
 		var acls []authorizer.ACL
 		for _, b := range body.ACLs {
-			a, err := b.acl()
+			a, err := parseACLBinding(b)
 			if err != nil {
 				httpFail(w, err)
 				return

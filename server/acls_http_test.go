@@ -54,7 +54,7 @@ func TestACLsHTTP(t *testing.T) {
 	if err := dec.Decode(&st); err != nil {
 		t.Fatal(err)
 	}
-	want := ACLBinding{"TOPIC", "orders.", "PREFIXED", "User:alice", "*", "READ", "ALLOW"}
+	want := ACLBinding{ResourceType: "TOPIC", ResourceName: "orders.", PatternType: "PREFIXED", Principal: "User:alice", Host: "*", Operation: "READ", Permission: "ALLOW"}
 	if !st.Authorizer || len(st.SuperUsers) != 1 || st.SuperUsers[0] != "User:admin" || len(st.ACLs) != 1 || st.ACLs[0] != want {
 		t.Fatalf("GET /v1/acls: %+v", st)
 	}

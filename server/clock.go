@@ -108,20 +108,6 @@ func (j *job) stop() {
 	j.running.Wait()
 }
 
-// ClockState is the clock as GET /v1/clock shows it.
-type ClockState struct {
-	// Mode is "real" or "manual".
-	Mode string `json:"mode"`
-	// Now is the cluster's current time, also in Unix milliseconds.
-	Now       time.Time `json:"now"`
-	NowMillis int64     `json:"now_ms"`
-	// AdvancedMillis is how far the clock has been advanced in total; on a
-	// real clock, how far it runs ahead of the wall clock.
-	AdvancedMillis int64 `json:"advanced_ms"`
-	// Timers is the number of timers waiting on the clock.
-	Timers int `json:"timers"`
-}
-
 // ClockState reads the cluster's clock.
 func (c *Cluster) ClockState() ClockState {
 	clk := c.cfg.Clock

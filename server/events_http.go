@@ -10,22 +10,6 @@ import (
 	"time"
 )
 
-// EventTypes lists every event type, in the order of their declaration.
-var EventTypes = []EventType{
-	EventBrokerStarted, EventBrokerStopped, EventBrokerFenced, EventBrokerIsolated, EventBrokerHealed,
-	EventLeaderElected, EventPartitionLeaderless, EventISRShrunk, EventISRExpanded, EventHWAdvanced,
-	EventLogTruncated, EventRecordsLost, EventLogStartMoved, EventLogCleaned,
-	EventFaultAdded, EventFaultHit, EventFaultExpired, EventFaultRemoved,
-	EventTopicCreated, EventTopicDeleted, EventTopicConfigChanged,
-	EventPartitionsCreated, EventReassignmentStarted, EventReassignmentCompleted, EventReassignmentCancelled,
-	EventACLCreated, EventACLDeleted, EventQuotaChanged, EventClientThrottled,
-	EventGroupRebalanceStarted, EventGroupRebalanceCompleted, EventGroupMemberJoined, EventGroupMemberLeft, EventGroupMemberExpired,
-	EventLSOAdvanced, EventLogStartMoved, EventReplicaPaused, EventReplicaResumed,
-	EventTxnStateChanged, EventTxnPartitionsAdded, EventTxnEpochBumped, EventTxnTimedOut, EventTxnMarkerWritten, EventTxnExpired,
-	EventClientAuthenticated, EventClientReauthenticated, EventAuthenticationFailed, EventSASLUserChanged,
-	EventChaosStarted, EventChaosAction, EventChaosAnomaly, EventChaosStopped,
-}
-
 // sseKeepAlive is how often an idle event stream sends a comment, so
 // proxies and clients do not take it for dead.
 const sseKeepAlive = 15 * time.Second

@@ -12,24 +12,6 @@ import (
 //
 // Both answer 200 with a CleanResult per partition (a list for a topic).
 
-// CleanResult is what cleaning one partition did.
-type CleanResult struct {
-	Topic     string `json:"topic"`
-	Partition int32  `json:"partition"`
-	// SegmentsDeleted is how many segments retention deleted.
-	SegmentsDeleted int `json:"segments_deleted"`
-	// LogStartOffset is the leader's log start offset afterwards.
-	LogStartOffset int64 `json:"log_start_offset"`
-	// Compacted says whether the log cleaner ran (cleanup.policy
-	// includes compact and the leader had closed segments).
-	Compacted      bool  `json:"compacted"`
-	CleanedTo      int64 `json:"cleaned_to"` // the end of the compacted range
-	RecordsRemoved int   `json:"records_removed"`
-	// BytesBefore and BytesAfter are the leader's log size.
-	BytesBefore int64 `json:"bytes_before"`
-	BytesAfter  int64 `json:"bytes_after"`
-}
-
 // CleanPartition runs retention and, whatever its dirty ratio, compaction
 // on topic/partition now, at the cluster clock's time: what the periodic
 // jobs would do when due. The active segment is never touched, so roll it

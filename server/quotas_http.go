@@ -17,17 +17,6 @@ import (
 	"github.com/fakekafka/fakekafka/quota"
 )
 
-// QuotaEntry is one configured entity and its values.
-type QuotaEntry struct {
-	Entity map[string]*string `json:"entity"`
-	Values map[string]float64 `json:"values"`
-}
-
-// QuotaState is what GET /v1/quotas answers.
-type QuotaState struct {
-	Quotas []QuotaEntry `json:"quotas"`
-}
-
 // QuotaState returns every configured quota entity.
 func (c *Cluster) QuotaState() QuotaState {
 	st := QuotaState{Quotas: []QuotaEntry{}}

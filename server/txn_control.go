@@ -16,25 +16,6 @@ import (
 	"github.com/fakekafka/fakekafka/transaction"
 )
 
-// TransactionState is one transactional id as its coordinator holds it.
-type TransactionState struct {
-	TransactionalID string `json:"transactional_id"`
-	// Coordinator is the broker leading the id's __transaction_state
-	// partition.
-	Coordinator int32 `json:"coordinator"`
-	// State is Kafka's name: Empty, Ongoing, PrepareCommit, PrepareAbort,
-	// CompleteCommit, CompleteAbort.
-	State         string `json:"state"`
-	ProducerID    int64  `json:"producer_id"`
-	ProducerEpoch int16  `json:"producer_epoch"`
-	TimeoutMs     int32  `json:"timeout_ms"`
-	// StartTimestamp is when the open transaction began (ms), -1 if none.
-	StartTimestamp int64                   `json:"start_timestamp"`
-	Partitions     []transaction.Partition `json:"partitions"`
-	// TransactionVersion is 2 when the producer runs KIP-890's rules.
-	TransactionVersion int `json:"transaction_version"`
-}
-
 // Transactions returns every transactional id of every coordinator that is
 // up, by id. A coordinator that has not loaded its shard yet loads it now.
 func (c *Cluster) Transactions() []TransactionState {
