@@ -3,11 +3,11 @@ module github.com/fakekafka/fakekafka/compat
 go 1.26.8
 
 require (
-	github.com/fakekafka/fakekafka/api v0.0.0
 	github.com/IBM/sarama v1.61.1
 	github.com/chromedp/chromedp v0.23.1
 	github.com/confluentinc/confluent-kafka-go/v2 v2.11.1
 	github.com/fakekafka/fakekafka v0.0.0
+	github.com/fakekafka/fakekafka/api v0.0.0 // indirect
 	github.com/gorilla/websocket v1.5.3
 	github.com/segmentio/kafka-go v0.4.51
 	github.com/twmb/franz-go v1.22.3

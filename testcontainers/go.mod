@@ -3,8 +3,8 @@ module github.com/fakekafka/fakekafka/testcontainers
 go 1.26.8
 
 require (
-	github.com/fakekafka/fakekafka/api v0.0.0
 	github.com/IBM/sarama v1.61.1
+	github.com/fakekafka/fakekafka/api v0.0.0
 	github.com/moby/moby/api v1.56.1
 	github.com/moby/moby/client v0.6.2
 	github.com/testcontainers/testcontainers-go v0.45.0
