@@ -131,6 +131,14 @@ func (c *Cluster) WaitEvents(ctx context.Context, since uint64) ([]Event, error)
 
 var errClusterClosed = errors.New("cluster closed")
 
+// LastEventSeq is the sequence number of the newest event, 0 before the
+// first: the since of a poll that wants only what comes next.
+func (c *Cluster) LastEventSeq() uint64 {
+	c.events.mu.Lock()
+	defer c.events.mu.Unlock()
+	return c.events.last
+}
+
 // WaitFor returns the first event match accepts, among the events the
 // ring still holds and those still to come. A test writes
 //

@@ -218,6 +218,17 @@ func (c *Cluster) Faults() []FaultState {
 	return out
 }
 
+// FaultRule returns the rule with id, or nil when no rule has it (any
+// more: a removed rule is gone).
+func (c *Cluster) FaultRule(id string) *FaultRule {
+	for _, r := range c.faultRules() {
+		if r.id == id {
+			return r
+		}
+	}
+	return nil
+}
+
 func (c *Cluster) faultRules() []*FaultRule {
 	var all []*FaultRule
 	for _, b := range c.brokers {

@@ -6,7 +6,6 @@ package server
 import (
 	"cmp"
 	"maps"
-	"net/http"
 	"slices"
 	"strings"
 )
@@ -114,24 +113,4 @@ func (g *group) snapshot(broker int32) GroupState {
 		}
 	}
 	return gs
-}
-
-// registerGroupRoutes adds the group endpoints to the control API:
-//
-//	GET /v1/groups          {"groups":[GroupState...]}
-//	GET /v1/groups/{group}  GroupState; 404 for an unknown group
-func (c *Cluster) registerGroupRoutes(mux *http.ServeMux) {
-	mux.HandleFunc("GET /v1/groups", func(w http.ResponseWriter, r *http.Request) {
-		httpJSON(w, http.StatusOK, struct {
-			Groups []GroupState `json:"groups"`
-		}{c.Groups()})
-	})
-	mux.HandleFunc("GET /v1/groups/{group}", func(w http.ResponseWriter, r *http.Request) {
-		gs, ok := c.Group(r.PathValue("group"))
-		if !ok {
-			httpFail(w, httpErrorf(http.StatusNotFound, "unknown group %q (or its coordinator is down)", r.PathValue("group")))
-			return
-		}
-		httpJSON(w, http.StatusOK, gs)
-	})
 }

@@ -63,7 +63,7 @@ func TestLayoutImportRules(t *testing.T) {
 			t.Error(v)
 		}
 	}
-	for _, must := range []string{modulePath + "/server", modulePath + "/api"} {
+	for _, must := range []string{modulePath + "/server", modulePath + "/api", modulePath + "/control"} {
 		if !seen[must] {
 			t.Errorf("go list did not report %s: the check looked at the wrong packages", must)
 		}

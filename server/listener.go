@@ -200,6 +200,15 @@ func (c *Cluster) listenerState(i int) ListenerState {
 	return s
 }
 
+// Listener reports one listener by name, or false if there is none.
+func (c *Cluster) Listener(name string) (ListenerState, bool) {
+	i := c.listenerIndex(name)
+	if i < 0 {
+		return ListenerState{}, false
+	}
+	return c.listenerState(i), true
+}
+
 func (c *Cluster) listenerIndex(name string) int {
 	for i, bl := range c.brokers[0].listeners {
 		if bl.name == name {

@@ -2,7 +2,6 @@ package server
 
 import (
 	"fmt"
-	"net/http"
 )
 
 // Retention and compaction on demand:
@@ -57,33 +56,4 @@ func (p *partition) leaderSize() int64 {
 		return l.Log().Size()
 	}
 	return 0
-}
-
-func (c *Cluster) registerLogRoutes(mux *http.ServeMux) {
-	mux.HandleFunc("POST /v1/partitions/{topic}/{partition}/clean", func(w http.ResponseWriter, r *http.Request) {
-		topic, index, err := c.pathPartition(r)
-		if err != nil {
-			httpFail(w, err)
-			return
-		}
-		res, err := c.CleanPartition(topic, index)
-		if err != nil {
-			httpFail(w, err)
-			return
-		}
-		httpJSON(w, http.StatusOK, res)
-	})
-	mux.HandleFunc("POST /v1/topics/{topic}/clean", func(w http.ResponseWriter, r *http.Request) {
-		name := r.PathValue("topic")
-		if c.topic(name) == nil {
-			httpError(w, http.StatusNotFound, fmt.Sprintf("unknown topic %q", name))
-			return
-		}
-		res, err := c.CleanTopic(name)
-		if err != nil {
-			httpFail(w, err)
-			return
-		}
-		httpJSON(w, http.StatusOK, res)
-	})
 }

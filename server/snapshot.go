@@ -19,20 +19,12 @@ func unixMillis(t time.Time) int64 {
 func (c *Cluster) State() ClusterState {
 	s := ClusterState{ClusterID: c.cfg.ClusterID, Controller: c.controller(), Brokers: []BrokerState{}, Topics: []TopicState{}}
 	for _, b := range c.brokers {
-		s.Brokers = append(s.Brokers, BrokerState{ID: b.id, Address: b.addr(), Up: b.up.Load(), Isolated: b.isolated.Load(), Fenced: !b.registered()})
+		s.Brokers = append(s.Brokers, brokerState(b))
 	}
 	ts := slices.Collect(maps.Values(c.topics.Load().byName))
 	slices.SortFunc(ts, func(a, b *topic) int { return strings.Compare(a.name, b.name) })
 	for _, t := range ts {
-		configs := maps.Clone(t.cfg().configs)
-		if configs == nil {
-			configs = map[string]string{}
-		}
-		out := TopicState{Name: t.name, ID: topicIDString(t.id), Configs: configs}
-		for _, p := range t.partitions() {
-			out.Partitions = append(out.Partitions, p.state())
-		}
-		s.Topics = append(s.Topics, out)
+		s.Topics = append(s.Topics, c.topicState(t))
 	}
 	return s
 }
@@ -45,6 +37,41 @@ func (c *Cluster) Partition(topic string, partition int32) (PartitionState, bool
 		return PartitionState{}, false
 	}
 	return p.state(), true
+}
+
+// Topic returns a snapshot of one topic, or false if it does not exist.
+func (c *Cluster) Topic(name string) (TopicState, bool) {
+	t := c.topic(name)
+	if t == nil {
+		return TopicState{}, false
+	}
+	return c.topicState(t), true
+}
+
+// Broker returns one broker as State shows it, or false if the cluster
+// has no broker id.
+func (c *Cluster) Broker(id int32) (BrokerState, bool) {
+	b := c.broker(id)
+	if b == nil {
+		return BrokerState{}, false
+	}
+	return brokerState(b), true
+}
+
+func brokerState(b *broker) BrokerState {
+	return BrokerState{ID: b.id, Address: b.addr(), Up: b.up.Load(), Isolated: b.isolated.Load(), Fenced: !b.registered()}
+}
+
+func (c *Cluster) topicState(t *topic) TopicState {
+	configs := maps.Clone(t.cfg().configs)
+	if configs == nil {
+		configs = map[string]string{}
+	}
+	out := TopicState{Name: t.name, ID: topicIDString(t.id), Configs: configs}
+	for _, p := range t.partitions() {
+		out.Partitions = append(out.Partitions, p.state())
+	}
+	return out
 }
 
 // state captures the partition under its lock.

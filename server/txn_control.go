@@ -9,7 +9,6 @@ package server
 //	POST /v1/transactions/crash-coordinator-before-markers    one-shot coordinator crash
 
 import (
-	"net/http"
 	"slices"
 	"strings"
 
@@ -52,42 +51,4 @@ func (c *Cluster) Transactions() []TransactionState {
 	}
 	slices.SortFunc(out, func(a, b TransactionState) int { return strings.Compare(a.TransactionalID, b.TransactionalID) })
 	return out
-}
-
-func (c *Cluster) registerTransactionRoutes(mux *http.ServeMux) {
-	mux.HandleFunc("GET /v1/transactions", func(w http.ResponseWriter, r *http.Request) {
-		httpJSON(w, http.StatusOK, struct {
-			Transactions []TransactionState `json:"transactions"`
-		}{c.Transactions()})
-	})
-	mux.HandleFunc("POST /v1/transactions/markers/{topic}/{partition}/hold", func(w http.ResponseWriter, r *http.Request) {
-		topic, index, err := c.pathPartition(r)
-		if err == nil {
-			err = c.HoldTransactionMarkers(topic, index)
-		}
-		if err != nil {
-			httpFail(w, err)
-			return
-		}
-		httpJSON(w, http.StatusOK, struct {
-			Held bool `json:"held"`
-		}{true})
-	})
-	mux.HandleFunc("POST /v1/transactions/markers/{topic}/{partition}/release", func(w http.ResponseWriter, r *http.Request) {
-		topic, index, err := c.pathPartition(r)
-		if err != nil {
-			httpFail(w, err)
-			return
-		}
-		c.ReleaseTransactionMarkers(topic, index)
-		httpJSON(w, http.StatusOK, struct {
-			Held bool `json:"held"`
-		}{false})
-	})
-	mux.HandleFunc("POST /v1/transactions/crash-coordinator-before-markers", func(w http.ResponseWriter, r *http.Request) {
-		c.CrashTransactionCoordinatorBeforeMarkers()
-		httpJSON(w, http.StatusOK, struct {
-			Armed bool `json:"armed"`
-		}{true})
-	})
 }

@@ -1,4 +1,4 @@
-package server
+package control
 
 import (
 	"context"
@@ -9,12 +9,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fakekafka/fakekafka/api"
+	"github.com/fakekafka/fakekafka/server"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-func newControlServer(t *testing.T, c *Cluster) *httptest.Server {
+func newControlServer(t *testing.T, c *server.Cluster) *httptest.Server {
 	t.Helper()
-	srv := httptest.NewServer(c.ControlHandler())
+	srv := httptest.NewServer(Handler(c))
 	t.Cleanup(srv.Close)
 	return srv
 }
@@ -30,7 +32,7 @@ func controlErrorHas(t *testing.T, srv *httptest.Server, path, body string, stat
 	}
 }
 
-func brokerUp(s ClusterState, id int32) bool {
+func brokerUp(s api.ClusterState, id int32) bool {
 	for _, b := range s.Brokers {
 		if b.ID == id {
 			return b.Up
@@ -54,7 +56,7 @@ func TestControlStopStartModes(t *testing.T) {
 		{"powerloss", `{"mode":"powerloss"}`, 0, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := NewTestCluster(t, Config{HWCheckpointInterval: time.Hour})
+			c := server.NewTestCluster(t, server.Config{HWCheckpointInterval: time.Hour})
 			srv := newControlServer(t, c)
 			if err := c.CreateTopic("cb", 1, 3, nil); err != nil {
 				t.Fatal(err)
@@ -73,7 +75,7 @@ func TestControlStopStartModes(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			var st ClusterState
+			var st api.ClusterState
 			if code := controlCall(t, srv, "POST", "/v1/brokers/2/stop", tc.body, &st); code != http.StatusOK {
 				t.Fatalf("stop: %d", code)
 			}
@@ -107,7 +109,7 @@ func TestControlStopStartModes(t *testing.T) {
 }
 
 func TestControlStopStartErrors(t *testing.T) {
-	c := NewTestCluster(t, Config{})
+	c := server.NewTestCluster(t, server.Config{})
 	srv := newControlServer(t, c)
 	for _, tc := range []struct {
 		path, body string
@@ -138,7 +140,7 @@ func TestControlStopStartErrors(t *testing.T) {
 }
 
 func TestControlElect(t *testing.T) {
-	c := NewTestCluster(t, Config{})
+	c := server.NewTestCluster(t, server.Config{})
 	srv := newControlServer(t, c)
 	if err := c.CreateTopic("el", 1, 3, nil); err != nil { // replicas 1, 2, 3
 		t.Fatal(err)
@@ -148,7 +150,7 @@ func TestControlElect(t *testing.T) {
 	}
 	elect := func(body string, wantLeader, wantEpoch int32, wantISR ...int32) {
 		t.Helper()
-		var ps PartitionState
+		var ps api.PartitionState
 		if code := controlCall(t, srv, "POST", "/v1/partitions/el/0/elect", body, &ps); code != http.StatusOK {
 			t.Fatalf("elect %s: status %d", body, code)
 		}
@@ -192,7 +194,7 @@ func TestControlElect(t *testing.T) {
 	elect(`{"unclean":true}`, 1, 6, 1)
 
 	// A stopped broker cannot lead.
-	if err := c.StopBroker(2, StopClean); err != nil {
+	if err := c.StopBroker(2, api.StopClean); err != nil {
 		t.Fatal(err)
 	}
 	controlErrorHas(t, srv, path, `{"leader":2,"unclean":true}`, http.StatusConflict, "REPLICA_NOT_AVAILABLE")

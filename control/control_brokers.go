@@ -1,9 +1,11 @@
-package server
+package control
 
 import (
 	"errors"
 	"net/http"
 
+	"github.com/fakekafka/fakekafka/api"
+	"github.com/fakekafka/fakekafka/server"
 	"github.com/twmb/franz-go/pkg/kerr"
 )
 
@@ -21,7 +23,7 @@ import (
 // partition's PartitionState. Stopping a stopped broker or starting a
 // running one is 409; an election Kafka would refuse is 409 with Kafka's
 // error name in the message.
-func (c *Cluster) registerControllerRoutes(mux *http.ServeMux) {
+func (c cluster) registerControllerRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /v1/brokers/{id}/stop", c.controlStopBroker)
 	mux.HandleFunc("POST /v1/brokers/{id}/start", c.controlStartBroker)
 	mux.HandleFunc("POST /v1/brokers/{id}/isolate", c.controlBroker(c.IsolateBroker))
@@ -30,33 +32,31 @@ func (c *Cluster) registerControllerRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /v1/partitions/{topic}/{partition}/replicas/{id}/fetch", c.controlStep)
 }
 
-func (c *Cluster) pathBroker(r *http.Request) (int32, error) {
+func (c cluster) pathBroker(r *http.Request) (int32, error) {
 	id, err := pathInt32(r, "id")
 	if err != nil {
 		return 0, err
 	}
-	if c.broker(id) == nil {
+	if _, ok := c.Broker(id); !ok {
 		return 0, httpErrorf(http.StatusNotFound, "unknown broker %d", id)
 	}
 	return id, nil
 }
 
 func brokerStateError(err error) error {
-	if errors.Is(err, ErrBrokerState) {
+	if errors.Is(err, server.ErrBrokerState) {
 		return httpErrorf(http.StatusConflict, "%s", err.Error())
 	}
 	return err
 }
 
-func (c *Cluster) controlStopBroker(w http.ResponseWriter, r *http.Request) {
+func (c cluster) controlStopBroker(w http.ResponseWriter, r *http.Request) {
 	id, err := c.pathBroker(r)
 	if err != nil {
 		httpFail(w, err)
 		return
 	}
-	body := struct {
-		Mode StopMode `json:"mode"`
-	}{Mode: StopCrash}
+	body := api.StopRequest{Mode: api.StopCrash}
 	if r.ContentLength != 0 {
 		if err := decodeBody(w, r, &body); err != nil {
 			httpFail(w, err)
@@ -70,12 +70,12 @@ func (c *Cluster) controlStopBroker(w http.ResponseWriter, r *http.Request) {
 	httpJSON(w, http.StatusOK, c.State())
 }
 
-func (c *Cluster) controlStartBroker(w http.ResponseWriter, r *http.Request) {
+func (c cluster) controlStartBroker(w http.ResponseWriter, r *http.Request) {
 	c.controlBroker(c.StartBroker)(w, r)
 }
 
 // controlBroker serves a bodyless broker action.
-func (c *Cluster) controlBroker(action func(int32) error) http.HandlerFunc {
+func (c cluster) controlBroker(action func(int32) error) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		id, err := c.pathBroker(r)
 		if err != nil {
@@ -90,17 +90,13 @@ func (c *Cluster) controlBroker(action func(int32) error) http.HandlerFunc {
 	}
 }
 
-func (c *Cluster) controlElect(w http.ResponseWriter, r *http.Request) {
+func (c cluster) controlElect(w http.ResponseWriter, r *http.Request) {
 	topic, index, err := c.pathPartition(r)
 	if err != nil {
 		httpFail(w, err)
 		return
 	}
-	var body struct {
-		Leader    *int32 `json:"leader"`
-		Unclean   bool   `json:"unclean"`
-		Preferred bool   `json:"preferred"`
-	}
+	var body api.ElectRequest
 	if r.ContentLength != 0 {
 		if err := decodeBody(w, r, &body); err != nil {
 			httpFail(w, err)
@@ -134,11 +130,9 @@ func (c *Cluster) controlElect(w http.ResponseWriter, r *http.Request) {
 	c.answerPartition(w, topic, index)
 }
 
-func (c *Cluster) controlStep(w http.ResponseWriter, r *http.Request) {
+func (c cluster) controlStep(w http.ResponseWriter, r *http.Request) {
 	topic, index, id, err := c.pathReplica(r)
-	body := struct {
-		UpTo *int64 `json:"up_to"`
-	}{}
+	var body api.StepRequest
 	if err == nil && r.ContentLength != 0 {
 		err = decodeBody(w, r, &body)
 	}

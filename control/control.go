@@ -1,4 +1,4 @@
-package server
+package control
 
 import (
 	"encoding/json"
@@ -6,25 +6,29 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/fakekafka/fakekafka/api"
+	"github.com/fakekafka/fakekafka/server"
 )
 
 // maxControlBody caps a control request body.
 const maxControlBody = 1 << 20
 
-// ControlHandler returns the HTTP control API, whose paths are part of the
+// Handler returns the HTTP control API of c, whose paths are part of the
 // public contract:
 //
 //	GET  /v1/cluster                                              ClusterState
 //	POST /v1/partitions/{topic}/{partition}/replicas/{id}/pause   PauseReplica
 //	POST /v1/partitions/{topic}/{partition}/replicas/{id}/resume  ResumeReplica
 //	POST /v1/partitions/{topic}/{partition}/isr {"isr":[1,2]}     SetISR
-//	GET  /v1/groups, /v1/groups/{group}                           Groups, Group
+//	GET  /v1/groups, /v1/groups/{group}                           Groups, Group (groups.go)
 //	GET  /healthz, /readyz, /v1/listeners; PUT /v1/listeners/{name}  (control_listeners.go)
 //	GET  /v1/events, /v1/events/stream                            Events (events_http.go)
 //	GET  /                                                        the dashboard (dashboard.go)
-//	GET  /v1/clock                                                ClockState
+//	GET  /v1/clock                                                ClockState (clock.go)
 //	POST /v1/clock/advance {"ms":N}                               AdvanceClock
 //	GET  /v1/acls, POST /v1/acls                                  ACLState, CreateACLs (acls_http.go)
 //	GET  /v1/quotas, POST /v1/quotas                              QuotaState, AlterClientQuotas (quotas_http.go)
@@ -33,7 +37,11 @@ const maxControlBody = 1 << 20
 // Every error is a JSON object {"error":"..."}: 400 for a malformed body or
 // path number, 404 for an unknown topic, partition, broker or path, 405 for
 // a wrong method (with Allow), 413 for a body over 1 MiB.
-func (c *Cluster) ControlHandler() http.Handler {
+//
+// Every route calls only c's exported methods: whatever a user can do over
+// HTTP can be done from Go.
+func Handler(cl *server.Cluster) http.Handler {
+	c := cluster{cl}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/cluster", func(w http.ResponseWriter, r *http.Request) {
 		httpJSON(w, http.StatusOK, c.State())
@@ -102,6 +110,9 @@ func (s *statusRecorder) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
+// cluster is the server's Cluster with the control API's helpers.
+type cluster struct{ *server.Cluster }
+
 // controlError is an error with the HTTP status it answers.
 type controlError struct {
 	code int
@@ -121,7 +132,7 @@ func httpFail(w http.ResponseWriter, err error) {
 	switch {
 	case errors.As(err, &ce):
 		httpError(w, ce.code, ce.msg)
-	case errors.Is(err, errUnknownPartition):
+	case errors.Is(err, server.ErrUnknownPartition):
 		httpError(w, http.StatusNotFound, err.Error())
 	default:
 		httpError(w, http.StatusBadRequest, err.Error())
@@ -142,16 +153,16 @@ func httpJSON(w http.ResponseWriter, code int, v any) {
 }
 
 // pathPartition resolves {topic}/{partition} to an existing partition.
-func (c *Cluster) pathPartition(r *http.Request) (string, int32, error) {
+func (c cluster) pathPartition(r *http.Request) (string, int32, error) {
 	name := r.PathValue("topic")
 	index, err := pathInt32(r, "partition")
 	if err != nil {
 		return "", 0, err
 	}
-	if c.topic(name) == nil {
+	if _, ok := c.Topic(name); !ok {
 		return "", 0, httpErrorf(http.StatusNotFound, "unknown topic %q", name)
 	}
-	if c.partition(name, index) == nil {
+	if _, ok := c.Partition(name, index); !ok {
 		return "", 0, httpErrorf(http.StatusNotFound, "topic %q has no partition %d", name, index)
 	}
 	return name, index, nil
@@ -168,7 +179,7 @@ func pathInt32(r *http.Request, key string) (int32, error) {
 
 // pathReplica resolves {topic}/{partition}/replicas/{id} to an existing
 // replica.
-func (c *Cluster) pathReplica(r *http.Request) (string, int32, int32, error) {
+func (c cluster) pathReplica(r *http.Request) (string, int32, int32, error) {
 	topic, index, err := c.pathPartition(r)
 	if err != nil {
 		return "", 0, 0, err
@@ -181,18 +192,15 @@ func (c *Cluster) pathReplica(r *http.Request) (string, int32, int32, error) {
 }
 
 // replicaOf checks that broker exists and holds a replica of topic/index.
-func (c *Cluster) replicaOf(topic string, index, broker int32) error {
-	if c.broker(broker) == nil {
+func (c cluster) replicaOf(topic string, index, broker int32) error {
+	if _, ok := c.Broker(broker); !ok {
 		return httpErrorf(http.StatusNotFound, "unknown broker %d", broker)
 	}
-	p := c.partition(topic, index)
-	if p == nil {
+	ps, ok := c.Partition(topic, index)
+	if !ok {
 		return httpErrorf(http.StatusNotFound, "unknown topic or partition %s/%d", topic, index)
 	}
-	p.mu.Lock()
-	ok := p.st.Replica(broker) != nil
-	p.mu.Unlock()
-	if !ok {
+	if !slices.ContainsFunc(ps.Replicas, func(r api.ReplicaState) bool { return r.Broker == broker }) {
 		return httpErrorf(http.StatusNotFound, "broker %d has no replica of %s/%d", broker, topic, index)
 	}
 	return nil
@@ -223,7 +231,7 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any) error {
 }
 
 // answerPartition answers 200 with the partition's state after a change.
-func (c *Cluster) answerPartition(w http.ResponseWriter, topic string, index int32) {
+func (c cluster) answerPartition(w http.ResponseWriter, topic string, index int32) {
 	ps, ok := c.Partition(topic, index)
 	if !ok { // deleted meanwhile
 		httpFail(w, httpErrorf(http.StatusNotFound, "unknown topic or partition %s/%d", topic, index))
@@ -232,7 +240,7 @@ func (c *Cluster) answerPartition(w http.ResponseWriter, topic string, index int
 	httpJSON(w, http.StatusOK, ps)
 }
 
-func (c *Cluster) controlPause(paused bool) http.HandlerFunc {
+func (c cluster) controlPause(paused bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		topic, index, id, err := c.pathReplica(r)
 		if err != nil && c.pauseAhead(topic, index, id, paused) {
@@ -253,15 +261,13 @@ func (c *Cluster) controlPause(paused bool) http.HandlerFunc {
 	}
 }
 
-func (c *Cluster) controlSetISR(w http.ResponseWriter, r *http.Request) {
+func (c cluster) controlSetISR(w http.ResponseWriter, r *http.Request) {
 	topic, index, err := c.pathPartition(r)
 	if err != nil {
 		httpFail(w, err)
 		return
 	}
-	var body struct {
-		ISR *[]int32 `json:"isr"`
-	}
+	var body api.ISRRequest
 	if err := decodeBody(w, r, &body); err != nil {
 		httpFail(w, err)
 		return

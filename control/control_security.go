@@ -1,7 +1,9 @@
-package server
+package control
 
 import (
 	"net/http"
+
+	"github.com/fakekafka/fakekafka/api"
 )
 
 // The security endpoints of the HTTP control API:
@@ -10,15 +12,12 @@ import (
 //	POST   /v1/users {"name":"alice","password":"..."}  AddSASLUser (every mechanism)
 //	DELETE /v1/users/{name}          RemoveSASLUser; 404 if unknown
 //	GET    /v1/tls/ca.pem            the CA clients should trust (PEM); 404 without TLS
-func (c *Cluster) registerSecurityRoutes(mux *http.ServeMux) {
+func (c cluster) registerSecurityRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /v1/users", func(w http.ResponseWriter, r *http.Request) {
 		httpJSON(w, http.StatusOK, c.SASLUsers())
 	})
 	mux.HandleFunc("POST /v1/users", func(w http.ResponseWriter, r *http.Request) {
-		var body struct {
-			Name     string `json:"name"`
-			Password string `json:"password"`
-		}
+		var body api.UserRequest
 		if err := decodeBody(w, r, &body); err != nil {
 			httpFail(w, err)
 			return

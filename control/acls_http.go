@@ -1,4 +1,4 @@
-package server
+package control
 
 // The ACLs over HTTP:
 //
@@ -11,22 +11,12 @@ package server
 import (
 	"net/http"
 
+	"github.com/fakekafka/fakekafka/api"
 	"github.com/fakekafka/fakekafka/authorizer"
 )
 
-// ACLState returns the authorizer's settings and bindings.
-func (c *Cluster) ACLState() ACLState {
-	st := ACLState{Authorizer: c.cfg.Authorizer, SuperUsers: append([]string{}, c.cfg.SuperUsers...),
-		AllowEveryoneIfNoACLFound: c.cfg.AllowEveryoneIfNoACLFound, ACLs: []ACLBinding{}}
-	for _, a := range c.ACLs() {
-		st.ACLs = append(st.ACLs, ACLBinding{ResourceType: a.ResourceType.String(), ResourceName: a.Name, PatternType: a.Pattern.String(),
-			Principal: a.Principal, Host: a.Host, Operation: a.Operation.String(), Permission: a.Permission.String()})
-	}
-	return st
-}
-
 // parseACLBinding parses the JSON form.
-func parseACLBinding(b ACLBinding) (authorizer.ACL, error) {
+func parseACLBinding(b api.ACLBinding) (authorizer.ACL, error) {
 	a := authorizer.ACL{Name: b.ResourceName, Principal: b.Principal, Host: b.Host, Pattern: authorizer.PatternLiteral}
 	var ok bool
 	if a.ResourceType, ok = authorizer.ParseResourceType(b.ResourceType); !ok {
@@ -52,14 +42,12 @@ func parseACLBinding(b ACLBinding) (authorizer.ACL, error) {
 	return a, nil
 }
 
-func (c *Cluster) registerACLRoutes(mux *http.ServeMux) {
+func (c cluster) registerACLRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /v1/acls", func(w http.ResponseWriter, r *http.Request) {
 		httpJSON(w, http.StatusOK, c.ACLState())
 	})
 	mux.HandleFunc("POST /v1/acls", func(w http.ResponseWriter, r *http.Request) {
-		var body struct {
-			ACLs []ACLBinding `json:"acls"`
-		}
+		var body api.ACLRequest
 		if err := decodeBody(w, r, &body); err != nil {
 			httpFail(w, err)
 			return

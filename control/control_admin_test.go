@@ -1,25 +1,25 @@
-package server
-
-import (
-	"errors"
-	"net/http"
-	"slices"
-	"testing"
-
-	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kerr"
-)
+package control
 
 // TestControlReassign drives a reassignment over HTTP: pause the future
 // replica ahead, reassign, see it pending in /v1/cluster and
 // /v1/reassignments, cancel, and the errors.
+
+import (
+	"net/http"
+	"slices"
+	"testing"
+
+	"github.com/fakekafka/fakekafka/api"
+	"github.com/fakekafka/fakekafka/server"
+)
+
 func TestControlReassign(t *testing.T) {
-	c := NewTestCluster(t, Config{Brokers: 4})
+	c := server.NewTestCluster(t, server.Config{Brokers: 4})
 	if err := c.CreateTopic("h", 1, 3, nil); err != nil {
 		t.Fatal(err)
 	}
 	srv := newControlServer(t, c)
-	var ps PartitionState
+	var ps api.PartitionState
 	if code := controlCall(t, srv, "POST", "/v1/partitions/h/0/replicas/4/pause", "", &ps); code != http.StatusOK {
 		t.Fatalf("pause ahead: %d", code)
 	}
@@ -28,20 +28,20 @@ func TestControlReassign(t *testing.T) {
 		t.Fatalf("reassign: %d %+v", code, ps)
 	}
 	var list struct {
-		Reassignments []ReassignmentState `json:"reassignments"`
+		Reassignments []api.ReassignmentState `json:"reassignments"`
 	}
 	if code := controlCall(t, srv, "GET", "/v1/reassignments", "", &list); code != http.StatusOK || len(list.Reassignments) != 1 ||
 		!slices.Equal(list.Reassignments[0].Replicas, []int32{1, 2, 4, 3}) {
 		t.Fatalf("list: %d %+v", code, list)
 	}
-	var cs ClusterState
+	var cs api.ClusterState
 	controlCall(t, srv, "GET", "/v1/cluster", "", &cs)
 	if got := topicState(cs, "h").Partitions[0]; !slices.Equal(got.AddingReplicas, []int32{4}) {
 		t.Fatalf("/v1/cluster: %+v", got)
 	}
-	ps = PartitionState{}
+	ps = api.PartitionState{}
 	if code := controlCall(t, srv, "POST", "/v1/partitions/h/0/reassign", `{"replicas":null}`, &ps); code != http.StatusOK ||
-		!slices.Equal(replicaIDs(ps), []int32{1, 2, 3}) || ps.AddingReplicas != nil || slices.ContainsFunc(ps.Replicas, func(r ReplicaState) bool { return r.Paused }) {
+		!slices.Equal(replicaIDs(ps), []int32{1, 2, 3}) || ps.AddingReplicas != nil || slices.ContainsFunc(ps.Replicas, func(r api.ReplicaState) bool { return r.Paused }) {
 		t.Fatalf("cancel: %d %+v", code, ps)
 	}
 	list.Reassignments = nil
@@ -54,7 +54,7 @@ func TestControlReassign(t *testing.T) {
 	if code := controlCall(t, srv, "POST", "/v1/partitions/h/0/replicas/4/resume", "", nil); code != http.StatusOK {
 		t.Fatalf("resume a pause ahead: %d", code)
 	}
-	var ts TopicState
+	var ts api.TopicState
 	if code := controlCall(t, srv, "POST", "/v1/topics/h/partitions", `{"count":2,"assignment":[[4,1,2]]}`, &ts); code != http.StatusOK ||
 		len(ts.Partitions) != 2 || !slices.Equal(replicaIDs(ts.Partitions[1]), []int32{4, 1, 2}) {
 		t.Fatalf("create partitions: %d %+v", code, ts)
@@ -78,45 +78,5 @@ func TestControlReassign(t *testing.T) {
 		{"/v1/partitions/h/0/replicas/9/resume", ``, http.StatusNotFound, "unknown broker 9"},
 	} {
 		controlErrorHas(t, srv, tc.path, tc.body, tc.status, tc.want)
-	}
-}
-
-// TestFaultOnReassignment: a fault rule fails the reassignment of the
-// partition in its scope before any work and serves the others.
-func TestFaultOnReassignment(t *testing.T) {
-	c := NewTestCluster(t, Config{Brokers: 4})
-	ctx := testContext(t)
-	if err := c.CreateTopic("f", 2, 2, nil); err != nil {
-		t.Fatal(err)
-	}
-	one := int32(1)
-	if _, err := c.InjectFault(Fault{API: "AlterPartitionReassignments", Error: "NOT_CONTROLLER", Topic: "f", Partition: &one, Count: 1}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.InjectFault(Fault{API: "CreatePartitions", Error: "THROTTLING_QUOTA_EXCEEDED", Topic: "f", Partition: &one}); err == nil {
-		t.Fatal("a per-partition rule on CreatePartitions was accepted")
-	}
-	adm := kadm.NewClient(newClient(t, c))
-	var req kadm.AlterPartitionAssignmentsReq
-	req.Assign("f", 0, []int32{4, 2})
-	req.Assign("f", 1, []int32{4, 3})
-	rs, err := adm.AlterPartitionAssignments(ctx, req)
-	if err != nil || rs["f"][0].Err != nil || !errors.Is(rs["f"][1].Err, kerr.NotController) {
-		t.Fatalf("alter: %v %+v", err, rs)
-	}
-	if _, err := c.WaitFor(ctx, ReassignmentCompleted("f", 0)); err != nil {
-		t.Fatal(err)
-	}
-	if ps, _ := c.Partition("f", 1); !slices.Equal(replicaIDs(ps), []int32{2, 3}) || ps.AddingReplicas != nil {
-		t.Fatalf("partition 1 moved despite the fault: %+v", ps)
-	}
-	if _, err := c.InjectFault(Fault{API: "CreatePartitions", Error: "THROTTLING_QUOTA_EXCEEDED", Topic: "f", Count: 1}); err != nil {
-		t.Fatal(err)
-	}
-	if rs, err := adm.CreatePartitions(ctx, 1, "f"); err != nil || !errors.Is(rs["f"].Err, kerr.ThrottlingQuotaExceeded) {
-		t.Fatalf("create partitions: %v %+v", err, rs)
-	}
-	if st := topicState(c.State(), "f"); len(st.Partitions) != 2 {
-		t.Fatalf("partitions created despite the fault: %d", len(st.Partitions))
 	}
 }

@@ -1,13 +1,17 @@
-package server
+package control
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/fakekafka/fakekafka/api"
 )
 
 // sseKeepAlive is how often an idle event stream sends a comment, so
@@ -27,7 +31,7 @@ const sseKeepAlive = 15 * time.Second
 //	    Accept: text/event-stream streams too.
 //
 // A bad filter is 400.
-func (c *Cluster) registerEventRoutes(mux *http.ServeMux) {
+func (c cluster) registerEventRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /v1/events", func(w http.ResponseWriter, r *http.Request) {
 		if strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
 			c.streamEvents(w, r)
@@ -38,8 +42,8 @@ func (c *Cluster) registerEventRoutes(mux *http.ServeMux) {
 			httpFail(w, err)
 			return
 		}
-		evs, _ := c.events.after(since)
-		out := []Event{}
+		evs := c.Events(since)
+		out := []api.Event{}
 		var last uint64 = since
 		for _, e := range evs {
 			last = e.Seq
@@ -47,24 +51,22 @@ func (c *Cluster) registerEventRoutes(mux *http.ServeMux) {
 				out = append(out, e)
 			}
 		}
-		c.events.mu.Lock()
-		last = max(last, c.events.last)
-		c.events.mu.Unlock()
+		last = max(last, c.LastEventSeq())
 		httpJSON(w, http.StatusOK, struct {
-			Events  []Event `json:"events"`
-			LastSeq uint64  `json:"last_seq"`
+			Events  []api.Event `json:"events"`
+			LastSeq uint64      `json:"last_seq"`
 		}{out, last})
 	})
 	mux.HandleFunc("GET /v1/events/stream", c.streamEvents)
 }
 
 // eventQuery parses since and the filters of an events request.
-func eventQuery(r *http.Request) (uint64, EventMatcher, error) {
+func eventQuery(r *http.Request) (uint64, api.EventMatcher, error) {
 	q := r.URL.Query()
 	var since uint64
 	sinceStr := q.Get("since")
 	if sinceStr == "" {
-		sinceStr = r.Header.Get("Last-Event-ID")
+		sinceStr = r.Header.Get("Last-api.Event-ID")
 	}
 	if sinceStr != "" {
 		n, err := strconv.ParseUint(sinceStr, 10, 64)
@@ -73,16 +75,16 @@ func eventQuery(r *http.Request) (uint64, EventMatcher, error) {
 		}
 		since = n
 	}
-	var types []EventType
+	var types []api.EventType
 	for _, s := range q["type"] {
 		for _, t := range strings.Split(s, ",") {
 			if t == "" {
 				continue
 			}
-			if !slices.Contains(EventTypes, EventType(t)) {
-				return 0, nil, httpErrorf(http.StatusBadRequest, "unknown event type %q; known types: %v", t, EventTypes)
+			if !slices.Contains(api.EventTypes, api.EventType(t)) {
+				return 0, nil, httpErrorf(http.StatusBadRequest, "unknown event type %q; known types: %v", t, api.EventTypes)
 			}
-			types = append(types, EventType(t))
+			types = append(types, api.EventType(t))
 		}
 	}
 	num := func(key string) (int32, bool, error) {
@@ -105,7 +107,7 @@ func eventQuery(r *http.Request) (uint64, EventMatcher, error) {
 		return 0, nil, err
 	}
 	topic, group, txnID := q.Get("topic"), q.Get("group"), q.Get("transactional_id")
-	return since, func(e Event) bool {
+	return since, func(e api.Event) bool {
 		return (len(types) == 0 || slices.Contains(types, e.Type)) &&
 			(topic == "" || e.Topic == topic) &&
 			(!hasPartition || e.Partition == partition) &&
@@ -117,7 +119,7 @@ func eventQuery(r *http.Request) (uint64, EventMatcher, error) {
 
 // streamEvents serves the events as server-sent events until the client
 // goes away or the cluster closes.
-func (c *Cluster) streamEvents(w http.ResponseWriter, r *http.Request) {
+func (c cluster) streamEvents(w http.ResponseWriter, r *http.Request) {
 	since, match, err := eventQuery(r)
 	if err != nil {
 		httpFail(w, err)
@@ -136,10 +138,23 @@ func (c *Cluster) streamEvents(w http.ResponseWriter, r *http.Request) {
 	// A comment first, so the client sees the stream open at once.
 	fmt.Fprintf(w, ": fakekafka events after %d\n\n", since)
 	flusher.Flush()
-	keepAlive := time.NewTicker(sseKeepAlive)
-	defer keepAlive.Stop()
 	for {
-		evs, wake := c.events.after(since)
+		// Wait at most sseKeepAlive for news, then say the stream is alive.
+		ctx, cancel := context.WithTimeout(r.Context(), sseKeepAlive)
+		evs, err := c.WaitEvents(ctx, since)
+		cancel()
+		switch {
+		case r.Context().Err() != nil:
+			return // the client went away
+		case errors.Is(err, context.DeadlineExceeded):
+			if _, err := fmt.Fprint(w, ": keep-alive\n\n"); err != nil {
+				return
+			}
+			flusher.Flush()
+			continue
+		case err != nil:
+			return // the cluster closed
+		}
 		for _, e := range evs {
 			since = e.Seq
 			if !match(e) {
@@ -150,20 +165,6 @@ func (c *Cluster) streamEvents(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		}
-		if len(evs) > 0 {
-			flusher.Flush()
-		}
-		select {
-		case <-wake:
-		case <-keepAlive.C:
-			if _, err := fmt.Fprint(w, ": keep-alive\n\n"); err != nil {
-				return
-			}
-			flusher.Flush()
-		case <-r.Context().Done():
-			return
-		case <-c.closing:
-			return
-		}
+		flusher.Flush()
 	}
 }

@@ -1,4 +1,4 @@
-package server
+package control
 
 import (
 	"net/http"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fakekafka/fakekafka/server"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -13,7 +14,7 @@ import (
 // from Go and over HTTP, and checks the leader's HW moves only as the
 // two-round-trip rule says.
 func TestStepReplica(t *testing.T) {
-	c := NewTestCluster(t, Config{})
+	c := server.NewTestCluster(t, server.Config{})
 	if err := c.CreateTopic("step", 1, 3, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +39,7 @@ func TestStepReplica(t *testing.T) {
 	if l, hw := leo(2); l != 2 || hw != 0 {
 		t.Fatalf("follower 2 LEO %d, HW %d; want 2 and 0", l, hw)
 	}
-	srv := httptest.NewServer(c.ControlHandler())
+	srv := httptest.NewServer(Handler(c))
 	defer srv.Close()
 	for _, body := range []string{"", `{"up_to":3}`} { // 3 fetches everything, then 2 reports LEO 3
 		resp, err := http.Post(srv.URL+"/v1/partitions/step/0/replicas/3/fetch", "application/json", strings.NewReader(body))

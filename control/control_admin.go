@@ -1,10 +1,11 @@
-package server
+package control
 
 import (
 	"encoding/json"
 	"errors"
 	"net/http"
 
+	"github.com/fakekafka/fakekafka/api"
 	"github.com/twmb/franz-go/pkg/kerr"
 )
 
@@ -19,29 +20,27 @@ import (
 //	    the partition's state; 400 for a bad target or nothing to cancel.
 //	GET /v1/reassignments
 //	    {"reassignments":[ReassignmentState...]}: those in progress.
-func (c *Cluster) registerAdminRoutes(mux *http.ServeMux) {
+func (c cluster) registerAdminRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /v1/topics/{topic}/partitions", c.controlCreatePartitions)
 	mux.HandleFunc("POST /v1/partitions/{topic}/{partition}/reassign", c.controlReassign)
 	mux.HandleFunc("GET /v1/reassignments", func(w http.ResponseWriter, r *http.Request) {
 		rs := c.Reassignments()
 		if rs == nil {
-			rs = []ReassignmentState{}
+			rs = []api.ReassignmentState{}
 		}
 		httpJSON(w, http.StatusOK, struct {
-			Reassignments []ReassignmentState `json:"reassignments"`
+			Reassignments []api.ReassignmentState `json:"reassignments"`
 		}{rs})
 	})
 }
 
-func (c *Cluster) controlReassign(w http.ResponseWriter, r *http.Request) {
+func (c cluster) controlReassign(w http.ResponseWriter, r *http.Request) {
 	topic, index, err := c.pathPartition(r)
 	if err != nil {
 		httpFail(w, err)
 		return
 	}
-	var body struct {
-		Replicas json.RawMessage `json:"replicas"` // "null" when null, nil when missing
-	}
+	var body api.ReassignRequest // Replicas "null" when null, nil when missing
 	if err := decodeBody(w, r, &body); err != nil {
 		httpFail(w, err)
 		return
@@ -71,12 +70,9 @@ func (c *Cluster) controlReassign(w http.ResponseWriter, r *http.Request) {
 	c.answerPartition(w, topic, index)
 }
 
-func (c *Cluster) controlCreatePartitions(w http.ResponseWriter, r *http.Request) {
+func (c cluster) controlCreatePartitions(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("topic")
-	var body struct {
-		Count      *int32    `json:"count"`
-		Assignment [][]int32 `json:"assignment"`
-	}
+	var body api.CreatePartitionsRequest
 	if err := decodeBody(w, r, &body); err != nil {
 		httpFail(w, err)
 		return
@@ -98,27 +94,24 @@ func (c *Cluster) controlCreatePartitions(w http.ResponseWriter, r *http.Request
 }
 
 // topicState picks topic name out of a snapshot (empty if it is not there).
-func topicState(s ClusterState, name string) TopicState {
+func topicState(s api.ClusterState, name string) api.TopicState {
 	for _, t := range s.Topics {
 		if t.Name == name {
 			return t
 		}
 	}
-	return TopicState{}
+	return api.TopicState{}
 }
 
 // pauseAhead reports whether a pause (or resume) of broker's replica of
 // topic/index that does not exist yet is allowed: a pause if the broker
 // and partition exist, a resume if such a pause is pending.
-func (c *Cluster) pauseAhead(topic string, index, broker int32, pause bool) bool {
-	p := c.partition(topic, index)
-	if p == nil || c.broker(broker) == nil {
+func (c cluster) pauseAhead(topic string, index, broker int32, pause bool) bool {
+	if _, ok := c.Partition(topic, index); !ok {
 		return false
 	}
-	if pause {
-		return true
+	if _, ok := c.Broker(broker); !ok {
+		return false
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.isPaused(broker)
+	return pause || c.ReplicaPaused(topic, index, broker)
 }

@@ -1,9 +1,12 @@
-package server
+package control
 
 import (
 	"errors"
 	"net/http"
 	"strconv"
+
+	"github.com/fakekafka/fakekafka/api"
+	"github.com/fakekafka/fakekafka/server"
 )
 
 // The listener and probe endpoints of the HTTP control API:
@@ -16,7 +19,7 @@ import (
 //
 // A PUT answers 200 with the listener's new ListenerState; an unknown
 // listener is 404, a bad broker id or address 400.
-func (c *Cluster) registerListenerRoutes(mux *http.ServeMux) {
+func (c cluster) registerListenerRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		httpJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
@@ -31,34 +34,31 @@ func (c *Cluster) registerListenerRoutes(mux *http.ServeMux) {
 		httpJSON(w, http.StatusOK, c.Listeners())
 	})
 	mux.HandleFunc("GET /v1/listeners/{name}", func(w http.ResponseWriter, r *http.Request) {
-		i, err := c.pathListener(r)
+		ls, err := c.pathListener(r)
 		if err != nil {
 			httpFail(w, err)
 			return
 		}
-		httpJSON(w, http.StatusOK, c.listenerState(i))
+		httpJSON(w, http.StatusOK, ls)
 	})
 	mux.HandleFunc("PUT /v1/listeners/{name}", c.controlSetAdvertised)
 }
 
-func (c *Cluster) pathListener(r *http.Request) (int, error) {
+func (c cluster) pathListener(r *http.Request) (api.ListenerState, error) {
 	name := r.PathValue("name")
-	i := c.listenerIndex(name)
-	if i < 0 {
-		return 0, httpErrorf(http.StatusNotFound, "unknown listener %q", name)
+	ls, ok := c.Listener(name)
+	if !ok {
+		return ls, httpErrorf(http.StatusNotFound, "unknown listener %q", name)
 	}
-	return i, nil
+	return ls, nil
 }
 
-func (c *Cluster) controlSetAdvertised(w http.ResponseWriter, r *http.Request) {
-	i, err := c.pathListener(r)
-	if err != nil {
+func (c cluster) controlSetAdvertised(w http.ResponseWriter, r *http.Request) {
+	if _, err := c.pathListener(r); err != nil {
 		httpFail(w, err)
 		return
 	}
-	var body struct {
-		Advertised map[string]string `json:"advertised"`
-	}
+	var body api.AdvertisedRequest
 	if err := decodeBody(w, r, &body); err != nil {
 		httpFail(w, err)
 		return
@@ -78,11 +78,12 @@ func (c *Cluster) controlSetAdvertised(w http.ResponseWriter, r *http.Request) {
 	}
 	name := r.PathValue("name")
 	if err := c.SetAdvertised(name, addrs); err != nil {
-		if errors.Is(err, ErrUnknownListener) {
+		if errors.Is(err, server.ErrUnknownListener) {
 			err = httpErrorf(http.StatusNotFound, "%s", err.Error())
 		}
 		httpFail(w, err)
 		return
 	}
-	httpJSON(w, http.StatusOK, c.listenerState(i))
+	ls, _ := c.Listener(name)
+	httpJSON(w, http.StatusOK, ls)
 }

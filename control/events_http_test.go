@@ -1,4 +1,4 @@
-package server
+package control
 
 import (
 	"bufio"
@@ -9,16 +9,19 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/fakekafka/fakekafka/api"
+	"github.com/fakekafka/fakekafka/server"
 )
 
 type evAnswer struct {
-	Events  []Event `json:"events"`
-	LastSeq uint64  `json:"last_seq"`
+	Events  []api.Event `json:"events"`
+	LastSeq uint64      `json:"last_seq"`
 }
 
 func TestControlEventsQuery(t *testing.T) {
-	c := NewTestCluster(t, Config{})
-	srv := httptest.NewServer(c.ControlHandler())
+	c := server.NewTestCluster(t, server.Config{})
+	srv := httptest.NewServer(Handler(c))
 	t.Cleanup(srv.Close)
 	scMust(t, c.CreateTopic("a", 1, 3, nil))
 	scMust(t, c.CreateTopic("b", 1, 3, nil))
@@ -29,11 +32,11 @@ func TestControlEventsQuery(t *testing.T) {
 	if len(all.Events) < 2 || all.LastSeq != all.Events[len(all.Events)-1].Seq {
 		t.Fatalf("GET /v1/events = %+v", all)
 	}
-	scMust(t, c.StopBroker(2, StopClean))
+	scMust(t, c.StopBroker(2, api.StopClean))
 
 	var got evAnswer
 	controlCall(t, srv, "GET", "/v1/events?since=0&type=topic_created&topic=b", "", &got)
-	if len(got.Events) != 1 || got.Events[0].Topic != "b" || got.Events[0].Type != EventTopicCreated {
+	if len(got.Events) != 1 || got.Events[0].Topic != "b" || got.Events[0].Type != api.EventTopicCreated {
 		t.Fatalf("topic_created b: %+v", got.Events)
 	}
 	controlCall(t, srv, "GET", "/v1/events?since="+evItoa(all.LastSeq)+"&type=broker_stopped,isr_shrunk&partition=0", "", &got)
@@ -50,7 +53,7 @@ func TestControlEventsQuery(t *testing.T) {
 		t.Fatalf("last_seq %d did not move past %d", got.LastSeq, all.LastSeq)
 	}
 	controlCall(t, srv, "GET", "/v1/events?type=broker_stopped&broker=2", "", &got)
-	if len(got.Events) != 1 || got.Events[0].Mode != StopClean {
+	if len(got.Events) != 1 || got.Events[0].Mode != api.StopClean {
 		t.Fatalf("broker_stopped 2: %+v", got.Events)
 	}
 
@@ -66,7 +69,7 @@ func evItoa(n uint64) string { b, _ := json.Marshal(n); return string(b) }
 // evSSE is one parsed server-sent event.
 type evSSE struct {
 	id, event string
-	data      Event
+	data      api.Event
 }
 
 // readSSE reads events from a stream until it has n of them.
@@ -119,8 +122,8 @@ func evOpenStream(t *testing.T, ctx context.Context, url string, header http.Hea
 }
 
 func TestControlEventStream(t *testing.T) {
-	c := NewTestCluster(t, Config{})
-	srv := httptest.NewServer(c.ControlHandler())
+	c := server.NewTestCluster(t, server.Config{})
+	srv := httptest.NewServer(Handler(c))
 	t.Cleanup(srv.Close)
 	scMust(t, c.CreateTopic("s", 1, 3, nil))
 	ctx, cancel := context.WithCancel(testContext(t))
@@ -132,10 +135,10 @@ func TestControlEventStream(t *testing.T) {
 	if first[0].event != "topic_created" || first[0].data.Topic != "s" || first[0].id != evItoa(first[0].data.Seq) {
 		t.Fatalf("first streamed event %+v", first[0])
 	}
-	scMust(t, c.StopBroker(3, StopCrash))
+	scMust(t, c.StopBroker(3, api.StopCrash))
 	scMust(t, c.StartBroker(3))
 	live := evReadSSE(t, sc, 2)
-	if live[0].event != "broker_stopped" || live[0].data.Broker != 3 || live[0].data.Mode != StopCrash ||
+	if live[0].event != "broker_stopped" || live[0].data.Broker != 3 || live[0].data.Mode != api.StopCrash ||
 		live[1].event != "broker_started" || live[1].data.Seq <= live[0].data.Seq {
 		t.Fatalf("live events %+v", live)
 	}
@@ -143,7 +146,7 @@ func TestControlEventStream(t *testing.T) {
 	// A reconnecting EventSource resumes after Last-Event-ID, and Accept
 	// on /v1/events streams too.
 	sc2 := evOpenStream(t, ctx, srv.URL+"/v1/events?type=broker_started", http.Header{
-		"Accept": {"text/event-stream"}, "Last-Event-ID": {live[0].id},
+		"Accept": {"text/event-stream"}, "Last-api.Event-ID": {live[0].id},
 	})
 	again := evReadSSE(t, sc2, 1)
 	if again[0].id != live[1].id {

@@ -1,4 +1,4 @@
-package server
+package control
 
 import (
 	"embed"
@@ -16,7 +16,7 @@ var dashboardFiles embed.FS
 // under /dashboard/. The page is a client of the rest of the control API:
 // it reads /v1/cluster, /v1/groups and /v1/faults, follows
 // /v1/events/stream, and every button is one of the API's POSTs.
-func (c *Cluster) registerDashboardRoutes(mux *http.ServeMux) {
+func (c cluster) registerDashboardRoutes(mux *http.ServeMux) {
 	sub, _ := fs.Sub(dashboardFiles, "dashboard")
 	assets := http.StripPrefix("/dashboard/", http.FileServerFS(sub))
 	mux.Handle("GET /dashboard/", noSniff(assets))

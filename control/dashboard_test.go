@@ -1,4 +1,4 @@
-package server
+package control
 
 import (
 	"io"
@@ -6,11 +6,14 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/fakekafka/fakekafka/api"
+	"github.com/fakekafka/fakekafka/server"
 )
 
 func TestDashboardIsServed(t *testing.T) {
-	c := NewTestCluster(t, Config{})
-	srv := httptest.NewServer(c.ControlHandler())
+	c := server.NewTestCluster(t, server.Config{})
+	srv := httptest.NewServer(Handler(c))
 	t.Cleanup(srv.Close)
 	get := func(path string) (int, string, string) {
 		resp, err := http.Get(srv.URL + path)
@@ -30,7 +33,7 @@ func TestDashboardIsServed(t *testing.T) {
 		t.Fatalf("GET /dashboard/app.js: %d %s", code, ct)
 	}
 	// The page listens for each event type by name: none may be missing.
-	for _, typ := range EventTypes {
+	for _, typ := range api.EventTypes {
 		if !strings.Contains(js, `"`+string(typ)+`"`) {
 			t.Errorf("app.js does not list event type %s", typ)
 		}

@@ -1,4 +1,4 @@
-package server
+package control
 
 // Client quotas over HTTP:
 //
@@ -14,32 +14,16 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/fakekafka/fakekafka/api"
 	"github.com/fakekafka/fakekafka/quota"
 )
 
-// QuotaState returns every configured quota entity.
-func (c *Cluster) QuotaState() QuotaState {
-	st := QuotaState{Quotas: []QuotaEntry{}}
-	for _, e := range c.ClientQuotas() {
-		qe := QuotaEntry{Entity: map[string]*string{}, Values: e.Values}
-		for _, p := range e.Entity.Components() {
-			qe.Entity[p.Type] = p.Name
-		}
-		st.Quotas = append(st.Quotas, qe)
-	}
-	return st
-}
-
-func (c *Cluster) registerQuotaRoutes(mux *http.ServeMux) {
+func (c cluster) registerQuotaRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /v1/quotas", func(w http.ResponseWriter, r *http.Request) {
 		httpJSON(w, http.StatusOK, c.QuotaState())
 	})
 	mux.HandleFunc("POST /v1/quotas", func(w http.ResponseWriter, r *http.Request) {
-		var body struct {
-			Entity map[string]*string `json:"entity"`
-			Set    map[string]float64 `json:"set"`
-			Remove []string           `json:"remove"`
-		}
+		var body api.QuotaRequest
 		if err := decodeBody(w, r, &body); err != nil {
 			httpFail(w, err)
 			return

@@ -1,4 +1,4 @@
-package server
+package control
 
 import (
 	"encoding/json"
@@ -6,11 +6,14 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/fakekafka/fakekafka/api"
+	"github.com/fakekafka/fakekafka/server"
 )
 
 func TestACLsHTTP(t *testing.T) {
-	c := aclCluster(t, Config{SuperUsers: []string{"User:admin"}})
-	srv := httptest.NewServer(c.ControlHandler())
+	c := aclCluster(t, server.Config{SuperUsers: []string{"User:admin"}})
+	srv := httptest.NewServer(Handler(c))
 	t.Cleanup(srv.Close)
 
 	post := func(body string) (*http.Response, map[string]any) {
@@ -48,13 +51,13 @@ func TestACLsHTTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer get.Body.Close()
-	var st ACLState
+	var st api.ACLState
 	dec := json.NewDecoder(get.Body)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&st); err != nil {
 		t.Fatal(err)
 	}
-	want := ACLBinding{ResourceType: "TOPIC", ResourceName: "orders.", PatternType: "PREFIXED", Principal: "User:alice", Host: "*", Operation: "READ", Permission: "ALLOW"}
+	want := api.ACLBinding{ResourceType: "TOPIC", ResourceName: "orders.", PatternType: "PREFIXED", Principal: "User:alice", Host: "*", Operation: "READ", Permission: "ALLOW"}
 	if !st.Authorizer || len(st.SuperUsers) != 1 || st.SuperUsers[0] != "User:admin" || len(st.ACLs) != 1 || st.ACLs[0] != want {
 		t.Fatalf("GET /v1/acls: %+v", st)
 	}

@@ -1,4 +1,4 @@
-package server
+package control
 
 import (
 	"net/http"
@@ -6,6 +6,9 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/fakekafka/fakekafka/api"
+	"github.com/fakekafka/fakekafka/server"
 )
 
 // TestClockControlAPI: GET /v1/clock reads the clock, POST
@@ -13,14 +16,14 @@ import (
 // the fencing of a crashed leader), and bad bodies get a 4xx with a JSON
 // message and leave the clock alone.
 func TestClockControlAPI(t *testing.T) {
-	c := manualCluster(t, Config{BrokerSessionTimeout: 9 * time.Second})
+	c := manualCluster(t, server.Config{BrokerSessionTimeout: 9 * time.Second})
 	if err := c.CreateTopic("http", 1, 3, nil); err != nil { // leader 1
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(c.ControlHandler())
+	srv := httptest.NewServer(Handler(c))
 	t.Cleanup(srv.Close)
 
-	var st ClockState
+	var st api.ClockState
 	if code := controlCall(t, srv, "GET", "/v1/clock", "", &st); code != http.StatusOK {
 		t.Fatalf("GET /v1/clock: %d", code)
 	}
@@ -51,7 +54,7 @@ func TestClockControlAPI(t *testing.T) {
 		t.Fatalf("bad requests moved the clock to %v", now)
 	}
 
-	if err := c.StopBroker(1, StopCrash); err != nil {
+	if err := c.StopBroker(1, api.StopCrash); err != nil {
 		t.Fatal(err)
 	}
 	if code := controlCall(t, srv, "POST", "/v1/clock/advance", `{"ms":8999}`, &st); code != http.StatusOK || st.NowMillis != clockStart.UnixMilli()+8999 {
@@ -63,7 +66,7 @@ func TestClockControlAPI(t *testing.T) {
 	if code := controlCall(t, srv, "POST", "/v1/clock/advance", `{"ms":1}`, &st); code != http.StatusOK || st.AdvancedMillis != 9000 {
 		t.Fatalf("advance 1 ms: %d %+v", code, st)
 	}
-	var cs ClusterState
+	var cs api.ClusterState
 	controlCall(t, srv, "GET", "/v1/cluster", "", &cs)
 	for _, topic := range cs.Topics {
 		if topic.Name == "http" && (topic.Partitions[0].Leader == 1 || slices.Contains(topic.Partitions[0].ISR, 1)) {

@@ -1,6 +1,7 @@
-package server
+package control
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -9,6 +10,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fakekafka/fakekafka/api"
+	"github.com/fakekafka/fakekafka/server"
+	"github.com/twmb/franz-go/pkg/kadm"
 )
 
 // controlCall sends method path body to the control API and decodes a JSON
@@ -49,17 +54,17 @@ func controlCall(t *testing.T, srv *httptest.Server, method, path, body string, 
 }
 
 func TestControlClusterState(t *testing.T) {
-	c := NewTestCluster(t, Config{ClusterID: "ctl"})
+	c := server.NewTestCluster(t, server.Config{ClusterID: "ctl"})
 	if err := c.CreateTopic("b", 2, 3, map[string]string{"min.insync.replicas": "2"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.CreateTopic("a", 1, 1, nil); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(c.ControlHandler())
+	srv := httptest.NewServer(Handler(c))
 	t.Cleanup(srv.Close)
 
-	var got ClusterState
+	var got api.ClusterState
 	if code := controlCall(t, srv, "GET", "/v1/cluster", "", &got); code != http.StatusOK {
 		t.Fatalf("status %d", code)
 	}
@@ -75,7 +80,13 @@ func TestControlClusterState(t *testing.T) {
 		t.Fatalf("topics not sorted by name: %+v", got.Topics)
 	}
 	b := got.Topics[1]
-	if b.ID != topicIDString(c.topic("b").id) || len(b.ID) != 22 || b.Configs["min.insync.replicas"] != "2" {
+	// The id is Kafka's text form of the one Metadata gives clients.
+	tds, err := kadm.NewClient(newClient(t, c)).ListTopics(testContext(t), "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wireID := tds["b"].ID
+	if b.ID != base64.RawURLEncoding.EncodeToString(wireID[:]) || len(b.ID) != 22 || b.Configs["min.insync.replicas"] != "2" {
 		t.Errorf("topic b: id %q configs %v", b.ID, b.Configs)
 	}
 	if got.Topics[0].Configs == nil {
@@ -118,14 +129,14 @@ func TestControlClusterState(t *testing.T) {
 }
 
 func TestControlReplicaChanges(t *testing.T) {
-	c := NewTestCluster(t, Config{})
+	c := server.NewTestCluster(t, server.Config{})
 	if err := c.CreateTopic("t", 1, 3, nil); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(c.ControlHandler())
+	srv := httptest.NewServer(Handler(c))
 	t.Cleanup(srv.Close)
 
-	var ps PartitionState
+	var ps api.PartitionState
 	if code := controlCall(t, srv, "POST", "/v1/partitions/t/0/replicas/3/pause", "", &ps); code != http.StatusOK {
 		t.Fatalf("pause: %d", code)
 	}
@@ -134,7 +145,7 @@ func TestControlReplicaChanges(t *testing.T) {
 	}
 
 	// Replica 3 no longer fetches, so it stays out once removed.
-	ps = PartitionState{}
+	ps = api.PartitionState{}
 	if code := controlCall(t, srv, "POST", "/v1/partitions/t/0/isr", `{"isr":[1,2]}`, &ps); code != http.StatusOK {
 		t.Fatalf("isr: %d", code)
 	}
@@ -145,7 +156,7 @@ func TestControlReplicaChanges(t *testing.T) {
 		t.Errorf("cluster ISR %v", got.ISR)
 	}
 
-	ps = PartitionState{} // "paused" is omitted when false: do not decode over the old value
+	ps = api.PartitionState{} // "paused" is omitted when false: do not decode over the old value
 	if code := controlCall(t, srv, "POST", "/v1/partitions/t/0/replicas/3/resume", "", &ps); code != http.StatusOK {
 		t.Fatalf("resume: %d", code)
 	}
@@ -160,11 +171,11 @@ func TestControlReplicaChanges(t *testing.T) {
 }
 
 func TestControlErrors(t *testing.T) {
-	c := NewTestCluster(t, Config{})
+	c := server.NewTestCluster(t, server.Config{})
 	if err := c.CreateTopic("t", 1, 2, nil); err != nil { // replicas 1 and 2
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(c.ControlHandler())
+	srv := httptest.NewServer(Handler(c))
 	t.Cleanup(srv.Close)
 
 	for _, tc := range []struct {
