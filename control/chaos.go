@@ -7,6 +7,11 @@ import (
 	"github.com/fakekafka/fakekafka/server"
 )
 
+// registerChaosRoutes adds chaos runs:
+//
+//	POST   /v1/chaos          StartChaos with a chaos.Spec; {"seed":N,"actions":[...]}; 409 while a run is active
+//	DELETE /v1/chaos          StopChaos; the run's ChaosReport, 404 without a run
+//	GET    /v1/chaos/report   ChaosReport, 404 without a run
 func (c cluster) registerChaosRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /v1/chaos", func(w http.ResponseWriter, r *http.Request) {
 		var spec chaos.Spec

@@ -1,9 +1,5 @@
 package control
 
-// maxAdvance caps one HTTP advance at 30 days, past any Kafka default (7
-// days of retention): advancing runs every periodic round in between (a
-// day is seconds of work), and the request holds until it is done.
-
 import (
 	"net/http"
 	"time"
@@ -11,8 +7,15 @@ import (
 	"github.com/fakekafka/fakekafka/api"
 )
 
+// maxAdvance caps one HTTP advance at 30 days, past any Kafka default (7
+// days of retention): advancing runs every periodic round in between (a
+// day is seconds of work), and the request holds until it is done.
 const maxAdvance = 30 * 24 * time.Hour
 
+// registerClockRoutes adds the cluster's clock:
+//
+//	GET  /v1/clock                  ClockState
+//	POST /v1/clock/advance {"ms":N} AdvanceClock, then the new ClockState
 func (c cluster) registerClockRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /v1/clock", func(w http.ResponseWriter, r *http.Request) {
 		httpJSON(w, http.StatusOK, c.ClockState())

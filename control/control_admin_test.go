@@ -1,9 +1,5 @@
 package control
 
-// TestControlReassign drives a reassignment over HTTP: pause the future
-// replica ahead, reassign, see it pending in /v1/cluster and
-// /v1/reassignments, cancel, and the errors.
-
 import (
 	"net/http"
 	"slices"
@@ -13,6 +9,9 @@ import (
 	"github.com/fakekafka/fakekafka/server"
 )
 
+// TestControlReassign drives a reassignment over HTTP: pause the future
+// replica ahead, reassign, see it pending in /v1/cluster and
+// /v1/reassignments, cancel, and the errors.
 func TestControlReassign(t *testing.T) {
 	c := server.NewTestCluster(t, server.Config{Brokers: 4})
 	if err := c.CreateTopic("h", 1, 3, nil); err != nil {

@@ -1,16 +1,15 @@
 package control
 
-// registerGroupRoutes adds the group endpoints to the control API:
-//
-//	GET /v1/groups          {"groups":[GroupState...]}
-//	GET /v1/groups/{group}  GroupState; 404 for an unknown group
-
 import (
 	"net/http"
 
 	"github.com/fakekafka/fakekafka/api"
 )
 
+// registerGroupRoutes adds the group endpoints to the control API:
+//
+//	GET /v1/groups          {"groups":[GroupState...]}
+//	GET /v1/groups/{group}  GroupState; 404 for an unknown group
 func (c cluster) registerGroupRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /v1/groups", func(w http.ResponseWriter, r *http.Request) {
 		httpJSON(w, http.StatusOK, struct {

@@ -1,7 +1,5 @@
 package control
 
-// TestGroupsControlAPI reads groups over HTTP.
-
 import (
 	"encoding/json"
 	"fmt"
@@ -14,6 +12,7 @@ import (
 	"github.com/fakekafka/fakekafka/server"
 )
 
+// TestGroupsControlAPI reads groups over HTTP.
 func TestGroupsControlAPI(t *testing.T) {
 	c, cl, ctx := groupCluster(t, server.Config{})
 	resp := mustJoin(t, ctx, cl, rawJoinRequest("g", "", time.Second, "range", "work"))

@@ -5,6 +5,12 @@ import (
 	"net/http"
 )
 
+// registerLogRoutes adds retention and compaction on demand:
+//
+//	POST /v1/partitions/{topic}/{partition}/clean   CleanPartition
+//	POST /v1/topics/{topic}/clean                   CleanTopic
+//
+// Both answer 200 with a CleanResult per partition (a list for a topic).
 func (c cluster) registerLogRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /v1/partitions/{topic}/{partition}/clean", func(w http.ResponseWriter, r *http.Request) {
 		topic, index, err := c.pathPartition(r)

@@ -6,6 +6,12 @@ import (
 	"github.com/fakekafka/fakekafka/api"
 )
 
+// registerTransactionRoutes adds the transactions and their fault controls:
+//
+//	GET  /v1/transactions                                     {"transactions":[TransactionState...]}
+//	POST /v1/transactions/markers/{topic}/{partition}/hold    markers to the partition wait
+//	POST /v1/transactions/markers/{topic}/{partition}/release they go out
+//	POST /v1/transactions/crash-coordinator-before-markers    one-shot coordinator crash
 func (c cluster) registerTransactionRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /v1/transactions", func(w http.ResponseWriter, r *http.Request) {
 		httpJSON(w, http.StatusOK, struct {

@@ -1,10 +1,5 @@
 package control
 
-// TestTxnEventsZombieFenced: a second producer with the same id fences the
-// first one's open transaction: the epoch bump, the abort it forces and
-// the new producer's commit, then the zombie's failed commit changes
-// nothing.
-
 import (
 	"errors"
 	"net/http"
@@ -19,6 +14,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
+// TestTxnEventsZombieFenced: a second producer with the same id fences the
+// first one's open transaction: the epoch bump, the abort it forces and
+// the new producer's commit, then the zombie's failed commit changes
+// nothing.
 func TestTxnEventsZombieFenced(t *testing.T) {
 	c := txnCluster(t, server.Config{})
 	scMust(t, c.CreateTopic("z", 1, 3, nil))

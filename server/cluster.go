@@ -57,7 +57,7 @@ type Cluster struct {
 	users  *saslUsers // the SASL users (security.go)
 
 	// isrChecks and checkpoints are the periodic jobs on the cluster's
-	// clock (clock.go); lastCheckpoint is used only by checkpoints.
+	// clock (periodic.go); lastCheckpoint is used only by checkpoints.
 	isrChecks, checkpoints *job
 	retention, compaction  *job // log_retention.go, log_compaction.go
 	producerExpiry         *job // producer_expiry.go

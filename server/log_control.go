@@ -4,12 +4,7 @@ import (
 	"fmt"
 )
 
-// Retention and compaction on demand:
-//
-//	POST /v1/partitions/{topic}/{partition}/clean   CleanPartition
-//	POST /v1/topics/{topic}/clean                   CleanTopic
-//
-// Both answer 200 with a CleanResult per partition (a list for a topic).
+// Retention and compaction on demand, also over HTTP (control/logs.go).
 
 // CleanPartition runs retention and, whatever its dirty ratio, compaction
 // on topic/partition now, at the cluster clock's time: what the periodic

@@ -1,12 +1,7 @@
 package server
 
 // Transactions as their coordinators see them, and the transaction fault
-// controls, for tests and the HTTP control API:
-//
-//	GET  /v1/transactions                                     {"transactions":[TransactionState...]}
-//	POST /v1/transactions/markers/{topic}/{partition}/hold    markers to the partition wait
-//	POST /v1/transactions/markers/{topic}/{partition}/release they go out
-//	POST /v1/transactions/crash-coordinator-before-markers    one-shot coordinator crash
+// controls, for tests and the HTTP control API (control/transactions.go).
 
 import (
 	"slices"
