@@ -1,3 +1,9 @@
+// Package control serves a server.Cluster over HTTP: the JSON control API
+// whose paths are part of fakekafka's contract, the dashboard and the
+// event stream. It uses only server's exported API, so whatever a user can
+// do over HTTP can be done from Go; the JSON shapes are package api's.
+//
+//	srv := httptest.NewServer(control.Handler(c))
 package control
 
 import (
