@@ -3,9 +3,12 @@ module github.com/fakekafka/fakekafka
 go 1.26.8
 
 require (
+	github.com/fakekafka/fakekafka/api v0.0.0
 	github.com/klauspost/compress v1.20.4
 	github.com/pierrec/lz4/v4 v4.1.33
 	github.com/twmb/franz-go v1.22.3
 	github.com/twmb/franz-go/pkg/kadm v1.20.0
 	github.com/twmb/franz-go/pkg/kmsg v1.15.1
 )
+
+replace github.com/fakekafka/fakekafka/api => ./api

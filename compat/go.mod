@@ -7,6 +7,7 @@ require (
 	github.com/chromedp/chromedp v0.23.1
 	github.com/confluentinc/confluent-kafka-go/v2 v2.11.1
 	github.com/fakekafka/fakekafka v0.0.0
+	github.com/fakekafka/fakekafka/api v0.0.0 // indirect
 	github.com/gorilla/websocket v1.5.3
 	github.com/segmentio/kafka-go v0.4.51
 	github.com/twmb/franz-go v1.22.3
@@ -35,3 +36,5 @@ require (
 )
 
 replace github.com/fakekafka/fakekafka => ../
+
+replace github.com/fakekafka/fakekafka/api => ../api

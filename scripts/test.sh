@@ -30,7 +30,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 	fi
 fi
 
-go test -race -count=1 -timeout 20m ./... ./compat/...
+go test -race -count=1 -timeout 20m ./... ./api/... ./compat/...
 
 if [ "${FAKEKAFKA_SKIP_CONTAINERS:-}" != 1 ]; then
 	bash scripts/containers.sh

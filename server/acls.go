@@ -173,3 +173,14 @@ func (cn *conn) configDenied(typ kmsg.ConfigResourceType, name string, op author
 func (cn *conn) notAuthorizedMsg() *string {
 	return kmsg.StringPtr(fmt.Sprintf("Request %s from %s is not authorized.", kmsg.NameForKey(cn.hdr.APIKey), cn.principal))
 }
+
+// ACLState returns the authorizer's settings and bindings.
+func (c *Cluster) ACLState() ACLState {
+	st := ACLState{Authorizer: c.cfg.Authorizer, SuperUsers: append([]string{}, c.cfg.SuperUsers...),
+		AllowEveryoneIfNoACLFound: c.cfg.AllowEveryoneIfNoACLFound, ACLs: []ACLBinding{}}
+	for _, a := range c.ACLs() {
+		st.ACLs = append(st.ACLs, ACLBinding{ResourceType: a.ResourceType.String(), ResourceName: a.Name, PatternType: a.Pattern.String(),
+			Principal: a.Principal, Host: a.Host, Operation: a.Operation.String(), Permission: a.Permission.String()})
+	}
+	return st
+}

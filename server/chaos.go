@@ -194,6 +194,16 @@ func (c *Cluster) StartChaos(spec chaos.Spec) ([]chaos.Action, error) {
 	return slices.Clone(run.actions), nil
 }
 
+// ChaosSeed is the seed of the active chaos run (StartChaos picks one when
+// the spec has none), or false when no run is active.
+func (c *Cluster) ChaosSeed() (uint64, bool) {
+	run := c.chaos.Load()
+	if run == nil {
+		return 0, false
+	}
+	return run.seed, true
+}
+
 // StopChaos ends the active run: the schedule stops, every fault it left
 // in place is undone, recording stops. It returns the run's report.
 func (c *Cluster) StopChaos() (*ChaosReport, error) {

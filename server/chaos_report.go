@@ -2,7 +2,6 @@ package server
 
 import (
 	"cmp"
-	"net/http"
 	"slices"
 	"time"
 
@@ -102,44 +101,4 @@ func finalLog(leader int32, start, end int64, batches []*replication.Batch) chao
 			Transactional: b.Transactional, Control: b.Control, Commit: b.Commit}
 	}
 	return l
-}
-
-func (c *Cluster) registerChaosRoutes(mux *http.ServeMux) {
-	mux.HandleFunc("POST /v1/chaos", func(w http.ResponseWriter, r *http.Request) {
-		var spec chaos.Spec
-		if err := decodeBody(w, r, &spec); err != nil {
-			httpFail(w, err)
-			return
-		}
-		actions, err := c.StartChaos(spec)
-		switch {
-		case err == ErrChaosRunning:
-			httpError(w, http.StatusConflict, err.Error())
-		case err != nil:
-			httpError(w, http.StatusBadRequest, err.Error())
-		default:
-			run := c.chaos.Load()
-			seed := spec.Seed
-			if run != nil {
-				seed = run.seed
-			}
-			httpJSON(w, http.StatusOK, map[string]any{"seed": seed, "actions": actions})
-		}
-	})
-	mux.HandleFunc("DELETE /v1/chaos", func(w http.ResponseWriter, r *http.Request) {
-		rep, err := c.StopChaos()
-		if err != nil {
-			httpError(w, http.StatusNotFound, err.Error())
-			return
-		}
-		httpJSON(w, http.StatusOK, rep)
-	})
-	mux.HandleFunc("GET /v1/chaos/report", func(w http.ResponseWriter, r *http.Request) {
-		rep, err := c.ChaosReport()
-		if err != nil {
-			httpError(w, http.StatusNotFound, err.Error())
-			return
-		}
-		httpJSON(w, http.StatusOK, rep)
-	})
 }

@@ -57,7 +57,7 @@ type Cluster struct {
 	users  *saslUsers // the SASL users (security.go)
 
 	// isrChecks and checkpoints are the periodic jobs on the cluster's
-	// clock (clock.go); lastCheckpoint is used only by checkpoints.
+	// clock (periodic.go); lastCheckpoint is used only by checkpoints.
 	isrChecks, checkpoints *job
 	retention, compaction  *job // log_retention.go, log_compaction.go
 	producerExpiry         *job // producer_expiry.go
@@ -279,8 +279,11 @@ func (c *Cluster) isrCheckInterval() time.Duration {
 	return max(lag/2, time.Millisecond)
 }
 
-// errUnknownPartition is returned by the control methods for a bad name.
-var errUnknownPartition = errors.New("unknown topic or partition")
+// ErrUnknownPartition is returned (wrapped) by the control methods for a
+// topic or partition the cluster does not have.
+var ErrUnknownPartition = errors.New("unknown topic or partition")
+
+var errUnknownPartition = ErrUnknownPartition
 
 func (c *Cluster) mustPartition(topicName string, index int32) (*partition, error) {
 	p := c.partition(topicName, index)
@@ -302,6 +305,19 @@ func (c *Cluster) PauseReplica(topicName string, index, broker int32) error {
 // ResumeReplica lets a paused follower fetch again.
 func (c *Cluster) ResumeReplica(topicName string, index, broker int32) error {
 	return c.setPaused(topicName, index, broker, false)
+}
+
+// ReplicaPaused reports whether broker's replica of topic/partition is
+// paused, including a pause set ahead of the replica a reassignment will
+// give the broker.
+func (c *Cluster) ReplicaPaused(topic string, partition, broker int32) bool {
+	p := c.partition(topic, partition)
+	if p == nil {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.isPaused(broker)
 }
 
 func (c *Cluster) setPaused(topicName string, index, broker int32, paused bool) error {

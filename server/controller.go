@@ -13,24 +13,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 )
 
-// StopMode says how a broker stops.
-type StopMode string
-
-const (
-	// StopClean is a controlled shutdown: leadership moves to other ISR
-	// members first, the log is flushed and the HW checkpointed, so nothing
-	// acknowledged is lost.
-	StopClean StopMode = "clean"
-	// StopCrash drops the listener and every connection at once. The log
-	// survives (the page cache does), the in-memory HW does not: a restart
-	// reloads the last HW checkpoint. The controller notices after
-	// Config.BrokerSessionTimeout.
-	StopCrash StopMode = "crash"
-	// StopPowerLoss is a crash in which every replica on the broker also
-	// loses what was past its recovery point (the unflushed page cache).
-	StopPowerLoss StopMode = "powerloss"
-)
-
 // ErrBrokerState is returned for stopping a stopped broker or starting a
 // running one.
 var ErrBrokerState = errors.New("broker state")

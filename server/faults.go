@@ -102,28 +102,6 @@ type FaultRule struct {
 	changed   chan struct{} // closed and replaced on every hit and on removal
 }
 
-// FaultState is a rule and how often it fired, as GET /v1/faults lists it.
-type FaultState struct {
-	ID        string `json:"id"`
-	API       string `json:"api"` // "" for any
-	Broker    int32  `json:"broker"`
-	Topic     string `json:"topic"`
-	Partition *int32 `json:"partition"`
-	ClientID  string `json:"client_id"`
-	// Error is Kafka's name of the error (or its code if Kafka has no name
-	// for it that we know), "" for none.
-	Error          string `json:"error"`
-	ErrorCode      int16  `json:"error_code"`
-	Count          int    `json:"count"`
-	DelayMillis    int64  `json:"delay_ms"`
-	DropConnection bool   `json:"drop_connection"`
-	AfterWork      bool   `json:"after_work"`
-	Hits           int    `json:"hits"`
-	// Remaining is how many more times the rule can fire; -1 when it fires
-	// until removed.
-	Remaining int `json:"remaining"`
-}
-
 var (
 	// faultsMu serialises rule changes; requests never take it.
 	faultsMu sync.Mutex
@@ -238,6 +216,17 @@ func (c *Cluster) Faults() []FaultState {
 		out = append(out, r.State())
 	}
 	return out
+}
+
+// FaultRule returns the rule with id, or nil when no rule has it (any
+// more: a removed rule is gone).
+func (c *Cluster) FaultRule(id string) *FaultRule {
+	for _, r := range c.faultRules() {
+		if r.id == id {
+			return r
+		}
+	}
+	return nil
 }
 
 func (c *Cluster) faultRules() []*FaultRule {

@@ -6,69 +6,9 @@ package server
 import (
 	"cmp"
 	"maps"
-	"net/http"
 	"slices"
 	"strings"
 )
-
-// GroupState is one consumer group on its coordinator.
-type GroupState struct {
-	Group string `json:"group"`
-	// Coordinator is the broker leading the group's __consumer_offsets
-	// partition.
-	Coordinator int32 `json:"coordinator"`
-	// Type is "classic" (JoinGroup/SyncGroup) or "consumer" (KIP-848).
-	Type string `json:"type"`
-	// State is Kafka's name: Empty, PreparingRebalance,
-	// CompletingRebalance, Stable or Dead for classic groups; Empty,
-	// Assigning, Reconciling or Stable for KIP-848 groups.
-	State        string `json:"state"`
-	ProtocolType string `json:"protocol_type"`
-	// Protocol is the chosen protocol (the assignor, e.g. "range" or
-	// "cooperative-sticky"); for KIP-848 groups the server-side assignor.
-	Protocol string `json:"protocol"`
-	// Generation is the generation id; for KIP-848 groups the group epoch.
-	Generation int32 `json:"generation"`
-	// AssignmentEpoch is a KIP-848 group's target assignment epoch: members
-	// whose epoch is below it are still reconciling.
-	AssignmentEpoch *int32             `json:"assignment_epoch,omitempty"`
-	Leader          string             `json:"leader,omitempty"`
-	Members         []GroupMemberState `json:"members"`
-	// Offsets are the committed offsets, sorted by topic and partition.
-	Offsets []GroupOffsetState `json:"offsets"`
-}
-
-// GroupMemberState is one member.
-type GroupMemberState struct {
-	MemberID               string  `json:"member_id"`
-	InstanceID             *string `json:"instance_id,omitempty"`
-	ClientID               string  `json:"client_id"`
-	ClientHost             string  `json:"client_host"`
-	SessionTimeoutMillis   int64   `json:"session_timeout_ms,omitempty"`
-	RebalanceTimeoutMillis int64   `json:"rebalance_timeout_ms"`
-	// Subscription is the topics the member subscribes to, when its
-	// metadata is the consumer protocol's.
-	Subscription []string `json:"subscription,omitempty"`
-	// Assignment is the member's partitions by topic as of the last
-	// completed rebalance (decoded from the consumer protocol's assignment),
-	// nil when the protocol type is not "consumer".
-	Assignment map[string][]int32 `json:"assignment"`
-	// KIP-848 members only: the member epoch.
-	MemberEpoch *int32 `json:"member_epoch,omitempty"`
-}
-
-// GroupOffsetState is one committed offset and how far behind the
-// partition's high watermark it is.
-type GroupOffsetState struct {
-	Topic           string `json:"topic"`
-	Partition       int32  `json:"partition"`
-	Offset          int64  `json:"offset"`
-	LeaderEpoch     int32  `json:"leader_epoch"`
-	Metadata        string `json:"metadata"`
-	CommitTimestamp int64  `json:"commit_timestamp"`
-	HighWatermark   int64  `json:"high_watermark"` // -1 for a partition that is gone
-	Lag             int64  `json:"lag"`
-}
 
 // Groups returns every group whose coordinator is up, sorted by id.
 // Reading a group after a coordinator change restores it, as a request
@@ -173,24 +113,4 @@ func (g *group) snapshot(broker int32) GroupState {
 		}
 	}
 	return gs
-}
-
-// registerGroupRoutes adds the group endpoints to the control API:
-//
-//	GET /v1/groups          {"groups":[GroupState...]}
-//	GET /v1/groups/{group}  GroupState; 404 for an unknown group
-func (c *Cluster) registerGroupRoutes(mux *http.ServeMux) {
-	mux.HandleFunc("GET /v1/groups", func(w http.ResponseWriter, r *http.Request) {
-		httpJSON(w, http.StatusOK, struct {
-			Groups []GroupState `json:"groups"`
-		}{c.Groups()})
-	})
-	mux.HandleFunc("GET /v1/groups/{group}", func(w http.ResponseWriter, r *http.Request) {
-		gs, ok := c.Group(r.PathValue("group"))
-		if !ok {
-			httpFail(w, httpErrorf(http.StatusNotFound, "unknown group %q (or its coordinator is down)", r.PathValue("group")))
-			return
-		}
-		httpJSON(w, http.StatusOK, gs)
-	})
 }

@@ -64,3 +64,13 @@ func produceBatchRequest(topic string, acks int16, timeoutMillis int32, batch []
 	req.Topics = append(req.Topics, rt)
 	return req
 }
+
+// topicState picks topic name out of a snapshot (empty if it is not there).
+func topicState(s ClusterState, name string) TopicState {
+	for _, t := range s.Topics {
+		if t.Name == name {
+			return t
+		}
+	}
+	return TopicState{}
+}

@@ -176,24 +176,6 @@ func openListener(b *broker, index int, l Listener, i int) (*brokerListener, err
 	return bl, nil
 }
 
-// ListenerState is one listener: its protocol and, per broker, the address
-// it is bound to and the one clients are told.
-type ListenerState struct {
-	Name             string                `json:"name"`
-	SecurityProtocol string                `json:"security_protocol"`
-	Brokers          []ListenerBrokerState `json:"brokers"`
-	// Set says that every broker's advertised address was set at runtime
-	// (SetAdvertised) since the cluster started.
-	Set bool `json:"set"`
-}
-
-// ListenerBrokerState is one broker's end of a listener.
-type ListenerBrokerState struct {
-	ID         int32  `json:"id"`
-	Bind       string `json:"bind"`
-	Advertised string `json:"advertised"`
-}
-
 // Listeners reports every listener, in configuration order.
 func (c *Cluster) Listeners() []ListenerState {
 	out := make([]ListenerState, len(c.brokers[0].listeners))
@@ -216,6 +198,15 @@ func (c *Cluster) listenerState(i int) ListenerState {
 		s.Set = s.Set && bl.advSet.Load()
 	}
 	return s
+}
+
+// Listener reports one listener by name, or false if there is none.
+func (c *Cluster) Listener(name string) (ListenerState, bool) {
+	i := c.listenerIndex(name)
+	if i < 0 {
+		return ListenerState{}, false
+	}
+	return c.listenerState(i), true
 }
 
 func (c *Cluster) listenerIndex(name string) int {

@@ -2,33 +2,9 @@ package server
 
 import (
 	"fmt"
-	"net/http"
 )
 
-// Retention and compaction on demand:
-//
-//	POST /v1/partitions/{topic}/{partition}/clean   CleanPartition
-//	POST /v1/topics/{topic}/clean                   CleanTopic
-//
-// Both answer 200 with a CleanResult per partition (a list for a topic).
-
-// CleanResult is what cleaning one partition did.
-type CleanResult struct {
-	Topic     string `json:"topic"`
-	Partition int32  `json:"partition"`
-	// SegmentsDeleted is how many segments retention deleted.
-	SegmentsDeleted int `json:"segments_deleted"`
-	// LogStartOffset is the leader's log start offset afterwards.
-	LogStartOffset int64 `json:"log_start_offset"`
-	// Compacted says whether the log cleaner ran (cleanup.policy
-	// includes compact and the leader had closed segments).
-	Compacted      bool  `json:"compacted"`
-	CleanedTo      int64 `json:"cleaned_to"` // the end of the compacted range
-	RecordsRemoved int   `json:"records_removed"`
-	// BytesBefore and BytesAfter are the leader's log size.
-	BytesBefore int64 `json:"bytes_before"`
-	BytesAfter  int64 `json:"bytes_after"`
-}
+// Retention and compaction on demand, also over HTTP (control/logs.go).
 
 // CleanPartition runs retention and, whatever its dirty ratio, compaction
 // on topic/partition now, at the cluster clock's time: what the periodic
@@ -75,33 +51,4 @@ func (p *partition) leaderSize() int64 {
 		return l.Log().Size()
 	}
 	return 0
-}
-
-func (c *Cluster) registerLogRoutes(mux *http.ServeMux) {
-	mux.HandleFunc("POST /v1/partitions/{topic}/{partition}/clean", func(w http.ResponseWriter, r *http.Request) {
-		topic, index, err := c.pathPartition(r)
-		if err != nil {
-			httpFail(w, err)
-			return
-		}
-		res, err := c.CleanPartition(topic, index)
-		if err != nil {
-			httpFail(w, err)
-			return
-		}
-		httpJSON(w, http.StatusOK, res)
-	})
-	mux.HandleFunc("POST /v1/topics/{topic}/clean", func(w http.ResponseWriter, r *http.Request) {
-		name := r.PathValue("topic")
-		if c.topic(name) == nil {
-			httpError(w, http.StatusNotFound, fmt.Sprintf("unknown topic %q", name))
-			return
-		}
-		res, err := c.CleanTopic(name)
-		if err != nil {
-			httpFail(w, err)
-			return
-		}
-		httpJSON(w, http.StatusOK, res)
-	})
 }

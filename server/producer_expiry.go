@@ -29,10 +29,3 @@ func (c *Cluster) expireProducers() {
 		}
 	}
 }
-
-// ProducerExpired matches topic/partition's leader forgetting producerID
-// after producer.id.expiration.ms.
-func ProducerExpired(topic string, partition int32, producerID int64) EventMatcher {
-	m := partitionEvent(EventProducerExpired, topic, partition)
-	return func(e Event) bool { return m(e) && e.ProducerID == producerID }
-}

@@ -210,3 +210,16 @@ func (cn *conn) waitThrottle(d time.Duration) bool {
 	}
 	return false
 }
+
+// QuotaState returns every configured quota entity.
+func (c *Cluster) QuotaState() QuotaState {
+	st := QuotaState{Quotas: []QuotaEntry{}}
+	for _, e := range c.ClientQuotas() {
+		qe := QuotaEntry{Entity: map[string]*string{}, Values: e.Values}
+		for _, p := range e.Entity.Components() {
+			qe.Entity[p.Type] = p.Name
+		}
+		st.Quotas = append(st.Quotas, qe)
+	}
+	return st
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -324,5 +325,19 @@ func TestThrottledConsumer(t *testing.T) {
 	defer h.mu.Unlock()
 	if h.n == 0 || !h.after {
 		t.Fatalf("the consumer saw no throttle: %+v", h)
+	}
+}
+
+// TestQuotaIPHostNames: an ip entity's host name is checked for its form
+// and never looked up (no traffic leaves the machine).
+func TestQuotaIPHostNames(t *testing.T) {
+	for host, ok := range map[string]bool{
+		"localhost": true, "broker-1.example": true, "broker.example.": true, "a1": true,
+		"not a host!": false, "": false, "-bad.example": false, "bad-.example": false, "a..b": false,
+		strings.Repeat("a", 64) + ".example": false,
+	} {
+		if got := wellFormedHost(host); got != ok {
+			t.Errorf("wellFormedHost(%q) = %v, want %v", host, got, ok)
+		}
 	}
 }

@@ -16,17 +16,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 )
 
-// ReassignmentState is one ongoing reassignment: the current (widened)
-// replica set and the replicas being added and removed, as
-// ListPartitionReassignments reports them.
-type ReassignmentState struct {
-	Topic            string  `json:"topic"`
-	Partition        int32   `json:"partition"`
-	Replicas         []int32 `json:"replicas"`
-	AddingReplicas   []int32 `json:"adding_replicas"`
-	RemovingReplicas []int32 `json:"removing_replicas"`
-}
-
 // ReassignPartition moves topic/partition to replicas (KIP-455), as
 // AlterPartitionReassignments does: the new replicas start empty, fetch from
 // the leader and join the ISR, then the replicas not in the target leave

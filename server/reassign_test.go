@@ -336,3 +336,43 @@ func TestReassignDuringTransaction(t *testing.T) {
 		t.Fatalf("read committed %v", got)
 	}
 }
+
+// TestFaultOnReassignment: a fault rule fails the reassignment of the
+// partition in its scope before any work and serves the others.
+func TestFaultOnReassignment(t *testing.T) {
+	c := NewTestCluster(t, Config{Brokers: 4})
+	ctx := testContext(t)
+	if err := c.CreateTopic("f", 2, 2, nil); err != nil {
+		t.Fatal(err)
+	}
+	one := int32(1)
+	if _, err := c.InjectFault(Fault{API: "AlterPartitionReassignments", Error: "NOT_CONTROLLER", Topic: "f", Partition: &one, Count: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.InjectFault(Fault{API: "CreatePartitions", Error: "THROTTLING_QUOTA_EXCEEDED", Topic: "f", Partition: &one}); err == nil {
+		t.Fatal("a per-partition rule on CreatePartitions was accepted")
+	}
+	adm := kadm.NewClient(newClient(t, c))
+	var req kadm.AlterPartitionAssignmentsReq
+	req.Assign("f", 0, []int32{4, 2})
+	req.Assign("f", 1, []int32{4, 3})
+	rs, err := adm.AlterPartitionAssignments(ctx, req)
+	if err != nil || rs["f"][0].Err != nil || !errors.Is(rs["f"][1].Err, kerr.NotController) {
+		t.Fatalf("alter: %v %+v", err, rs)
+	}
+	if _, err := c.WaitFor(ctx, ReassignmentCompleted("f", 0)); err != nil {
+		t.Fatal(err)
+	}
+	if ps, _ := c.Partition("f", 1); !slices.Equal(replicaIDs(ps), []int32{2, 3}) || ps.AddingReplicas != nil {
+		t.Fatalf("partition 1 moved despite the fault: %+v", ps)
+	}
+	if _, err := c.InjectFault(Fault{API: "CreatePartitions", Error: "THROTTLING_QUOTA_EXCEEDED", Topic: "f", Count: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if rs, err := adm.CreatePartitions(ctx, 1, "f"); err != nil || !errors.Is(rs["f"].Err, kerr.ThrottlingQuotaExceeded) {
+		t.Fatalf("create partitions: %v %+v", err, rs)
+	}
+	if st := topicState(c.State(), "f"); len(st.Partitions) != 2 {
+		t.Fatalf("partitions created despite the fault: %d", len(st.Partitions))
+	}
+}

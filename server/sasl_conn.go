@@ -27,14 +27,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// The authentication events (SASL and client certificates).
-const (
-	EventClientAuthenticated   EventType = "client_authenticated"   // Broker; Reason: SASL mechanism or SSL; Detail: principal
-	EventClientReauthenticated EventType = "client_reauthenticated" // KIP-368, on a connection already authenticated
-	EventAuthenticationFailed  EventType = "authentication_failed"  // Broker; Reason: mechanism; Detail: the message sent
-	EventSASLUserChanged       EventType = "sasl_user_changed"      // Reason: added, removed, scram_upserted, scram_deleted; Detail: principal and mechanism
-)
-
 const (
 	saslHandshakeKey    = 17
 	saslAuthenticateKey = 36

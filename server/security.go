@@ -91,20 +91,6 @@ func (u *saslUsers) Scram(mech, user string) (sasl.ScramCredential, bool) {
 	return cred, ok
 }
 
-// SASLUser is one user as the control API reports it: never a password,
-// only which mechanisms it can use.
-type SASLUser struct {
-	Name  string           `json:"name"`
-	Plain bool             `json:"plain"`
-	Scram []ScramMechanism `json:"scram"`
-}
-
-// ScramMechanism is one SCRAM credential of a user.
-type ScramMechanism struct {
-	Mechanism  string `json:"mechanism"`
-	Iterations int    `json:"iterations"`
-}
-
 // SASLUsers lists the SASL users, sorted by name.
 func (c *Cluster) SASLUsers() []SASLUser {
 	u := c.users

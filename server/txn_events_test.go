@@ -1,16 +1,13 @@
 package server
 
 import (
-	"errors"
 	"fmt"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kversion"
 )
@@ -158,72 +155,6 @@ func waitEvents(t *testing.T, c *Cluster, match EventMatcher, n int) {
 		}
 		since = e.Seq
 		seen++
-	}
-}
-
-// TestTxnEventsZombieFenced: a second producer with the same id fences the
-// first one's open transaction: the epoch bump, the abort it forces and
-// the new producer's commit, then the zombie's failed commit changes
-// nothing.
-func TestTxnEventsZombieFenced(t *testing.T) {
-	c := txnCluster(t, Config{})
-	scMust(t, c.CreateTopic("z", 1, 3, nil))
-	ctx := testContext(t)
-	zombie := newClient(t, c, kgo.TransactionalID("z"), kgo.DefaultProduceTopic("z"))
-	scMust(t, zombie.BeginTransaction())
-	scMust(t, zombie.ProduceSync(ctx, &kgo.Record{Value: []byte("zombie")}).FirstErr())
-	since := evLastSeq(c)
-	fresh := newClient(t, c, kgo.TransactionalID("z"), kgo.DefaultProduceTopic("z"))
-	runTxn(t, fresh, true, "fresh")
-	if _, err := c.WaitFor(ctx, TxnCommitted("z")); err != nil {
-		t.Fatal(err)
-	}
-	err := zombie.EndTransaction(ctx, kgo.TryCommit)
-	if !errors.Is(err, kerr.ProducerFenced) && !errors.Is(err, kerr.InvalidProducerEpoch) {
-		t.Fatalf("zombie commit: %v, want PRODUCER_FENCED", err)
-	}
-	fenced, err := c.WaitFor(ctx, ProducerFenced("z"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if fenced.Detail == "" || fenced.ProducerEpoch != 1 {
-		t.Fatalf("fence event %+v: want epoch 1 and what it was", fenced)
-	}
-	// The fresh producer's InitProducerId fences and aborts the zombie's
-	// transaction (CONCURRENT_TRANSACTIONS until the abort completes),
-	// then gets its own epoch.
-	checkTxnStory(t, c, since, "z",
-		"txn_epoch_bumped epoch 1 (InitProducerId)",
-		"txn_state_changed Ongoing->PrepareAbort z/0 epoch 1 (InitProducerId)",
-		"txn_marker_written ->ABORT z/0 epoch 1",
-		"txn_state_changed PrepareAbort->CompleteAbort z/0 epoch 1 (markers written)",
-		"txn_epoch_bumped epoch 2 (InitProducerId)",
-		"txn_state_changed CompleteAbort->Empty epoch 2 (InitProducerId)",
-		// Transaction version 2 (KIP-890, finalized as in Kafka 4.x): the
-		// first produce adds the partition and EndTxn bumps the epoch.
-		"txn_state_changed Empty->Ongoing z/0 epoch 2 (implicit add)",
-		"txn_partitions_added ->Ongoing z/0 epoch 2 (implicit add)",
-		"txn_epoch_bumped epoch 3 (EndTxn)",
-		"txn_state_changed Ongoing->PrepareCommit z/0 epoch 3 (EndTxn)",
-		"txn_marker_written ->COMMIT z/0 epoch 3",
-		"txn_state_changed PrepareCommit->CompleteCommit z/0 epoch 3 (markers written)",
-	)
-	// Over HTTP, by transactional id and type.
-	srv := httptest.NewServer(c.ControlHandler())
-	t.Cleanup(srv.Close)
-	var got evAnswer
-	if code := controlCall(t, srv, "GET", "/v1/events?transactional_id=z&type=txn_marker_written", "", &got); code != 200 {
-		t.Fatalf("GET /v1/events?transactional_id=z: %d", code)
-	}
-	var markers []string
-	for _, e := range got.Events {
-		markers = append(markers, txnLine(e))
-	}
-	if want := []string{"txn_marker_written ->ABORT z/0 epoch 1", "txn_marker_written ->COMMIT z/0 epoch 3"}; !slices.Equal(markers, want) {
-		t.Fatalf("markers of z over HTTP: %q, want %q", markers, want)
-	}
-	if code := controlCall(t, srv, "GET", "/v1/events?transactional_id=nobody", "", &got); code != 200 || len(got.Events) != 0 {
-		t.Fatalf("events of an unknown transactional id: %d %+v", code, got.Events)
 	}
 }
 

@@ -1,8 +1,6 @@
 package server
 
 import (
-	"net/http"
-	"net/http/httptest"
 	"slices"
 	"testing"
 	"time"
@@ -111,48 +109,6 @@ func TestTxnProduceNotAddedV1(t *testing.T) {
 		protocol.CodecNone, []protocol.Record{{Value: []byte("v")}})
 	if code := produceRaw(t, c, cl, kmsg.StringPtr("v1"), b); code != kerr.TransactionAbortable.Code {
 		t.Fatalf("batch to a partition not added: %v, want TRANSACTION_ABORTABLE (INVALID_TXN_STATE before v11)", kerr.ErrorForCode(code))
-	}
-}
-
-// TestTxnControlAPI: the HTTP control surface of transactions.
-func TestTxnControlAPI(t *testing.T) {
-	c := txnCluster(t, Config{})
-	if err := c.CreateTopic("h", 1, 3, nil); err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(c.ControlHandler())
-	defer srv.Close()
-	if code := controlCall(t, srv, "POST", "/v1/transactions/markers/h/0/hold", "", nil); code != http.StatusOK {
-		t.Fatalf("hold: %d", code)
-	}
-	if code := controlCall(t, srv, "POST", "/v1/transactions/markers/nope/0/hold", "", nil); code != http.StatusNotFound {
-		t.Fatalf("hold of an unknown partition: %d, want 404", code)
-	}
-	p := newClient(t, c, kgo.TransactionalID("http"), kgo.DefaultProduceTopic("h"))
-	runTxn(t, p, true, "v")
-	var out struct {
-		Transactions []TransactionState `json:"transactions"`
-	}
-	if code := controlCall(t, srv, "GET", "/v1/transactions", "", &out); code != http.StatusOK || len(out.Transactions) != 1 ||
-		out.Transactions[0].State != "PrepareCommit" || out.Transactions[0].Partitions[0].Topic != "h" {
-		t.Fatalf("GET /v1/transactions: %d %+v", code, out)
-	}
-	var cs ClusterState
-	controlCall(t, srv, "GET", "/v1/cluster", "", &cs)
-	for _, tp := range cs.Topics {
-		if tp.Name == "h" && (tp.Partitions[0].LastStableOffset != 0 || tp.Partitions[0].HighWatermark != 1) {
-			t.Fatalf("GET /v1/cluster: %+v, want LSO 0 below HW 1", tp.Partitions[0])
-		}
-	}
-	if code := controlCall(t, srv, "POST", "/v1/transactions/markers/h/0/release", "", nil); code != http.StatusOK {
-		t.Fatalf("release: %d", code)
-	}
-	waitFor(t, 5*time.Second, "the commit", func() bool {
-		ts := c.Transactions()
-		return len(ts) == 1 && ts[0].State == "CompleteCommit"
-	})
-	if code := controlCall(t, srv, "POST", "/v1/transactions/crash-coordinator-before-markers", "", nil); code != http.StatusOK {
-		t.Fatalf("arm crash: %d", code)
 	}
 }
 

@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/fakekafka/fakekafka/api"
 )
 
 // Control is a client of fakekafka's HTTP control API (the same API the
@@ -110,16 +112,14 @@ func (c *Control) Partition(ctx context.Context, topic string, partition int32) 
 		Message: fmt.Sprintf("no partition %s/%d", topic, partition)}
 }
 
-// StopMode is how a broker stops.
-type StopMode string
+// StopMode is how a broker stops: StopClean, StopCrash or StopPowerLoss.
+type StopMode = api.StopMode
 
+// The stop modes.
 const (
-	// StopClean is a controlled shutdown: leaderships move first.
-	StopClean StopMode = "clean"
-	// StopCrash kills the broker; unflushed data survives (page cache).
-	StopCrash StopMode = "crash"
-	// StopPowerLoss also loses what was past each replica's recovery point.
-	StopPowerLoss StopMode = "powerloss"
+	StopClean     = api.StopClean
+	StopCrash     = api.StopCrash
+	StopPowerLoss = api.StopPowerLoss
 )
 
 // StopBroker stops broker id (POST /v1/brokers/{id}/stop).

@@ -6,19 +6,12 @@ import (
 	"net/url"
 	"strconv"
 	"time"
+
+	"github.com/fakekafka/fakekafka/api"
 )
 
 // ClockState is the cluster's clock (GET /v1/clock).
-type ClockState struct {
-	// Mode is "real" or "manual".
-	Mode      string    `json:"mode"`
-	Now       time.Time `json:"now"`
-	NowMillis int64     `json:"now_ms"`
-	// AdvancedMillis is how far the clock was advanced in total.
-	AdvancedMillis int64 `json:"advanced_ms"`
-	// Timers is how many timers wait on the clock.
-	Timers int `json:"timers"`
-}
+type ClockState = api.ClockState
 
 // Clock reads the cluster's clock (GET /v1/clock).
 func (c *Control) Clock(ctx context.Context) (ClockState, error) {
@@ -34,40 +27,9 @@ func (c *Control) AdvanceClock(ctx context.Context, d time.Duration) (ClockState
 	return s, c.do(ctx, http.MethodPost, "/v1/clock/advance", map[string]int64{"ms": d.Milliseconds()}, &s)
 }
 
-// Event is one state change the cluster made (GET /v1/events). Fields a
-// type does not use are zero.
-type Event struct {
-	Seq        uint64            `json:"seq"`
-	Time       time.Time         `json:"time"`
-	Type       string            `json:"type"`
-	Broker     *int32            `json:"broker,omitempty"`
-	Topic      string            `json:"topic,omitempty"`
-	Partition  *int32            `json:"partition,omitempty"`
-	Leader     *int32            `json:"leader,omitempty"`
-	OldLeader  *int32            `json:"old_leader,omitempty"`
-	Epoch      *int32            `json:"epoch,omitempty"`
-	ISR        []int32           `json:"isr,omitempty"`
-	From       *int64            `json:"from,omitempty"`
-	To         *int64            `json:"to,omitempty"`
-	Unclean    bool              `json:"unclean,omitempty"`
-	Reason     string            `json:"reason,omitempty"`
-	Mode       string            `json:"mode,omitempty"`
-	Group      string            `json:"group,omitempty"`
-	Member     string            `json:"member,omitempty"`
-	Generation *int32            `json:"generation,omitempty"`
-	Fault      string            `json:"fault,omitempty"`
-	Detail     string            `json:"detail,omitempty"`
-	Configs    map[string]string `json:"configs,omitempty"`
-
-	// Transaction events (txn_*): the id, producer id and epoch, state
-	// before and after (or the marker, COMMIT/ABORT), partitions.
-	TransactionalID string           `json:"transactional_id,omitempty"`
-	ProducerID      *int64           `json:"producer_id,omitempty"`
-	ProducerEpoch   *int16           `json:"producer_epoch,omitempty"`
-	State           string           `json:"state,omitempty"`
-	PreviousState   string           `json:"previous_state,omitempty"`
-	Partitions      []TopicPartition `json:"partitions,omitempty"`
-}
+// Event is one state change the cluster made (GET /v1/events). Numbers a
+// type does not use are -1.
+type Event = api.Event
 
 // EventFilter narrows Events; zero fields match everything.
 type EventFilter struct {
@@ -112,24 +74,11 @@ func (c *Control) Events(ctx context.Context, since uint64, f EventFilter) ([]Ev
 }
 
 // TopicPartition names one partition.
-type TopicPartition struct {
-	Topic     string `json:"topic"`
-	Partition int32  `json:"partition"`
-}
+type TopicPartition = api.TopicPartition
 
 // TransactionState is one transactional id as its coordinator holds it
 // (GET /v1/transactions).
-type TransactionState struct {
-	TransactionalID    string           `json:"transactional_id"`
-	Coordinator        int32            `json:"coordinator"`
-	State              string           `json:"state"`
-	ProducerID         int64            `json:"producer_id"`
-	ProducerEpoch      int16            `json:"producer_epoch"`
-	TimeoutMs          int32            `json:"timeout_ms"`
-	StartTimestamp     int64            `json:"start_timestamp"`
-	Partitions         []TopicPartition `json:"partitions"`
-	TransactionVersion int              `json:"transaction_version"`
-}
+type TransactionState = api.TransactionState
 
 // Transactions lists every transactional id (GET /v1/transactions).
 func (c *Control) Transactions(ctx context.Context) ([]TransactionState, error) {

@@ -84,7 +84,7 @@ func TestControlClient(t *testing.T) {
 
 	// Events: both elections are in the stream, with their leaders.
 	evs, last, err := ctl.Events(ctx, 0, fakekafka.EventFilter{Types: []string{"leader_elected"}, Topic: "c"})
-	if err != nil || len(evs) < 2 || last < evs[len(evs)-1].Seq || *evs[len(evs)-2].Leader != 2 || *evs[len(evs)-1].Leader != 1 {
+	if err != nil || len(evs) < 2 || last < evs[len(evs)-1].Seq || evs[len(evs)-2].Leader != 2 || evs[len(evs)-1].Leader != 1 {
 		t.Fatalf("Events leader_elected: %+v, last %d, %v", evs, last, err)
 	}
 	if _, _, err := ctl.Events(ctx, 0, fakekafka.EventFilter{Types: []string{"nope"}}); !isStatus(err, http.StatusBadRequest) {

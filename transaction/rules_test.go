@@ -44,7 +44,7 @@ func check(t *testing.T, m Metadata, state State, pid int64, epoch, last int16) 
 	}
 }
 
-var tp0, tp1 = Partition{"t", 0}, Partition{"t", 1}
+var tp0, tp1 = Partition{Topic: "t", Partition: 0}, Partition{Topic: "t", Partition: 1}
 
 // initFresh runs a first InitProducerId for a new id (epoch -1 -> 0).
 func initFresh(t *testing.T, tv2 bool) Metadata {
@@ -156,7 +156,7 @@ func TestAddPartitions(t *testing.T) {
 	}
 	// Already in: no write.
 	mustAnswer(t, AddPartitions(m, false, 1001, 0, []Partition{tp1}, 30), 0)
-	codes := VerifyPartitions(m, false, 1001, 0, []Partition{tp0, {"u", 0}})
+	codes := VerifyPartitions(m, false, 1001, 0, []Partition{tp0, {Topic: "u", Partition: 0}})
 	if codes[0] != 0 || codes[1] != kerr.InvalidTxnState.Code {
 		t.Fatalf("verify: %v", codes)
 	}

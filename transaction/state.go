@@ -13,6 +13,8 @@ package transaction
 import (
 	"slices"
 	"strings"
+
+	"github.com/fakekafka/fakekafka/api"
 )
 
 // State is a transaction's state, with Kafka's names and numbering.
@@ -84,11 +86,10 @@ func (s State) Completed() (State, bool) {
 	return s, false
 }
 
-// Partition is one topic partition taking part in a transaction.
-type Partition struct {
-	Topic     string `json:"topic"`
-	Partition int32  `json:"partition"`
-}
+// Partition is one topic partition taking part in a transaction; the
+// same type as api.TopicPartition, so transaction states and events carry
+// it without a copy.
+type Partition = api.TopicPartition
 
 func comparePartitions(a, b Partition) int {
 	if c := strings.Compare(a.Topic, b.Topic); c != 0 {

@@ -18,7 +18,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/fakekafka/fakekafka/server"
+	"github.com/fakekafka/fakekafka/api"
 )
 
 // defaultControl is the binary's own default --control address.
@@ -167,7 +167,7 @@ func (c *ctl) run(ctx context.Context, args []string) error {
 		if _, err := c.args(fs, args, 0, 0, ""); err != nil {
 			return err
 		}
-		var st server.ClusterState
+		var st api.ClusterState
 		return c.show("GET", "/v1/cluster", nil, &st, func() { c.printState(st) })
 	case "crash", "powerloss", "stop":
 		mode := fs.String("mode", "clean", "")
@@ -247,11 +247,11 @@ func (c *ctl) run(ctx context.Context, args []string) error {
 			return err
 		}
 		if len(pos) == 1 {
-			var g server.GroupState
-			return c.show("GET", "/v1/groups/"+url.PathEscape(pos[0]), nil, &g, func() { c.printGroups([]server.GroupState{g}) })
+			var g api.GroupState
+			return c.show("GET", "/v1/groups/"+url.PathEscape(pos[0]), nil, &g, func() { c.printGroups([]api.GroupState{g}) })
 		}
 		var gs struct {
-			Groups []server.GroupState `json:"groups"`
+			Groups []api.GroupState `json:"groups"`
 		}
 		return c.show("GET", "/v1/groups", nil, &gs, func() { c.printGroups(gs.Groups) })
 	case "events":
@@ -260,7 +260,7 @@ func (c *ctl) run(ctx context.Context, args []string) error {
 		if _, err := c.args(fs, args, 0, 0, ""); err != nil {
 			return err
 		}
-		var cs server.ClockState
+		var cs api.ClockState
 		return c.show("GET", "/v1/clock", nil, &cs, func() { c.printClock(cs) })
 	case "advance":
 		pos, err := c.args(fs, args, 1, 1, "DURATION")
@@ -271,26 +271,26 @@ func (c *ctl) run(ctx context.Context, args []string) error {
 		if err != nil || d < 0 {
 			return usagef("duration %q: want a non-negative Go duration such as 30s or 1500ms", pos[0])
 		}
-		var cs server.ClockState
+		var cs api.ClockState
 		return c.show("POST", "/v1/clock/advance", map[string]int64{"ms": d.Milliseconds()}, &cs, func() { c.printClock(cs) })
 	case "acls":
 		if _, err := c.args(fs, args, 0, 0, ""); err != nil {
 			return err
 		}
-		var st server.ACLState
+		var st api.ACLState
 		return c.show("GET", "/v1/acls", nil, &st, func() { c.printACLs(st) })
 	case "quotas":
 		if _, err := c.args(fs, args, 0, 0, ""); err != nil {
 			return err
 		}
-		var st server.QuotaState
+		var st api.QuotaState
 		return c.show("GET", "/v1/quotas", nil, &st, func() { c.printQuotas(st) })
 	case "transactions", "txns":
 		if _, err := c.args(fs, args, 0, 0, ""); err != nil {
 			return err
 		}
 		var ts struct {
-			Transactions []server.TransactionState `json:"transactions"`
+			Transactions []api.TransactionState `json:"transactions"`
 		}
 		return c.show("GET", "/v1/transactions", nil, &ts, func() { c.printTransactions(ts.Transactions) })
 	case "users", "user":
@@ -321,7 +321,7 @@ func (c *ctl) brokerAction(id, action string, body any) error {
 	if _, err := strconv.ParseInt(id, 10, 32); err != nil {
 		return usagef("broker id %q is not a number", id)
 	}
-	var st server.ClusterState
+	var st api.ClusterState
 	return c.show("POST", "/v1/brokers/"+id+"/"+action, body, &st, func() { c.printState(st) })
 }
 
@@ -329,9 +329,9 @@ func (c *ctl) partitionAction(topic, partition, rest string, body any) error {
 	if _, err := strconv.ParseInt(partition, 10, 32); err != nil {
 		return usagef("partition %q is not a number", partition)
 	}
-	var ps server.PartitionState
+	var ps api.PartitionState
 	return c.show("POST", "/v1/partitions/"+url.PathEscape(topic)+"/"+partition+rest, body, &ps, func() {
-		c.printPartitions(topic, []server.PartitionState{ps})
+		c.printPartitions(topic, []api.PartitionState{ps})
 	})
 }
 
@@ -350,7 +350,7 @@ func (c *ctl) fault(verb string, args []string) error {
 			return err
 		}
 		var fl struct {
-			Faults []server.FaultState `json:"faults"`
+			Faults []api.FaultState `json:"faults"`
 		}
 		return c.show("GET", "/v1/faults", nil, &fl, func() { c.printFaults(fl.Faults) })
 	case "rm", "remove", "delete":
@@ -358,10 +358,10 @@ func (c *ctl) fault(verb string, args []string) error {
 		if err != nil {
 			return err
 		}
-		var f server.FaultState
-		return c.show("DELETE", "/v1/faults/"+url.PathEscape(pos[0]), nil, &f, func() { c.printFaults([]server.FaultState{f}) })
+		var f api.FaultState
+		return c.show("DELETE", "/v1/faults/"+url.PathEscape(pos[0]), nil, &f, func() { c.printFaults([]api.FaultState{f}) })
 	case "add":
-		api := fs.String("api", "", "")
+		apiName := fs.String("api", "", "")
 		errName := fs.String("error", "", "")
 		topic := fs.String("topic", "", "")
 		partition := fs.Int("partition", -1, "")
@@ -374,13 +374,13 @@ func (c *ctl) fault(verb string, args []string) error {
 		if _, err := c.args(fs, args, 0, 0, ""); err != nil {
 			return err
 		}
-		body := map[string]any{"api": *api, "error": *errName, "topic": *topic, "broker": *broker, "client_id": *clientID,
+		body := map[string]any{"api": *apiName, "error": *errName, "topic": *topic, "broker": *broker, "client_id": *clientID,
 			"count": *count, "delay_ms": delay.Milliseconds(), "drop_connection": *drop, "after_work": *afterWork}
 		if *partition >= 0 {
 			body["partition"] = *partition
 		}
-		var f server.FaultState
-		return c.show("POST", "/v1/faults", body, &f, func() { c.printFaults([]server.FaultState{f}) })
+		var f api.FaultState
+		return c.show("POST", "/v1/faults", body, &f, func() { c.printFaults([]api.FaultState{f}) })
 	}
 	return usagef("unknown fault verb %q (add, list, rm)", sub)
 }
@@ -399,7 +399,7 @@ func (c *ctl) events(ctx context.Context, fs *flag.FlagSet, args []string) error
 	q.Set("since", strconv.FormatUint(*since, 10))
 	if !*follow {
 		var evs struct {
-			Events []server.Event `json:"events"`
+			Events []api.Event `json:"events"`
 		}
 		return c.show("GET", "/v1/events?"+q.Encode(), nil, &evs, func() {
 			tw := c.table("SEQ", "TIME", "TYPE", "WHAT")
@@ -432,7 +432,7 @@ func (c *ctl) events(ctx context.Context, fs *flag.FlagSet, args []string) error
 			fmt.Fprintln(c.out, data)
 			continue
 		}
-		var e server.Event
+		var e api.Event
 		if err := json.Unmarshal([]byte(data), &e); err != nil {
 			return fmt.Errorf("bad event from the stream: %v", err)
 		}

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fakekafka/fakekafka/server"
+	"github.com/fakekafka/fakekafka/api"
 )
 
 // adminVerb runs verb if it is one of this file's; handled is false
@@ -58,7 +58,7 @@ func (c *ctl) adminVerb(verb string, fs *flag.FlagSet, args []string) (handled b
 			}
 			body["assignment"] = assignment
 		}
-		var ts server.TopicState
+		var ts api.TopicState
 		return true, c.show("POST", "/v1/topics/"+url.PathEscape(pos[0])+"/partitions", body, &ts, func() {
 			c.printPartitions(ts.Name, ts.Partitions)
 		})
@@ -67,7 +67,7 @@ func (c *ctl) adminVerb(verb string, fs *flag.FlagSet, args []string) (handled b
 			return true, err
 		}
 		var rs struct {
-			Reassignments []server.ReassignmentState `json:"reassignments"`
+			Reassignments []api.ReassignmentState `json:"reassignments"`
 		}
 		return true, c.show("GET", "/v1/reassignments", nil, &rs, func() { c.printReassignments(rs.Reassignments) })
 	}
@@ -90,7 +90,7 @@ func brokerIDList(args []string) ([]int32, error) {
 	return out, nil
 }
 
-func (c *ctl) printReassignments(rs []server.ReassignmentState) {
+func (c *ctl) printReassignments(rs []api.ReassignmentState) {
 	tw := c.table("TOPIC", "PARTITION", "REPLICAS", "ADDING", "REMOVING")
 	for _, r := range rs {
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", r.Topic, r.Partition, ids(r.Replicas), ids(r.AddingReplicas), ids(r.RemovingReplicas))
@@ -99,7 +99,7 @@ func (c *ctl) printReassignments(rs []server.ReassignmentState) {
 }
 
 // reassignmentRole marks a replica a reassignment is adding or removing.
-func reassignmentRole(p server.PartitionState, broker int32) string {
+func reassignmentRole(p api.PartitionState, broker int32) string {
 	switch {
 	case slices.Contains(p.AddingReplicas, broker):
 		return " adding"

@@ -12,7 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/fakekafka/fakekafka/server"
+	"github.com/fakekafka/fakekafka/api"
 )
 
 func (c *ctl) table(headers ...string) *tabwriter.Writer {
@@ -29,7 +29,7 @@ func ids(v []int32) string {
 	return strings.Join(s, ",")
 }
 
-func brokerStatus(b server.BrokerState) string {
+func brokerStatus(b api.BrokerState) string {
 	switch {
 	case b.Isolated:
 		return "isolated"
@@ -41,7 +41,7 @@ func brokerStatus(b server.BrokerState) string {
 	return "down"
 }
 
-func (c *ctl) printState(st server.ClusterState) {
+func (c *ctl) printState(st api.ClusterState) {
 	tw := c.table("BROKER", "ADDRESS", "STATUS", "")
 	for _, b := range st.Brokers {
 		ctrl := ""
@@ -57,7 +57,7 @@ func (c *ctl) printState(st server.ClusterState) {
 	}
 }
 
-func (c *ctl) printPartitions(topic string, ps []server.PartitionState) {
+func (c *ctl) printPartitions(topic string, ps []api.PartitionState) {
 	tw := c.table("TOPIC", "PARTITION", "LEADER", "EPOCH", "ISR", "HW", "REPLICAS (broker:state start/LEO/HW)")
 	for _, p := range ps {
 		var reps []string
@@ -77,7 +77,7 @@ func (c *ctl) printPartitions(topic string, ps []server.PartitionState) {
 	tw.Flush()
 }
 
-func (c *ctl) printFaults(fs []server.FaultState) {
+func (c *ctl) printFaults(fs []api.FaultState) {
 	tw := c.table("ID", "API", "ERROR", "BROKER", "TOPIC", "PARTITION", "COUNT", "DELAY", "HITS", "REMAINING")
 	for _, f := range fs {
 		part := "*"
@@ -93,7 +93,7 @@ func (c *ctl) printFaults(fs []server.FaultState) {
 	tw.Flush()
 }
 
-func (c *ctl) printGroups(gs []server.GroupState) {
+func (c *ctl) printGroups(gs []api.GroupState) {
 	tw := c.table("GROUP", "TYPE", "STATE", "GENERATION", "COORDINATOR", "MEMBERS")
 	for _, g := range gs {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\n", g.Group, g.Type, g.State, g.Generation, g.Coordinator, len(g.Members))
@@ -133,11 +133,11 @@ func or(s, def string) string {
 
 // printEvent writes one event as a table row: seq, time, type and a
 // summary of its fields.
-func printEvent(tw *tabwriter.Writer, e server.Event) {
+func printEvent(tw *tabwriter.Writer, e api.Event) {
 	fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", e.Seq, e.Time.Format("15:04:05.000"), e.Type, eventSummary(e))
 }
 
-func eventSummary(e server.Event) string {
+func eventSummary(e api.Event) string {
 	var parts []string
 	add := func(format string, args ...any) { parts = append(parts, fmt.Sprintf(format, args...)) }
 	if e.Topic != "" {
@@ -165,20 +165,20 @@ func eventSummary(e server.Event) string {
 		add("%s/%d", tp.Topic, tp.Partition)
 	}
 	switch e.Type {
-	case server.EventLeaderElected:
+	case api.EventLeaderElected:
 		add("leader %d (was %d) epoch %d", e.Leader, e.OldLeader, e.Epoch)
 		if e.Unclean {
 			add("UNCLEAN")
 		}
-	case server.EventHWAdvanced:
+	case api.EventHWAdvanced:
 		add("HW %d -> %d", e.From, e.To)
-	case server.EventLSOAdvanced:
+	case api.EventLSOAdvanced:
 		add("LSO %d -> %d", e.From, e.To)
-	case server.EventLogStartMoved:
+	case api.EventLogStartMoved:
 		add("replica %d log start %d -> %d", e.Broker, e.From, e.To)
-	case server.EventLogTruncated:
+	case api.EventLogTruncated:
 		add("replica %d LEO %d -> %d", e.Broker, e.From, e.To)
-	case server.EventRecordsLost:
+	case api.EventRecordsLost:
 		add("offsets %d-%d LOST (leader %d)", e.From, e.To-1, e.Broker)
 	default:
 		if e.Broker >= 0 {
@@ -214,12 +214,12 @@ func eventSummary(e server.Event) string {
 	return strings.Join(parts, " ")
 }
 
-func (c *ctl) printClock(cs server.ClockState) {
+func (c *ctl) printClock(cs api.ClockState) {
 	fmt.Fprintf(c.out, "clock %s: now %s (%d ms), advanced %v, %d timers waiting\n",
 		cs.Mode, cs.Now.UTC().Format(time.RFC3339Nano), cs.NowMillis, time.Duration(cs.AdvancedMillis)*time.Millisecond, cs.Timers)
 }
 
-func (c *ctl) printTransactions(ts []server.TransactionState) {
+func (c *ctl) printTransactions(ts []api.TransactionState) {
 	if len(ts) == 0 {
 		fmt.Fprintln(c.out, "no transactional ids")
 		return
@@ -237,7 +237,7 @@ func (c *ctl) printTransactions(ts []server.TransactionState) {
 	w.Flush()
 }
 
-func (c *ctl) printACLs(st server.ACLState) {
+func (c *ctl) printACLs(st api.ACLState) {
 	switch {
 	case !st.Authorizer:
 		fmt.Fprintln(c.out, "authorizer off (--authorizer): every request is allowed")
@@ -258,7 +258,7 @@ func (c *ctl) printACLs(st server.ACLState) {
 	w.Flush()
 }
 
-func (c *ctl) printQuotas(st server.QuotaState) {
+func (c *ctl) printQuotas(st api.QuotaState) {
 	if len(st.Quotas) == 0 {
 		fmt.Fprintln(c.out, "no client quotas")
 		return

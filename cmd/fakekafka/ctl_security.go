@@ -6,7 +6,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/fakekafka/fakekafka/server"
+	"github.com/fakekafka/fakekafka/api"
 )
 
 // users runs "users", "user add NAME PASSWORD" and "user rm NAME".
@@ -15,7 +15,7 @@ func (c *ctl) users(fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return err
 	}
-	var us []server.SASLUser
+	var us []api.SASLUser
 	print := func() { c.printUsers(us) }
 	switch {
 	case len(pos) == 0:
@@ -28,7 +28,7 @@ func (c *ctl) users(fs *flag.FlagSet, args []string) error {
 	return usagef("want users, user add NAME PASSWORD or user rm NAME, got %q", pos)
 }
 
-func (c *ctl) printUsers(us []server.SASLUser) {
+func (c *ctl) printUsers(us []api.SASLUser) {
 	tw := c.table("USER", "PLAIN", "SCRAM")
 	for _, u := range us {
 		var scram []string

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fakekafka/fakekafka/clock"
+	"github.com/fakekafka/fakekafka/control"
 	"github.com/fakekafka/fakekafka/server"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -30,7 +31,7 @@ func ctlEnvURL(t *testing.T) (*server.Cluster, string, func(args ...string) (int
 	if err := c.CreateTopic("t", 1, 3, nil); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(c.ControlHandler())
+	srv := httptest.NewServer(control.Handler(c))
 	t.Cleanup(srv.Close)
 	e := env(map[string]string{"FAKEKAFKA_CONTROL": srv.URL})
 	return c, srv.URL, func(args ...string) (int, string, string) {
@@ -254,7 +255,7 @@ func TestCtlClockAndTransactions(t *testing.T) {
 	if err := c.CreateTopic("t", 1, 3, nil); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(c.ControlHandler())
+	srv := httptest.NewServer(control.Handler(c))
 	t.Cleanup(srv.Close)
 	e := env(map[string]string{"FAKEKAFKA_CONTROL": srv.URL})
 	ctl := func(args ...string) (int, string, string) {

@@ -33,6 +33,7 @@ import (
 
 	"github.com/fakekafka/fakekafka/chaos"
 	"github.com/fakekafka/fakekafka/clock"
+	"github.com/fakekafka/fakekafka/control"
 	"github.com/fakekafka/fakekafka/sasl"
 	"github.com/fakekafka/fakekafka/server"
 )
@@ -306,7 +307,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			fmt.Fprintf(stderr, "fakekafka: control listener: %v\n", err)
 			return 1
 		}
-		srv = &http.Server{Handler: c.ControlHandler(), ReadHeaderTimeout: 10 * time.Second}
+		srv = &http.Server{Handler: control.Handler(c), ReadHeaderTimeout: 10 * time.Second}
 		go srv.Serve(ln)
 		controlURL = "http://" + ln.Addr().String()
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fakekafka/fakekafka/control"
 	"github.com/fakekafka/fakekafka/server"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -19,7 +20,7 @@ import (
 func dashboardCluster(t *testing.T, cfg server.Config) (*server.Cluster, string) {
 	t.Helper()
 	c := server.NewTestCluster(t, cfg)
-	srv := httptest.NewServer(c.ControlHandler())
+	srv := httptest.NewServer(control.Handler(c))
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() { c.Close() }) // first: it ends the page's event stream, which srv.Close waits for
 	return c, srv.URL

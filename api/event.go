@@ -1,0 +1,245 @@
+package api
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// EventType names what happened. The names are part of the HTTP contract
+// (GET /v1/events?type=...).
+type EventType string
+
+// The cluster's events.
+const (
+	EventBrokerStarted  EventType = "broker_started"
+	EventBrokerStopped  EventType = "broker_stopped" // Mode: clean, crash or powerloss
+	EventBrokerFenced   EventType = "broker_fenced"  // the controller noticed it is gone
+	EventBrokerIsolated EventType = "broker_isolated"
+	EventBrokerHealed   EventType = "broker_healed"
+
+	EventLeaderElected       EventType = "leader_elected" // Leader, OldLeader, Epoch, Unclean, Reason
+	EventPartitionLeaderless EventType = "partition_leaderless"
+	EventISRShrunk           EventType = "isr_shrunk"   // Broker left; Reason: lag, fenced, manual, ...
+	EventISRExpanded         EventType = "isr_expanded" // Broker joined
+	EventHWAdvanced          EventType = "hw_advanced"  // From, To; coalesced per partition
+	EventLogTruncated        EventType = "log_truncated"
+	EventRecordsLost         EventType = "records_lost"     // acknowledged offsets [From, To) are gone
+	EventLogCleaned          EventType = "log_cleaned"      // the cleaner compacted [.., To) on leader Broker; From: first dirty offset
+	EventProducerExpired     EventType = "producer_expired" // ProducerID idle past producer.id.expiration.ms on leader Broker
+
+	EventFaultAdded   EventType = "fault_added"
+	EventFaultHit     EventType = "fault_hit"
+	EventFaultExpired EventType = "fault_expired" // its count is used up
+	EventFaultRemoved EventType = "fault_removed"
+
+	EventTopicCreated       EventType = "topic_created"
+	EventTopicDeleted       EventType = "topic_deleted"
+	EventTopicConfigChanged EventType = "topic_config_changed"
+
+	EventACLCreated   EventType = "acl_created" // Detail: the binding
+	EventACLDeleted   EventType = "acl_deleted"
+	EventQuotaChanged EventType = "quota_changed" // Detail: the entity
+	// EventClientThrottled: a connection is muted for a quota; Broker, and
+	// Detail with the principal, client id and throttle time.
+	EventClientThrottled EventType = "client_throttled"
+
+	EventGroupRebalanceStarted   EventType = "group_rebalance_started"
+	EventGroupRebalanceCompleted EventType = "group_rebalance_completed"
+	EventGroupMemberJoined       EventType = "group_member_joined"
+	EventGroupMemberLeft         EventType = "group_member_left"
+	EventGroupMemberExpired      EventType = "group_member_expired"
+
+	// The LSO moved after a transaction held it below the HW (a marker
+	// let it go): From, To, coalesced with hw_advanced. Partitions without
+	// transactions, whose LSO is their HW, report hw_advanced only.
+	EventLSOAdvanced EventType = "lso_advanced"
+	// A replica's log start offset moved up: Broker, From, To; Reason
+	// delete_records, follower_reset (its log ended below the leader's log
+	// start) or retention.
+	EventLogStartMoved EventType = "log_start_moved"
+	// A follower (Broker) stopped or restarted fetching (PauseReplica,
+	// ResumeReplica).
+	EventReplicaPaused  EventType = "replica_paused"
+	EventReplicaResumed EventType = "replica_resumed"
+	EventChaosStarted   EventType = "chaos_started" // Detail: seed and spec
+	EventChaosAction    EventType = "chaos_action"  // Reason: the action's kind; Detail: what it did
+	EventChaosAnomaly   EventType = "chaos_anomaly" // the run's first loss, with the seed to replay it
+	EventChaosStopped   EventType = "chaos_stopped"
+)
+
+// Event is one state change the cluster made. Seq numbers events from 1
+// without gaps; Time is the cluster's clock (Config.Now). Fields that do
+// not apply to a type hold -1 (numbers) or are empty, and are left out of
+// the JSON form.
+type Event struct {
+	Seq        uint64
+	Time       time.Time
+	Type       EventType
+	Broker     int32 // the broker or replica concerned
+	Topic      string
+	Partition  int32
+	Leader     int32 // leader_elected: the new leader
+	OldLeader  int32
+	Epoch      int32 // the leader epoch after the change
+	ISR        []int32
+	From, To   int64 // offsets: HW, truncation (old and new LEO), lost range [From, To)
+	Unclean    bool
+	Reason     string
+	Mode       StopMode // broker_stopped
+	Group      string
+	Member     string
+	Generation int32
+	Fault      string // the fault rule id
+	Detail     string // a short human-readable summary of anything else
+	Configs    map[string]string
+
+	// Transaction events: the transactional id, its
+	// producer id and epoch after the change, its state and the one before
+	// (State also names a marker: COMMIT or ABORT), and the partitions
+	// concerned.
+	TransactionalID string
+	ProducerID      int64
+	ProducerEpoch   int16
+	State           string
+	PreviousState   string
+	Partitions      []TopicPartition
+}
+
+// Events of the admin APIs: partitions added, reassignments.
+const (
+	EventPartitionsCreated     EventType = "partitions_created"     // Topic; Detail: old → new count
+	EventReassignmentStarted   EventType = "reassignment_started"   // Topic, Partition; Detail: replicas → target
+	EventReassignmentCompleted EventType = "reassignment_completed" // Topic, Partition; Detail: the new replicas
+	EventReassignmentCancelled EventType = "reassignment_cancelled" // Topic, Partition; Detail: reverted replicas
+)
+
+// The transaction events.
+const (
+	// A transactional id's state changed: PreviousState -> State ("" ->
+	// Empty for a new id), for Reason (TxnCause...).
+	EventTxnStateChanged EventType = "txn_state_changed"
+	// Partitions joined the open transaction (only the new ones listed).
+	EventTxnPartitionsAdded EventType = "txn_partitions_added"
+	// The producer id or epoch changed (Detail says from what): an
+	// InitProducerId or a timeout fences the producer that had the old
+	// epoch; a transaction version 2 EndTxn bumps it routinely.
+	EventTxnEpochBumped EventType = "txn_epoch_bumped"
+	// The coordinator aborts a transaction open past its timeout.
+	EventTxnTimedOut EventType = "txn_timed_out"
+	// A marker (State COMMIT or ABORT) is in the log of Topic/Partition.
+	EventTxnMarkerWritten EventType = "txn_marker_written"
+	// An idle transactional id passed transactional.id.expiration.ms and
+	// was removed (State Dead).
+	EventTxnExpired EventType = "txn_expired"
+)
+
+// What caused a transaction transition: an event's Reason.
+const (
+	TxnCauseInitProducerID = "InitProducerId"
+	TxnCauseAddPartitions  = "AddPartitionsToTxn"
+	TxnCauseAddOffsets     = "AddOffsetsToTxn"
+	// A transaction version 2 partition leader (Produce) or group
+	// coordinator (TxnOffsetCommit) added the partition for the producer.
+	TxnCauseImplicitAdd = "implicit add"
+	TxnCauseEndTxn      = "EndTxn"
+	TxnCauseTimeout     = "timeout"
+	TxnCauseMarkers     = "markers written"
+)
+
+// The authentication events (SASL and client certificates).
+const (
+	EventClientAuthenticated   EventType = "client_authenticated"   // Broker; Reason: SASL mechanism or SSL; Detail: principal
+	EventClientReauthenticated EventType = "client_reauthenticated" // KIP-368, on a connection already authenticated
+	EventAuthenticationFailed  EventType = "authentication_failed"  // Broker; Reason: mechanism; Detail: the message sent
+	EventSASLUserChanged       EventType = "sasl_user_changed"      // Reason: added, removed, scram_upserted, scram_deleted; Detail: principal and mechanism
+)
+
+// EventTypes lists every event type, in the order of their declaration.
+var EventTypes = []EventType{
+	EventBrokerStarted, EventBrokerStopped, EventBrokerFenced, EventBrokerIsolated, EventBrokerHealed,
+	EventLeaderElected, EventPartitionLeaderless, EventISRShrunk, EventISRExpanded, EventHWAdvanced,
+	EventLogTruncated, EventRecordsLost, EventLogStartMoved, EventLogCleaned,
+	EventFaultAdded, EventFaultHit, EventFaultExpired, EventFaultRemoved,
+	EventTopicCreated, EventTopicDeleted, EventTopicConfigChanged,
+	EventPartitionsCreated, EventReassignmentStarted, EventReassignmentCompleted, EventReassignmentCancelled,
+	EventACLCreated, EventACLDeleted, EventQuotaChanged, EventClientThrottled,
+	EventGroupRebalanceStarted, EventGroupRebalanceCompleted, EventGroupMemberJoined, EventGroupMemberLeft, EventGroupMemberExpired,
+	EventLSOAdvanced, EventLogStartMoved, EventReplicaPaused, EventReplicaResumed,
+	EventTxnStateChanged, EventTxnPartitionsAdded, EventTxnEpochBumped, EventTxnTimedOut, EventTxnMarkerWritten, EventTxnExpired,
+	EventClientAuthenticated, EventClientReauthenticated, EventAuthenticationFailed, EventSASLUserChanged,
+	EventChaosStarted, EventChaosAction, EventChaosAnomaly, EventChaosStopped,
+}
+
+type eventJSON struct {
+	Seq        uint64            `json:"seq"`
+	Time       time.Time         `json:"time"`
+	Type       EventType         `json:"type"`
+	Broker     *int32            `json:"broker,omitempty"`
+	Topic      string            `json:"topic,omitempty"`
+	Partition  *int32            `json:"partition,omitempty"`
+	Leader     *int32            `json:"leader,omitempty"`
+	OldLeader  *int32            `json:"old_leader,omitempty"`
+	Epoch      *int32            `json:"epoch,omitempty"`
+	ISR        []int32           `json:"isr,omitempty"`
+	From       *int64            `json:"from,omitempty"`
+	To         *int64            `json:"to,omitempty"`
+	Unclean    bool              `json:"unclean,omitempty"`
+	Reason     string            `json:"reason,omitempty"`
+	Mode       StopMode          `json:"mode,omitempty"`
+	Group      string            `json:"group,omitempty"`
+	Member     string            `json:"member,omitempty"`
+	Generation *int32            `json:"generation,omitempty"`
+	Fault      string            `json:"fault,omitempty"`
+	Detail     string            `json:"detail,omitempty"`
+	Configs    map[string]string `json:"configs,omitempty"`
+
+	TransactionalID string           `json:"transactional_id,omitempty"`
+	ProducerID      *int64           `json:"producer_id,omitempty"`
+	ProducerEpoch   *int16           `json:"producer_epoch,omitempty"`
+	State           string           `json:"state,omitempty"`
+	PreviousState   string           `json:"previous_state,omitempty"`
+	Partitions      []TopicPartition `json:"partitions,omitempty"`
+}
+
+func opt[T int16 | int32 | int64](v T) *T {
+	if v == -1 {
+		return nil
+	}
+	return &v
+}
+
+func unopt[T int16 | int32 | int64](v *T) T {
+	if v == nil {
+		return -1
+	}
+	return *v
+}
+
+// MarshalJSON leaves out the fields that do not apply.
+func (e Event) MarshalJSON() ([]byte, error) {
+	return json.Marshal(eventJSON{
+		Seq: e.Seq, Time: e.Time, Type: e.Type, Broker: opt(e.Broker), Topic: e.Topic, Partition: opt(e.Partition),
+		Leader: opt(e.Leader), OldLeader: opt(e.OldLeader), Epoch: opt(e.Epoch), ISR: e.ISR, From: opt(e.From), To: opt(e.To),
+		Unclean: e.Unclean, Reason: e.Reason, Mode: e.Mode, Group: e.Group, Member: e.Member, Generation: opt(e.Generation),
+		Fault: e.Fault, Detail: e.Detail, Configs: e.Configs,
+		TransactionalID: e.TransactionalID, ProducerID: opt(e.ProducerID), ProducerEpoch: opt(e.ProducerEpoch),
+		State: e.State, PreviousState: e.PreviousState, Partitions: e.Partitions,
+	})
+}
+
+// UnmarshalJSON reads the form MarshalJSON writes.
+func (e *Event) UnmarshalJSON(b []byte) error {
+	var j eventJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*e = Event{
+		Seq: j.Seq, Time: j.Time, Type: j.Type, Broker: unopt(j.Broker), Topic: j.Topic, Partition: unopt(j.Partition),
+		Leader: unopt(j.Leader), OldLeader: unopt(j.OldLeader), Epoch: unopt(j.Epoch), ISR: j.ISR, From: unopt(j.From), To: unopt(j.To),
+		Unclean: j.Unclean, Reason: j.Reason, Mode: j.Mode, Group: j.Group, Member: j.Member, Generation: unopt(j.Generation),
+		Fault: j.Fault, Detail: j.Detail, Configs: j.Configs,
+		TransactionalID: j.TransactionalID, ProducerID: unopt(j.ProducerID), ProducerEpoch: unopt(j.ProducerEpoch),
+		State: j.State, PreviousState: j.PreviousState, Partitions: j.Partitions,
+	}
+	return nil
+}

@@ -1,0 +1,58 @@
+package api
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// An event's JSON leaves out what does not apply and reads back the same.
+func TestEventJSONRoundTrip(t *testing.T) {
+	e := Event{Seq: 7, Time: time.Unix(1700000000, 0).UTC(), Type: EventLeaderElected, Broker: -1, Topic: "orders", Partition: 0,
+		Leader: 2, OldLeader: 1, Epoch: 3, ISR: []int32{2, 3}, From: -1, To: -1, Generation: -1, ProducerID: -1, ProducerEpoch: -1,
+		Reason: "fenced", Mode: StopCrash, Partitions: []TopicPartition{{Topic: "t", Partition: 1}}}
+	b, err := json.Marshal(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, absent := range []string{`"broker"`, `"from"`, `"to"`, `"generation"`, `"producer_id"`} {
+		if strings.Contains(string(b), absent) {
+			t.Errorf("%s has %s, which does not apply", b, absent)
+		}
+	}
+	if !strings.Contains(string(b), `"partition":0`) {
+		t.Errorf("%s lost partition 0", b)
+	}
+	var back Event
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back, e) {
+		t.Errorf("round trip:\n got %+v\nwant %+v", back, e)
+	}
+}
+
+func TestMatchers(t *testing.T) {
+	e := Event{Type: EventLeaderElected, Topic: "orders", Partition: 1, Leader: 2, Broker: -1}
+	for i, c := range []struct {
+		m    EventMatcher
+		want bool
+	}{
+		{OfType(EventLeaderElected), true},
+		{LeaderElected("orders", 1), true},
+		{LeaderElectedOn("orders", 1, 2), true},
+		{LeaderElectedOn("orders", 1, 3), false},
+		{LeaderElected("orders", 0), false},
+		{ISRShrunk("orders", 1), false},
+		{TxnCommitted("x"), false},
+	} {
+		if got := c.m(e); got != c.want {
+			t.Errorf("matcher %d: %v, want %v", i, got, c.want)
+		}
+	}
+	if !TxnCompleted("x")(Event{Type: EventTxnStateChanged, TransactionalID: "x", State: "CompleteAbort"}) {
+		t.Error("TxnCompleted missed CompleteAbort")
+	}
+}

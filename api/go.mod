@@ -1,0 +1,3 @@
+module github.com/fakekafka/fakekafka/api
+
+go 1.26.8

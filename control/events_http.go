@@ -1,0 +1,170 @@
+package control
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fakekafka/fakekafka/api"
+)
+
+// sseKeepAlive is how often an idle event stream sends a comment, so
+// proxies and clients do not take it for dead.
+const sseKeepAlive = 15 * time.Second
+
+// registerEventRoutes adds the event stream to the control API:
+//
+//	GET /v1/events?since=SEQ&type=T1,T2&topic=t&partition=0&broker=1&group=g&transactional_id=x
+//	    {"events":[Event...],"last_seq":N}: the kept events after SEQ that
+//	    match every filter given; last_seq is the newest event's number,
+//	    the since of the next poll
+//	GET /v1/events/stream (same filters)
+//	    text/event-stream: the same events, then every new one as it
+//	    happens ("id: SEQ", "event: TYPE", "data: JSON"); a reconnecting
+//	    EventSource resumes after its Last-Event-ID. GET /v1/events with
+//	    Accept: text/event-stream streams too.
+//
+// A bad filter is 400.
+func (c cluster) registerEventRoutes(mux *http.ServeMux) {
+	mux.HandleFunc("GET /v1/events", func(w http.ResponseWriter, r *http.Request) {
+		if strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
+			c.streamEvents(w, r)
+			return
+		}
+		since, match, err := eventQuery(r)
+		if err != nil {
+			httpFail(w, err)
+			return
+		}
+		evs := c.Events(since)
+		out := []api.Event{}
+		var last uint64 = since
+		for _, e := range evs {
+			last = e.Seq
+			if match(e) {
+				out = append(out, e)
+			}
+		}
+		last = max(last, c.LastEventSeq())
+		httpJSON(w, http.StatusOK, struct {
+			Events  []api.Event `json:"events"`
+			LastSeq uint64      `json:"last_seq"`
+		}{out, last})
+	})
+	mux.HandleFunc("GET /v1/events/stream", c.streamEvents)
+}
+
+// eventQuery parses since and the filters of an events request.
+func eventQuery(r *http.Request) (uint64, api.EventMatcher, error) {
+	q := r.URL.Query()
+	var since uint64
+	sinceStr := q.Get("since")
+	if sinceStr == "" {
+		sinceStr = r.Header.Get("Last-api.Event-ID")
+	}
+	if sinceStr != "" {
+		n, err := strconv.ParseUint(sinceStr, 10, 64)
+		if err != nil {
+			return 0, nil, httpErrorf(http.StatusBadRequest, "since %q is not a non-negative integer", sinceStr)
+		}
+		since = n
+	}
+	var types []api.EventType
+	for _, s := range q["type"] {
+		for _, t := range strings.Split(s, ",") {
+			if t == "" {
+				continue
+			}
+			if !slices.Contains(api.EventTypes, api.EventType(t)) {
+				return 0, nil, httpErrorf(http.StatusBadRequest, "unknown event type %q; known types: %v", t, api.EventTypes)
+			}
+			types = append(types, api.EventType(t))
+		}
+	}
+	num := func(key string) (int32, bool, error) {
+		s := q.Get(key)
+		if s == "" {
+			return 0, false, nil
+		}
+		n, err := strconv.ParseInt(s, 10, 32)
+		if err != nil || n < 0 {
+			return 0, false, httpErrorf(http.StatusBadRequest, "%s %q is not a non-negative 32-bit integer", key, s)
+		}
+		return int32(n), true, nil
+	}
+	partition, hasPartition, err := num("partition")
+	if err != nil {
+		return 0, nil, err
+	}
+	broker, hasBroker, err := num("broker")
+	if err != nil {
+		return 0, nil, err
+	}
+	topic, group, txnID := q.Get("topic"), q.Get("group"), q.Get("transactional_id")
+	return since, func(e api.Event) bool {
+		return (len(types) == 0 || slices.Contains(types, e.Type)) &&
+			(topic == "" || e.Topic == topic) &&
+			(!hasPartition || e.Partition == partition) &&
+			(!hasBroker || e.Broker == broker || e.Leader == broker) &&
+			(group == "" || e.Group == group) &&
+			(txnID == "" || e.TransactionalID == txnID)
+	}, nil
+}
+
+// streamEvents serves the events as server-sent events until the client
+// goes away or the cluster closes.
+func (c cluster) streamEvents(w http.ResponseWriter, r *http.Request) {
+	since, match, err := eventQuery(r)
+	if err != nil {
+		httpFail(w, err)
+		return
+	}
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		httpFail(w, httpErrorf(http.StatusInternalServerError, "this server cannot stream"))
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	// A comment first, so the client sees the stream open at once.
+	fmt.Fprintf(w, ": fakekafka events after %d\n\n", since)
+	flusher.Flush()
+	for {
+		// Wait at most sseKeepAlive for news, then say the stream is alive.
+		ctx, cancel := context.WithTimeout(r.Context(), sseKeepAlive)
+		evs, err := c.WaitEvents(ctx, since)
+		cancel()
+		switch {
+		case r.Context().Err() != nil:
+			return // the client went away
+		case errors.Is(err, context.DeadlineExceeded):
+			if _, err := fmt.Fprint(w, ": keep-alive\n\n"); err != nil {
+				return
+			}
+			flusher.Flush()
+			continue
+		case err != nil:
+			return // the cluster closed
+		}
+		for _, e := range evs {
+			since = e.Seq
+			if !match(e) {
+				continue
+			}
+			b, _ := json.Marshal(e)
+			if _, err := fmt.Fprintf(w, "id: %d\nevent: %s\ndata: %s\n\n", e.Seq, e.Type, b); err != nil {
+				return
+			}
+		}
+		flusher.Flush()
+	}
+}
