@@ -289,7 +289,7 @@ func (c *Cluster) checkpoint() {
 				}
 			}
 			if p.disk != nil && (checkpoint || flush) {
-				p.disk.flush() // fsync: the data dir follows the flush settings too
+				p.disk.Flush() // fsync: the data dir follows the flush settings too
 			}
 			p.mu.Unlock()
 		}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fakekafka/fakekafka/replication"
+	"github.com/fakekafka/fakekafka/storage"
 	"github.com/twmb/franz-go/pkg/kerr"
 )
 
@@ -73,7 +74,7 @@ type partitionExtras struct {
 	waiters []chan struct{}
 	paused  []int32 // followers that do not fetch
 	ev      partitionEvents
-	disk    *diskLog         // the log on disk with Config.DataDir (persist.go)
+	disk    *storage.Log     // the log on disk with Config.DataDir (persist.go)
 	rec     *partitionRecord // a chaos run's recording (chaos_record.go)
 }
 
