@@ -415,10 +415,17 @@ func FaultHit(id string) EventMatcher {
 	return func(e Event) bool { return e.Type == EventFaultHit && e.Fault == id }
 }
 
-// partitionEvents reports what changed in p between before and after:
-// the state machine's own record of leader, ISR, truncation and loss
-// changes at once, HW moves coalesced. Callers hold p.mu.
-func (c *Cluster) partitionEvents(p *partition, before, after state) {
+// partitionEventsListener reports every partition change as events.
+type partitionEventsListener struct{ c *Cluster }
+
+func (l *partitionEventsListener) partitionChanged(p *partition, ch partitionChange) {
+	l.c.partitionEvents(p, ch)
+}
+
+// partitionEvents reports what change ch did to p: the state machine's
+// own record of leader, ISR, truncation and loss changes at once, HW
+// moves coalesced. Callers hold p.mu.
+func (c *Cluster) partitionEvents(p *partition, ch partitionChange) {
 	if p.st.HasChanges() {
 		for _, ch := range p.st.TakeChanges() {
 			c.emitChange(p, ch)
@@ -427,12 +434,12 @@ func (c *Cluster) partitionEvents(p *partition, before, after state) {
 	if p.ev.cause != "" {
 		p.extras().ev.cause = ""
 	}
-	if after.lso != after.hw && !p.ev.lsoHeld {
+	if ch.lso != ch.hw && !p.ev.lsoHeld {
 		p.extras().ev.lsoHeld = true
 	}
-	if (after.hw != before.hw && after.hw >= 0 || after.lso != before.lso && after.lso >= 0) && !p.ev.hwQueued {
+	if (ch.hw != ch.hwFrom && ch.hw >= 0 || ch.lso != ch.lsoFrom && ch.lso >= 0) && !p.ev.hwQueued {
 		ev := &p.extras().ev
-		ev.hwQueued, ev.hwFrom, ev.lsoFrom = true, before.hw, before.lso
+		ev.hwQueued, ev.hwFrom, ev.lsoFrom = true, ch.hwFrom, ch.lsoFrom
 		l := c.events
 		l.mu.Lock()
 		l.hwQueue = append(l.hwQueue, p)

@@ -25,6 +25,11 @@ type dataDir struct {
 	restoring bool
 }
 
+// persistence writes every change of a partition's leader log to disk.
+type persistence struct{}
+
+func (*persistence) partitionChanged(p *partition, _ partitionChange) { p.persist() }
+
 // persist brings p's disk log up to date with its leader's log. Callers
 // hold p.mu.
 func (p *partition) persist() {

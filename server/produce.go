@@ -172,9 +172,8 @@ func (cn *conn) produceTo(t *topic, rp *kmsg.ProduceRequestTopicPartition, req *
 		b.MaxTimestamp = ts
 		sp.LogAppendTime = ts
 	}
-	before := p.mark()
-	res, code := p.st.AppendAs(cn.b.id, b, acks, now)
-	p.changed(before)
+	var res replication.AppendResult
+	p.mutate(func() { res, code = p.st.AppendAs(cn.b.id, b, acks, now) })
 	if code != 0 {
 		if code == kerr.NotEnoughReplicas.Code {
 			return pp, false, code, fmt.Sprintf("the ISR %v is smaller than min.insync.replicas %d", p.st.ISR(), p.st.EffectiveMinISR())
