@@ -82,6 +82,9 @@ type Cluster struct {
 	chaos     atomic.Pointer[chaosRun]
 	chaosMu   sync.Mutex
 	chaosLast *chaosRun
+	// produceListener hears of every batch Produce appends (produce.go):
+	// the active chaos run, else nil, the one atomic load it costs then.
+	produceListener atomic.Pointer[produceListener]
 
 	closing   chan struct{}
 	closeOnce sync.Once

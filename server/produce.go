@@ -34,6 +34,13 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
+// produceListener hears of every batch a Produce appended, or found to
+// be a retry of one appended before, with p.mu held and before the
+// response is sent: a chaos run records writes this way (chaos_record.go).
+type produceListener interface {
+	produced(cn *conn, p *partition, b *replication.Batch, res replication.AppendResult, acks int16, sp *kmsg.ProduceResponseTopicPartition)
+}
+
 // parkedProduce is one appended partition of an acks=-1 request.
 type parkedProduce struct {
 	p        *partition
@@ -182,8 +189,8 @@ func (cn *conn) produceTo(t *topic, rp *kmsg.ProduceRequestTopicPartition, req *
 	}
 	sp.BaseOffset = res.BaseOffset
 	sp.LogStartOffset = res.LogStartOffset
-	if run := c.chaos.Load(); run != nil {
-		cn.recordWrite(run, p, b, res, acks, sp)
+	if l := c.produceListener.Load(); l != nil {
+		(*l).produced(cn, p, b, res, acks, sp)
 	}
 	if acks != -1 {
 		return pp, false, 0, ""
