@@ -415,13 +415,6 @@ func FaultHit(id string) EventMatcher {
 	return func(e Event) bool { return e.Type == EventFaultHit && e.Fault == id }
 }
 
-// partitionEventsListener reports every partition change as events.
-type partitionEventsListener struct{ c *Cluster }
-
-func (l *partitionEventsListener) partitionChanged(p *partition, ch partitionChange) {
-	l.c.partitionEvents(p, ch)
-}
-
 // partitionEvents reports what change ch did to p: the state machine's
 // own record of leader, ISR, truncation and loss changes at once, HW
 // moves coalesced. Callers hold p.mu.

@@ -183,6 +183,14 @@ func (p *partition) wakeWaiters() {
 	}
 }
 
+// partitionEventsListener reports every partition change as events
+// (events.go).
+type partitionEventsListener struct{ c *Cluster }
+
+func (l *partitionEventsListener) partitionChanged(p *partition, ch partitionChange) {
+	l.c.partitionEvents(p, ch)
+}
+
 // waitersListener wakes parked requests; it wants waitedFields.
 type waitersListener struct{}
 
