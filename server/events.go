@@ -415,10 +415,10 @@ func FaultHit(id string) EventMatcher {
 	return func(e Event) bool { return e.Type == EventFaultHit && e.Fault == id }
 }
 
-// partitionEvents reports what change ch did to p: the state machine's
+// partitionEvents reports what change pc did to p: the state machine's
 // own record of leader, ISR, truncation and loss changes at once, HW
 // moves coalesced. Callers hold p.mu.
-func (c *Cluster) partitionEvents(p *partition, ch partitionChange) {
+func (c *Cluster) partitionEvents(p *partition, pc partitionChange) {
 	if p.st.HasChanges() {
 		for _, ch := range p.st.TakeChanges() {
 			c.emitChange(p, ch)
@@ -427,12 +427,12 @@ func (c *Cluster) partitionEvents(p *partition, ch partitionChange) {
 	if p.ev.cause != "" {
 		p.extras().ev.cause = ""
 	}
-	if ch.lso != ch.hw && !p.ev.lsoHeld {
+	if pc.lso != pc.hw && !p.ev.lsoHeld {
 		p.extras().ev.lsoHeld = true
 	}
-	if (ch.hw != ch.hwFrom && ch.hw >= 0 || ch.lso != ch.lsoFrom && ch.lso >= 0) && !p.ev.hwQueued {
+	if (pc.hw != pc.hwFrom && pc.hw >= 0 || pc.lso != pc.lsoFrom && pc.lso >= 0) && !p.ev.hwQueued {
 		ev := &p.extras().ev
-		ev.hwQueued, ev.hwFrom, ev.lsoFrom = true, ch.hwFrom, ch.lsoFrom
+		ev.hwQueued, ev.hwFrom, ev.lsoFrom = true, pc.hwFrom, pc.lsoFrom
 		l := c.events
 		l.mu.Lock()
 		l.hwQueue = append(l.hwQueue, p)
