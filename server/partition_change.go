@@ -138,7 +138,9 @@ type partitionChange struct {
 
 // mutate runs f, which changes p's replication state, and then tells the
 // listeners what changed. Every mutation goes through it, so none can
-// forget its listeners. Callers hold p.mu.
+// forget its listeners; only the HW checkpoint, flushes and producer
+// expiry, which move nothing a listener follows, and a restore from the
+// data dir, before anyone listens, change p.st directly. Callers hold p.mu.
 func (p *partition) mutate(f func()) { p.mutateBy(-1, f) }
 
 // mutateBy is mutate for the fetches of the follower on broker fetcher.
