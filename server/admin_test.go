@@ -440,9 +440,8 @@ func TestListOffsetsLaggingNewLeader(t *testing.T) {
 
 	p := c.partition("lag", 0)
 	p.mu.Lock()
-	before := p.mark()
-	code := p.st.Elect(2, false, c.now())
-	p.changed(before)
+	var code int16
+	p.mutate(func() { code = p.st.Elect(2, false, c.now()) })
 	p.mu.Unlock()
 	if code != 0 {
 		t.Fatalf("elect: %d", code)

@@ -121,15 +121,15 @@ func (c *Cluster) applyReplicationConfig(t *topic) {
 	now := c.now()
 	for _, p := range t.partitions() {
 		p.mu.Lock()
-		before := p.mark()
-		p.st.SetConfigShared(rc, now)
-		if p.st.Leader() < 0 && rc.UncleanLeaderElection {
-			// Enabling unclean election elects leaderless partitions
-			// right away, as the KRaft controller does (KIP-704).
-			p.extras().ev.cause = "unclean.leader.election.enable"
-			c.elect(p)
-		}
-		p.changed(before)
+		p.mutate(func() {
+			p.st.SetConfigShared(rc, now)
+			if p.st.Leader() < 0 && rc.UncleanLeaderElection {
+				// Enabling unclean election elects leaderless partitions
+				// right away, as the KRaft controller does (KIP-704).
+				p.extras().ev.cause = "unclean.leader.election.enable"
+				c.elect(p)
+			}
+		})
 		p.mu.Unlock()
 	}
 }

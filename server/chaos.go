@@ -184,6 +184,8 @@ func (c *Cluster) StartChaos(spec chaos.Spec) ([]chaos.Action, error) {
 	run.cancel = cancel
 	c.chaosLast = run
 	c.chaos.Store(run)
+	var l produceListener = run
+	c.produceListener.Store(&l)
 	c.emit(EventChaosStarted, func(e *Event) {
 		e.Detail = fmt.Sprintf("seed=%d preset=%s duration=%s actions=%d", seed, spec.Preset, spec.Duration, len(run.actions))
 	})
@@ -228,6 +230,7 @@ func (c *Cluster) StopChaos() (*ChaosReport, error) {
 	run.mu.Lock()
 	run.running = false
 	run.mu.Unlock()
+	c.produceListener.Store(nil)
 	c.chaos.Store(nil)
 	c.emit(EventChaosStopped, func(e *Event) { e.Detail = fmt.Sprintf("seed=%d", run.seed) })
 	run.cancel()

@@ -57,10 +57,10 @@ func batchCRC(raw []byte) uint32 {
 	return binary.BigEndian.Uint32(raw[17:21])
 }
 
-// recordWrite notes batch b just appended to p for a produce with acks.
+// produced notes batch b just appended to p for a produce with acks.
 // An idempotent retry the leader deduplicated appends nothing: its answer
 // acknowledges the original write. Callers hold p.mu.
-func (cn *conn) recordWrite(run *chaosRun, p *partition, b *replication.Batch, res replication.AppendResult, acks int16, sp *kmsg.ProduceResponseTopicPartition) {
+func (run *chaosRun) produced(cn *conn, p *partition, b *replication.Batch, res replication.AppendResult, acks int16, sp *kmsg.ProduceResponseTopicPartition) {
 	rec := p.recording(run)
 	if res.Duplicate {
 		// The original: same producer, epoch and sequence, at the offset

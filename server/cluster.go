@@ -41,6 +41,10 @@ type Cluster struct {
 
 	data *dataDir // Config.DataDir's persistence (persist.go), else nil
 
+	// partitionListeners hear of every partition change, in order
+	// (partition_change.go); fixed before the first partition exists.
+	partitionListeners partitionListeners
+
 	coord coordinators    // the group coordinators' shards (coordinator.go)
 	txn   txnCoordinators // the transaction coordinators (txn_coordinator.go)
 
@@ -78,6 +82,9 @@ type Cluster struct {
 	chaos     atomic.Pointer[chaosRun]
 	chaosMu   sync.Mutex
 	chaosLast *chaosRun
+	// produceListener hears of every batch Produce appends (produce.go):
+	// the active chaos run, else nil, the one atomic load it costs then.
+	produceListener atomic.Pointer[produceListener]
 
 	closing   chan struct{}
 	closeOnce sync.Once
@@ -122,6 +129,15 @@ func NewCluster(cfg Config) (*Cluster, error) {
 		b.up.Store(true)
 		c.fetchers = append(c.fetchers, newFetcher(c, b.id))
 	}
+	// Partition changes reach the disk log first, so that nothing that
+	// depends on a record is answered before it is written.
+	if cfg.DataDir != "" {
+		c.onPartitionChange(anyChange, &persistence{})
+	}
+	c.onPartitionChange(anyChange, &partitionEventsListener{c})
+	c.onPartitionChange(waitedFields, &waitersListener{})
+	c.onPartitionChange(fetchedFields, &followersListener{})
+	c.onPartitionChange(movedEpoch, &txnStateLeaderListener{c})
 	if err := c.openDataDir(); err != nil {
 		c.closeListeners()
 		return nil, err
@@ -261,11 +277,11 @@ func (c *Cluster) checkISRs() {
 	for _, t := range c.topics.Load().byName {
 		for _, p := range t.partitions() {
 			p.mu.Lock()
-			before := p.mark()
-			if out := p.st.MaybeShrinkISR(now); len(out) > 0 {
-				c.log.Info("ISR shrink", "topic", t.name, "partition", p.index, "removed", out, "isr", p.st.ISR())
-			}
-			p.changed(before)
+			p.mutate(func() {
+				if out := p.st.MaybeShrinkISR(now); len(out) > 0 {
+					c.log.Info("ISR shrink", "topic", t.name, "partition", p.index, "removed", out, "isr", p.st.ISR())
+				}
+			})
 			p.mu.Unlock()
 		}
 	}
@@ -371,9 +387,7 @@ func (c *Cluster) SetISR(topicName string, index int32, isr []int32) error {
 			return fmt.Errorf("broker %d has no replica of %s/%d", id, topicName, index)
 		}
 	}
-	before := p.mark()
-	p.st.SetISR(isr, c.now())
-	p.changed(before)
+	p.mutate(func() { p.st.SetISR(isr, c.now()) })
 	return nil
 }
 

@@ -108,9 +108,7 @@ func (c *Cluster) eachReplica(id int32, f func(*partition)) {
 				p.mu.Unlock()
 				continue
 			}
-			before := p.mark()
-			f(p)
-			p.changed(before)
+			p.mutate(func() { f(p) })
 			p.mu.Unlock()
 		}
 	}
@@ -175,8 +173,14 @@ func (c *Cluster) ElectLeader(topicName string, index int32, leader int32, uncle
 	if leader >= 0 && c.broker(leader) != nil && !c.broker(leader).up.Load() {
 		return -1, fmt.Errorf("%w: broker %d is stopped", kerr.ReplicaNotAvailable, leader)
 	}
-	before := p.mark()
-	defer p.changed(before)
+	p.mutate(func() { leader, err = c.electRequested(p, leader, unclean) })
+	return leader, err
+}
+
+// electRequested is ElectLeader's change of p; it returns -1 with the
+// error. Callers hold p.mu.
+func (c *Cluster) electRequested(p *partition, leader int32, unclean bool) (int32, error) {
+	topicName, index := p.t.name, p.index
 	p.extras().ev.cause = "requested"
 	if leader < 0 {
 		cur := p.st.Leader()
@@ -219,13 +223,13 @@ func (c *Cluster) ElectPreferredLeader(topicName string, index int32) error {
 	if !p.st.InISR(preferred) {
 		return fmt.Errorf("%w: preferred leader %d is not in the ISR %v", kerr.PreferredLeaderNotAvailable, preferred, p.st.ISR())
 	}
-	before := p.mark()
-	defer p.changed(before)
-	p.extras().ev.cause = "preferred"
-	if code := p.st.Elect(preferred, false, c.now()); code != 0 {
-		return fmt.Errorf("%w: preferred leader %d of %s/%d", kerr.ErrorForCode(code), preferred, topicName, index)
-	}
-	return nil
+	p.mutate(func() {
+		p.extras().ev.cause = "preferred"
+		if code := p.st.Elect(preferred, false, c.now()); code != 0 {
+			err = fmt.Errorf("%w: preferred leader %d of %s/%d", kerr.ErrorForCode(code), preferred, topicName, index)
+		}
+	})
+	return err
 }
 
 // checkpointInterval is how often runCheckpoints must look: the HW
@@ -271,7 +275,7 @@ func (c *Cluster) checkpoint() {
 				}
 			}
 			if p.disk != nil && (checkpoint || flush) {
-				p.disk.flush() // fsync: the data dir follows the flush settings too
+				p.disk.Flush() // fsync: the data dir follows the flush settings too
 			}
 			p.mu.Unlock()
 		}

@@ -389,10 +389,13 @@ func (g *group) writeAs(broker int32, recs []coordinatorRecord, pid int64, epoch
 func (c *Cluster) appendInternal(p *partition, broker int32, b *replication.Batch, timeout time.Duration) (int32, int16) {
 	wake := make(chan struct{}, 1)
 	p.mu.Lock()
-	before := p.mark()
-	res, code := p.st.AppendAs(broker, b, -1, c.now())
-	_, epoch, _ := p.st.View(broker)
-	p.changed(before)
+	var res replication.AppendResult
+	var code int16
+	var epoch int32
+	p.mutate(func() {
+		res, code = p.st.AppendAs(broker, b, -1, c.now())
+		_, epoch, _ = p.st.View(broker)
+	})
 	if code == 0 {
 		p.watch(wake)
 	}

@@ -63,9 +63,9 @@ func (cn *conn) deleteRecords(t *topic, index int32, offset int64) (int64, int16
 	if p.st.Leader() != cn.b.id {
 		return -1, kerr.NotLeaderForPartition.Code // a zombie
 	}
-	before := p.mark()
-	low, code := p.st.DeleteRecords(offset)
-	p.changed(before)
+	var low int64
+	var code int16
+	p.mutate(func() { low, code = p.st.DeleteRecords(offset) })
 	if code == 0 {
 		cn.b.c.log.Info("records deleted", "topic", t.name, "partition", index, "log_start_offset", low)
 	}

@@ -159,10 +159,10 @@ func (c *Cluster) WaitFor(ctx context.Context, match EventMatcher) (Event, error
 	}
 }
 
-// partitionEvents reports what changed in p between before and after:
-// the state machine's own record of leader, ISR, truncation and loss
-// changes at once, HW moves coalesced. Callers hold p.mu.
-func (c *Cluster) partitionEvents(p *partition, before, after state) {
+// partitionEvents reports what change pc did to p: the state machine's
+// own record of leader, ISR, truncation and loss changes at once, HW
+// moves coalesced. Callers hold p.mu.
+func (c *Cluster) partitionEvents(p *partition, pc partitionChange) {
 	if p.st.HasChanges() {
 		for _, ch := range p.st.TakeChanges() {
 			c.emitChange(p, ch)
@@ -171,12 +171,12 @@ func (c *Cluster) partitionEvents(p *partition, before, after state) {
 	if p.ev.cause != "" {
 		p.extras().ev.cause = ""
 	}
-	if after.lso != after.hw && !p.ev.lsoHeld {
+	if pc.lso != pc.hw && !p.ev.lsoHeld {
 		p.extras().ev.lsoHeld = true
 	}
-	if (after.hw != before.hw && after.hw >= 0 || after.lso != before.lso && after.lso >= 0) && !p.ev.hwQueued {
+	if (pc.hw != pc.hwFrom && pc.hw >= 0 || pc.lso != pc.lsoFrom && pc.lso >= 0) && !p.ev.hwQueued {
 		ev := &p.extras().ev
-		ev.hwQueued, ev.hwFrom, ev.lsoFrom = true, before.hw, before.lso
+		ev.hwQueued, ev.hwFrom, ev.lsoFrom = true, pc.hwFrom, pc.lsoFrom
 		l := c.events
 		l.mu.Lock()
 		l.hwQueue = append(l.hwQueue, p)

@@ -30,9 +30,8 @@ func (c *Cluster) cleanLogs() {
 func (p *partition) clean(now time.Time, force bool, cause string) replication.CleanResult {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	before := p.mark()
-	res := p.st.Clean(now, force)
-	p.changed(before)
+	var res replication.CleanResult
+	p.mutate(func() { res = p.st.Clean(now, force) })
 	if res.Cleaned {
 		reason := "compaction"
 		if cause != "" {

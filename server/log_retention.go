@@ -26,8 +26,7 @@ func (c *Cluster) checkRetention() {
 func (p *partition) applyRetention(now time.Time) replication.RetentionResult {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	before := p.mark()
-	res := p.st.ApplyRetention(now)
-	p.changed(before)
+	var res replication.RetentionResult
+	p.mutate(func() { res = p.st.ApplyRetention(now) })
 	return res
 }

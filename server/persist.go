@@ -2,71 +2,33 @@ package server
 
 import (
 	"encoding/hex"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
-	"os"
-	"path/filepath"
-	"sync"
 
 	"github.com/fakekafka/fakekafka/replication"
+	"github.com/fakekafka/fakekafka/storage"
 )
 
-// Persistence (Config.DataDir, --data-dir): topics, configs, partition
-// state and logs survive a restart of the whole process. Group and
-// transaction state live in __consumer_offsets and __transaction_state, so
-// restoring those logs restores them; producer state is rebuilt from the
-// logs, as Kafka rebuilds it at startup.
-//
-//	DIR/meta.json           topics (id, configs, assignment, leader, epoch,
-//	                        ISR, HW checkpoint), broker configs, the next
-//	                        producer id; replaced by write-then-rename
-//	DIR/logs/TOPIC-N/       the partition's log: one file per segment and
-//	                        its log start (persist_log.go)
-//
-// meta.json is written when topics or configs change, at every HW
-// checkpoint (replica.high.watermark.checkpoint.interval.ms) and at Close;
-// logs are written as they change. A restart therefore comes back with
-// every record that was acknowledged and the HW of the last checkpoint.
-
-const metaVersion = 1
-
-type metaFile struct {
-	Version        int               `json:"version"`
-	NextProducerID int64             `json:"next_producer_id"`
-	BrokerConfigs  map[string]string `json:"broker_configs,omitempty"`
-	Topics         []metaTopic       `json:"topics"`
-}
-
-type metaTopic struct {
-	Name       string            `json:"name"`
-	ID         string            `json:"id"`
-	Configs    map[string]string `json:"configs,omitempty"`
-	Partitions []metaPartition   `json:"partitions"`
-}
-
-type metaPartition struct {
-	Replicas []int32 `json:"replicas"`
-	Leader   int32   `json:"leader"`
-	Epoch    int32   `json:"leader_epoch"`
-	ISR      []int32 `json:"isr"`
-	HW       int64   `json:"high_watermark"`
-}
+// Persistence (Config.DataDir, --data-dir): the glue between the cluster
+// and package storage, which owns the format. meta.json is written when
+// topics or configs change, at every HW checkpoint
+// (replica.high.watermark.checkpoint.interval.ms) and at Close; logs are
+// written as they change, before the request that changed them is
+// answered. A restart therefore comes back with every record that was
+// acknowledged and the HW of the last checkpoint.
 
 // dataDir is the cluster's persistence, nil without Config.DataDir.
 type dataDir struct {
-	dir  string
-	lock *os.File   // DIR/.lock, held while the cluster runs
-	mu   sync.Mutex // serialises meta.json writes
+	*storage.Dir
 	// restoring is set while restore recreates the topics: they must not
 	// overwrite their files or a meta.json that names topics not yet back.
 	restoring bool
 }
 
-func (d *dataDir) logDir(topic string, partition int32) string {
-	return filepath.Join(d.dir, "logs", logDirName(topic, partition))
-}
+// persistence writes every change of a partition's leader log to disk.
+type persistence struct{}
+
+func (*persistence) partitionChanged(p *partition, _ partitionChange) { p.persist() }
 
 // persist brings p's disk log up to date with its leader's log. Callers
 // hold p.mu.
@@ -78,7 +40,7 @@ func (p *partition) persist() {
 	if l == nil {
 		return
 	}
-	if err := p.disk.sync(l.Broker, l.Log()); err != nil {
+	if err := p.disk.Sync(l.Broker, l.Log()); err != nil {
 		p.t.c.log.Error("writing the partition log failed", "topic", p.t.name, "partition", p.index, "err", err)
 	}
 }
@@ -88,7 +50,7 @@ func (c *Cluster) attachDisk(p *partition) {
 	if c.data == nil || c.data.restoring {
 		return
 	}
-	p.extras().disk = &diskLog{dir: c.data.logDir(p.t.name, p.index), leader: -1}
+	p.extras().disk = storage.NewLog(c.data.LogDir(p.t.name, p.index))
 	p.persist()
 }
 
@@ -97,12 +59,12 @@ func (c *Cluster) saveMeta() {
 	if c.data == nil || c.data.restoring {
 		return
 	}
-	m := metaFile{Version: metaVersion, NextProducerID: c.nextProducerID.Load(), BrokerConfigs: c.brokerSettings().dynamic}
+	m := storage.Meta{Version: storage.MetaVersion, NextProducerID: c.nextProducerID.Load(), BrokerConfigs: c.brokerSettings().dynamic}
 	for _, t := range c.topics.Load().byName {
-		mt := metaTopic{Name: t.name, ID: hex.EncodeToString(t.id[:]), Configs: t.cfg().configs}
+		mt := storage.MetaTopic{Name: t.name, ID: hex.EncodeToString(t.id[:]), Configs: t.cfg().configs}
 		for _, p := range t.partitions() {
 			p.mu.Lock()
-			mp := metaPartition{Leader: p.st.Leader(), Epoch: p.st.LeaderEpoch(), ISR: p.st.ISR(), HW: p.st.HW()}
+			mp := storage.MetaPartition{Leader: p.st.Leader(), Epoch: p.st.LeaderEpoch(), ISR: p.st.ISR(), HW: p.st.HW()}
 			for _, r := range p.st.Replicas() {
 				mp.Replicas = append(mp.Replicas, r.Broker)
 				if r.Broker == mp.Leader || mp.Leader < 0 {
@@ -114,73 +76,35 @@ func (c *Cluster) saveMeta() {
 		}
 		m.Topics = append(m.Topics, mt)
 	}
-	if err := c.data.writeMeta(m); err != nil {
-		c.log.Error("writing meta.json failed", "dir", c.data.dir, "err", err)
+	if err := c.data.WriteMeta(m); err != nil {
+		c.log.Error("writing meta.json failed", "dir", c.data.Path(), "err", err)
 	}
-}
-
-func (d *dataDir) writeMeta(m metaFile) error {
-	raw, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return err
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	tmp := filepath.Join(d.dir, "meta.json.tmp")
-	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
-	if err != nil {
-		return err
-	}
-	_, werr := f.Write(raw)
-	if err := errors.Join(werr, f.Sync(), f.Close()); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, filepath.Join(d.dir, "meta.json")); err != nil {
-		return err
-	}
-	syncDir(d.dir)
-	return nil
 }
 
 // openDataDir creates the data dir or restores the cluster from it.
 // Called by NewCluster before any broker serves.
-func (c *Cluster) openDataDir() (err error) {
+func (c *Cluster) openDataDir() error {
 	if c.cfg.DataDir == "" {
 		return nil
 	}
-	if err := os.MkdirAll(filepath.Join(c.cfg.DataDir, "logs"), 0o755); err != nil {
-		return fmt.Errorf("data dir: %w", err)
-	}
-	lock, err := lockDataDir(c.cfg.DataDir)
+	d, m, err := storage.Open(c.cfg.DataDir)
 	if err != nil {
 		return err
 	}
-	c.data = &dataDir{dir: c.cfg.DataDir, lock: lock}
-	defer func() {
-		if err != nil {
-			lock.Close()
-		}
-	}()
-	raw, err := os.ReadFile(filepath.Join(c.cfg.DataDir, "meta.json"))
-	if errors.Is(err, os.ErrNotExist) {
+	c.data = &dataDir{Dir: d}
+	if m == nil {
 		c.saveMeta()
 		return nil
 	}
-	if err != nil {
-		return fmt.Errorf("data dir: %w", err)
+	if err := c.restore(*m); err != nil {
+		d.Close()
+		return err
 	}
-	var m metaFile
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return fmt.Errorf("data dir: meta.json: %w", err)
-	}
-	if m.Version != metaVersion {
-		return fmt.Errorf("data dir: meta.json version %d, want %d", m.Version, metaVersion)
-	}
-	return c.restore(m)
+	return nil
 }
 
 // restore recreates every topic of m with its logs.
-func (c *Cluster) restore(m metaFile) error {
+func (c *Cluster) restore(m storage.Meta) error {
 	if len(m.BrokerConfigs) > 0 {
 		c.brokerCfg.Store(c.resolveBrokerSettings(maps.Clone(m.BrokerConfigs)))
 	}
@@ -202,8 +126,8 @@ func (c *Cluster) restore(m metaFile) error {
 		}
 		for i, mp := range mt.Partitions {
 			p := t.partitions()[i]
-			dir := c.data.logDir(t.name, p.index)
-			start, batches, cut, err := loadLog(dir)
+			dir := c.data.LogDir(t.name, p.index)
+			start, batches, cut, err := storage.LoadLog(dir)
 			if err != nil {
 				return fmt.Errorf("data dir: %s/%d: %w", t.name, p.index, err)
 			}
@@ -215,8 +139,12 @@ func (c *Cluster) restore(m metaFile) error {
 			}
 			p.mu.Lock()
 			p.st.Restore(replication.Restored{Leader: mp.Leader, Epoch: mp.Epoch, ISR: mp.ISR, LogStart: start, HW: mp.HW, Batches: batches})
-			p.extras().disk = &diskLog{dir: dir}
-			if err := p.disk.reopen(p.st.Leader(), p.st.LeaderReplica()); err != nil {
+			p.extras().disk = storage.NewLog(dir)
+			var log *replication.Log
+			if l := p.st.LeaderReplica(); l != nil {
+				log = l.Log()
+			}
+			if err := p.disk.Reopen(p.st.Leader(), log); err != nil {
 				p.mu.Unlock()
 				return fmt.Errorf("data dir: %s/%d: %w", t.name, p.index, err)
 			}
@@ -233,17 +161,6 @@ func (c *Cluster) restore(m metaFile) error {
 	return nil
 }
 
-// reopen writes the restored leader log back in the segments the restore
-// rolled (they may differ from the files read, after compaction) and
-// continues from there.
-func (d *diskLog) reopen(leader int32, l *replication.Replica) error {
-	d.leader = leader
-	if l == nil {
-		return nil // leaderless: the files stay as they are until a leader writes
-	}
-	return d.rewrite(leader, l.Log())
-}
-
 // removeTopicData deletes a deleted topic's logs.
 func (c *Cluster) removeTopicData(t *topic) {
 	if c.data == nil {
@@ -252,14 +169,11 @@ func (c *Cluster) removeTopicData(t *topic) {
 	for _, p := range t.partitions() {
 		p.mu.Lock()
 		if p.disk != nil {
-			p.disk.close()
+			p.disk.Close()
 			p.extras().disk = nil
 		}
 		p.mu.Unlock()
-		dir := c.data.logDir(t.name, p.index)
-		os.RemoveAll(dir)
-		os.RemoveAll(dir + ".tmp")
-		os.RemoveAll(dir + ".old")
+		c.data.RemoveLog(t.name, p.index)
 	}
 	c.saveMeta()
 }
@@ -276,9 +190,9 @@ func (c *Cluster) flushData(closeLogs bool) {
 			if p.disk != nil {
 				p.persist()
 				if closeLogs {
-					p.disk.close()
+					p.disk.Close()
 					p.extras().disk = nil
-				} else if err := p.disk.flush(); err != nil {
+				} else if err := p.disk.Flush(); err != nil {
 					c.log.Error("flushing the partition log failed", "topic", t.name, "partition", p.index, "err", err)
 				}
 			}
@@ -287,6 +201,6 @@ func (c *Cluster) flushData(closeLogs bool) {
 	}
 	c.saveMeta()
 	if closeLogs {
-		c.data.lock.Close() // releases the flock
+		c.data.Close() // releases the flock
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fakekafka/fakekafka/storage"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -110,7 +111,7 @@ func TestDataDirCutsATornTail(t *testing.T) {
 	}
 	cl.Close()
 	c1.Close()
-	seg := func(base int64) string { return segmentFile(filepath.Join(dir, "logs", "t-0"), base) }
+	seg := func(base int64) string { return storage.SegmentFile(filepath.Join(dir, "logs", "t-0"), base) }
 	if _, err := os.Stat(seg(8)); err != nil {
 		t.Fatalf("segment files: %v", err)
 	}
@@ -190,29 +191,20 @@ func TestDataDirRetentionDeletesSegmentFiles(t *testing.T) {
 // entryStartOf is where the i-th entry of a file begins.
 func entryStartOf(t *testing.T, raw []byte, i int) int {
 	t.Helper()
-	pos := 0
-	for range i {
-		_, _, _, size, ok := readEntry(raw[pos:])
-		if !ok {
-			t.Fatalf("entry at %d unreadable", pos)
-		}
-		pos += size
+	starts := storage.Entries(raw)
+	if i >= len(starts) {
+		t.Fatalf("entry %d unreadable: the file has %d", i, len(starts))
 	}
-	return pos
+	return starts[i]
 }
 
 func lastEntryStart(t *testing.T, raw []byte) int {
 	t.Helper()
-	pos, last := 0, 0
-	for pos < len(raw) {
-		_, _, _, size, ok := readEntry(raw[pos:])
-		if !ok {
-			t.Fatalf("entry at %d unreadable", pos)
-		}
-		last = pos
-		pos += size
+	starts := storage.Entries(raw)
+	if len(starts) == 0 {
+		t.Fatal("no readable entry")
 	}
-	return last
+	return starts[len(starts)-1]
 }
 
 // The simulated power loss works with a data dir too: the broker that
@@ -419,7 +411,7 @@ func TestDataDirFinishesAnInterruptedRewrite(t *testing.T) {
 	if err := os.MkdirAll(logDir+".tmp", 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(segmentFile(logDir+".tmp", 0), []byte("partial"), 0o644); err != nil {
+	if err := os.WriteFile(storage.SegmentFile(logDir+".tmp", 0), []byte("partial"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	c3 := NewTestCluster(t, Config{DataDir: dir})
@@ -428,5 +420,35 @@ func TestDataDirFinishesAnInterruptedRewrite(t *testing.T) {
 	}
 	if _, err := os.Stat(logDir + ".tmp"); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("the partial rewrite is still there: %v", err)
+	}
+}
+
+// A data dir written before the format moved into package storage
+// (storage/testdata/datadir-v1) still loads: the records left after
+// DeleteRecords are served at their offsets through a real client, the
+// idempotent producer's id is not handed out again, and producing goes on
+// after them.
+func TestDataDirWrittenBeforeTheMoveLoads(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("../storage/testdata/datadir-v1")); err != nil {
+		t.Fatal(err)
+	}
+	c := NewTestCluster(t, Config{DataDir: dir})
+	if ps, _ := c.Partition("golden", 0); ps.Replicas[0].LogStartOffset != 2 || ps.HighWatermark != 6 {
+		t.Fatalf("golden/0 after loading: %+v", ps)
+	}
+	got := readAll(t, c, "golden")
+	for i := 2; i < 6; i++ {
+		if got[int64(i)] != fmt.Sprintf("v%d", i) {
+			t.Fatalf("offset %d: %q (all %v)", i, got[int64(i)], got)
+		}
+	}
+	cl := newClient(t, c, kgo.DefaultProduceTopic("golden"))
+	r, err := cl.ProduceSync(testContext(t), kgo.StringRecord("v6")).First()
+	if err != nil || r.Offset != 6 || r.ProducerID <= 1001 {
+		t.Fatalf("produce after loading: %+v %v", r, err)
+	}
+	if ps, _ := c.Partition("empty", 1); ps.Leader != 2 {
+		t.Fatalf("empty/1 after loading: %+v", ps)
 	}
 }

@@ -34,6 +34,13 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
+// produceListener hears of every batch a Produce appended, or found to
+// be a retry of one appended before, with p.mu held and before the
+// response is sent: a chaos run records writes this way (chaos_record.go).
+type produceListener interface {
+	produced(cn *conn, p *partition, b *replication.Batch, res replication.AppendResult, acks int16, sp *kmsg.ProduceResponseTopicPartition)
+}
+
 // parkedProduce is one appended partition of an acks=-1 request.
 type parkedProduce struct {
 	p        *partition
@@ -172,9 +179,8 @@ func (cn *conn) produceTo(t *topic, rp *kmsg.ProduceRequestTopicPartition, req *
 		b.MaxTimestamp = ts
 		sp.LogAppendTime = ts
 	}
-	before := p.mark()
-	res, code := p.st.AppendAs(cn.b.id, b, acks, now)
-	p.changed(before)
+	var res replication.AppendResult
+	p.mutate(func() { res, code = p.st.AppendAs(cn.b.id, b, acks, now) })
 	if code != 0 {
 		if code == kerr.NotEnoughReplicas.Code {
 			return pp, false, code, fmt.Sprintf("the ISR %v is smaller than min.insync.replicas %d", p.st.ISR(), p.st.EffectiveMinISR())
@@ -183,8 +189,8 @@ func (cn *conn) produceTo(t *topic, rp *kmsg.ProduceRequestTopicPartition, req *
 	}
 	sp.BaseOffset = res.BaseOffset
 	sp.LogStartOffset = res.LogStartOffset
-	if run := c.chaos.Load(); run != nil {
-		cn.recordWrite(run, p, b, res, acks, sp)
+	if l := c.produceListener.Load(); l != nil {
+		(*l).produced(cn, p, b, res, acks, sp)
 	}
 	if acks != -1 {
 		return pp, false, 0, ""

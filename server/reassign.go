@@ -92,8 +92,15 @@ func (c *Cluster) reassign(topic string, index int32, target []int32, allowRFCha
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	before := p.mark()
-	defer p.changed(before)
+	var e *kerr.Error
+	var msg string
+	p.mutate(func() { e, msg = c.reassignLocked(p, target, allowRFChange) })
+	return e, msg
+}
+
+// reassignLocked is reassign's change of p. Callers hold p.mu.
+func (c *Cluster) reassignLocked(p *partition, target []int32, allowRFChange bool) (*kerr.Error, string) {
+	topic, index := p.t.name, p.index
 	now := c.now()
 	if target == nil {
 		if !p.st.CancelReassignment(now) {

@@ -28,9 +28,8 @@ func (c *Cluster) StepReplica(topicName string, index, broker int32, upTo int64)
 	if p.st.Leader() == broker {
 		return fmt.Errorf("broker %d leads %s/%d; only followers fetch", broker, topicName, index)
 	}
-	before := p.mark()
-	_, code := p.st.ReplicaFetchUpTo(broker, replicaFetchMaxBytes, upTo, c.now())
-	p.changed(before)
+	var code int16
+	p.mutate(func() { _, code = p.st.ReplicaFetchUpTo(broker, replicaFetchMaxBytes, upTo, c.now()) })
 	if code != 0 {
 		return fmt.Errorf("fetch by broker %d: %v", broker, kerr.ErrorForCode(code))
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fakekafka/fakekafka/replication"
+	"github.com/fakekafka/fakekafka/storage"
 	"github.com/twmb/franz-go/pkg/kerr"
 )
 
@@ -73,7 +74,7 @@ type partitionExtras struct {
 	waiters []chan struct{}
 	paused  []int32 // followers that do not fetch
 	ev      partitionEvents
-	disk    *diskLog         // the log on disk with Config.DataDir (persist.go)
+	disk    *storage.Log     // the log on disk with Config.DataDir (persist.go)
 	rec     *partitionRecord // a chaos run's recording (chaos_record.go)
 }
 
@@ -88,41 +89,6 @@ func (p *partition) extras() *partitionExtras {
 	return p.partitionExtras
 }
 
-// watch registers w to be signalled whenever the partition changes.
-// Callers hold p.mu.
-func (p *partition) watch(w chan struct{}) { x := p.extras(); x.waiters = append(x.waiters, w) }
-
-func (p *partition) unwatch(w chan struct{}) {
-	p.mu.Lock()
-	x := p.extras()
-	x.waiters = slices.DeleteFunc(x.waiters, func(x chan struct{}) bool { return x == w })
-	p.mu.Unlock()
-}
-
-// state is what waiters and fetchers react to.
-type state struct {
-	leader, epoch int32
-	hw, leo, lso  int64
-	isr           int
-	start         int64 // the leader's log start: followers follow it
-}
-
-// mark captures the partition's state before a change; pass it to changed.
-func (p *partition) mark() state {
-	s := state{leader: p.st.Leader(), epoch: p.st.LeaderEpoch(), hw: -1, isr: p.st.ISRSize(), lso: -1}
-	if l := p.st.LeaderReplica(); l != nil {
-		s.hw, s.leo, s.lso, s.start = l.HW(), l.LEO(), l.LSO(), l.LogStartOffset()
-	}
-	return s
-}
-
-// sameWaited reports whether s and o agree on everything but the leader's
-// LEO: what parked requests wait on. (Field by field: comparing the
-// structs whole calls memequal, on every fetch.)
-func (s state) sameWaited(o state) bool {
-	return s.hw == o.hw && s.lso == o.lso && s.leader == o.leader && s.epoch == o.epoch && s.isr == o.isr && s.start == o.start
-}
-
 // lso is the leader's last stable offset, -1 without a leader. Callers
 // hold p.mu.
 func (p *partition) lso() int64 {
@@ -130,56 +96,6 @@ func (p *partition) lso() int64 {
 		return l.LSO()
 	}
 	return -1
-}
-
-// changed wakes whoever cares about the difference since before: parked
-// requests on any change but a longer leader log (an acks=all produce and
-// a consumer's fetch wait for the HW, LSO, leader or ISR; an append alone
-// moves none of them), followers when the leader's log or HW moved (the HW
-// travels to them in their next fetch), every follower on a new epoch.
-// Callers hold p.mu.
-func (p *partition) changed(before state) { p.changedBy(before, -1) }
-
-// changedBy is changed after the fetches of the follower on broker
-// fetcher, which is not woken for them: fetchOnce already says whether it
-// must fetch again.
-func (p *partition) changedBy(before state, fetcher int32) {
-	after := p.mark()
-	p.persist()
-	p.t.c.partitionEvents(p, before, after)
-	sameWaited := after.sameWaited(before)
-	if sameWaited && after.leo == before.leo {
-		return
-	}
-	if !sameWaited {
-		for _, w := range p.waiters {
-			select {
-			case w <- struct{}{}:
-			default:
-			}
-		}
-	}
-	if after.leo != before.leo || after.hw != before.hw || after.epoch != before.epoch || after.start != before.start {
-		p.markFollowersExcept(fetcher)
-	}
-	if after.epoch != before.epoch && p.t.name == txnStateTopic {
-		p.t.c.wakeTxnLoop() // the new leader loads and finishes prepared transactions
-	}
-}
-
-func (p *partition) markFollowers() { p.markFollowersExcept(-1) }
-
-func (p *partition) markFollowersExcept(skip int32) {
-	leader := p.st.Leader()
-	if leader < 0 {
-		return
-	}
-	c := p.t.c
-	for _, r := range p.st.Replicas() {
-		if r.Broker != leader && r.Broker != skip {
-			c.fetcherFor(r.Broker).mark(p)
-		}
-	}
 }
 
 func (p *partition) isPaused(broker int32) bool { return slices.Contains(p.paused, broker) }
@@ -543,12 +459,7 @@ func (c *Cluster) deleteTopic(t *topic) bool {
 	t.deleted.Store(true)
 	for _, p := range t.partitions() {
 		p.mu.Lock()
-		for _, w := range p.waiters {
-			select {
-			case w <- struct{}{}:
-			default:
-			}
-		}
+		p.wakeWaiters()
 		p.mu.Unlock()
 	}
 	c.removeTopicData(t)

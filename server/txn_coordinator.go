@@ -411,6 +411,17 @@ func (s *txnShard) expire(broker int32) {
 	}
 }
 
+// txnStateLeaderListener wakes the transaction coordinator's loop when a
+// partition of __transaction_state gets a new leader epoch: the new leader
+// loads and finishes prepared transactions.
+type txnStateLeaderListener struct{ c *Cluster }
+
+func (l *txnStateLeaderListener) partitionChanged(p *partition, _ partitionChange) {
+	if p.t.name == txnStateTopic {
+		l.c.wakeTxnLoop()
+	}
+}
+
 // wakeTxnLoop nudges the coordinator loop (a leadership change of a
 // __transaction_state partition).
 func (c *Cluster) wakeTxnLoop() {

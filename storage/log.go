@@ -1,4 +1,4 @@
-package server
+package storage
 
 import (
 	"bufio"
@@ -46,8 +46,9 @@ const (
 	entryHead  = 8 // length + crc
 )
 
-// diskLog is the persisted copy of one partition's leader log.
-type diskLog struct {
+// Log is the persisted copy of one partition's leader log. It is not
+// safe for concurrent use: its owner (the partition) serialises calls.
+type Log struct {
 	dir string
 	f   *os.File // the active segment's file
 	// What the files hold: the leader and the log's rewrite count they
@@ -65,7 +66,8 @@ type diskLog struct {
 
 func logDirName(topic string, partition int32) string { return fmt.Sprintf("%s-%d", topic, partition) }
 
-func segmentFile(dir string, base int64) string {
+// SegmentFile is the file of the segment at base in log directory dir.
+func SegmentFile(dir string, base int64) string {
 	return filepath.Join(dir, fmt.Sprintf("%020d.log", base))
 }
 
@@ -82,11 +84,15 @@ func appendEntry(dst []byte, kind byte, n int64, raw []byte) []byte {
 	return dst
 }
 
-// sync brings the files up to date with log l of leader: a moved log start
+// NewLog is the log in directory dir, written by nothing yet: the first
+// Sync writes it whole.
+func NewLog(dir string) *Log { return &Log{dir: dir, leader: -1} }
+
+// Sync brings the files up to date with log l of leader: a moved log start
 // is written and the segments below it deleted, new batches are appended;
 // anything else (another leader's diverging log, a truncation, compaction)
 // rewrites the directory. Callers hold the partition's lock.
-func (d *diskLog) sync(leader int32, l *replication.Log) error {
+func (d *Log) Sync(leader int32, l *replication.Log) error {
 	if d.f == nil || l.StartOffset() < d.start || l.EndOffset() < d.end || !d.extends(leader, l) {
 		return d.rewrite(leader, l)
 	}
@@ -119,7 +125,7 @@ func (d *diskLog) sync(leader int32, l *replication.Log) error {
 }
 
 // write appends the buffered entries to the active segment's file.
-func (d *diskLog) write() error {
+func (d *Log) write() error {
 	if len(d.buf) == 0 {
 		return nil
 	}
@@ -129,11 +135,11 @@ func (d *diskLog) write() error {
 }
 
 // roll starts the file of a new active segment.
-func (d *diskLog) roll(base int64) error {
+func (d *Log) roll(base int64) error {
 	if err := d.write(); err != nil {
 		return err
 	}
-	f, err := os.OpenFile(segmentFile(d.dir, base), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := os.OpenFile(SegmentFile(d.dir, base), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
 	}
@@ -149,14 +155,14 @@ func (d *diskLog) roll(base int64) error {
 
 // trimTo records a new log start and deletes the files of the segments
 // wholly below it (their successor starts at or below it).
-func (d *diskLog) trimTo(start int64) error {
+func (d *Log) trimTo(start int64) error {
 	if err := writeFileAtomic(filepath.Join(d.dir, "start"), appendEntry(nil, entryStart, start, nil)); err != nil {
 		return err
 	}
 	d.start = start
 	n := 0
 	for n+1 < len(d.files) && d.files[n+1] <= start {
-		if err := os.Remove(segmentFile(d.dir, d.files[n])); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := os.Remove(SegmentFile(d.dir, d.files[n])); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
 		}
 		n++
@@ -169,7 +175,7 @@ func (d *diskLog) trimTo(start int64) error {
 // the files were written: the same log with no rewrite since, or after a
 // leader change a log that holds the files' last batch at its offset (the
 // replicas share batches, so a clean failover costs no rewrite).
-func (d *diskLog) extends(leader int32, l *replication.Log) bool {
+func (d *Log) extends(leader int32, l *replication.Log) bool {
 	if leader == d.leader {
 		return l.Rewrites() == d.rewrites
 	}
@@ -180,7 +186,7 @@ func (d *diskLog) extends(leader int32, l *replication.Log) bool {
 }
 
 // rewrite writes the whole log as a new directory and swaps it in.
-func (d *diskLog) rewrite(leader int32, l *replication.Log) error {
+func (d *Log) rewrite(leader int32, l *replication.Log) error {
 	tmp, old := d.dir+".tmp", d.dir+".old"
 	if err := os.RemoveAll(tmp); err != nil {
 		return err
@@ -198,7 +204,7 @@ func (d *diskLog) rewrite(leader int32, l *replication.Log) error {
 		if werr != nil {
 			return
 		}
-		f, err := os.OpenFile(segmentFile(tmp, base), os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+		f, err := os.OpenFile(SegmentFile(tmp, base), os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
 		if err != nil {
 			werr = err
 			return
@@ -232,7 +238,7 @@ func (d *diskLog) rewrite(leader int32, l *replication.Log) error {
 	}
 	syncDir(filepath.Dir(d.dir))
 	os.RemoveAll(old)
-	f, err := os.OpenFile(segmentFile(d.dir, files[len(files)-1]), os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := os.OpenFile(SegmentFile(d.dir, files[len(files)-1]), os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
 	}
@@ -241,8 +247,20 @@ func (d *diskLog) rewrite(leader int32, l *replication.Log) error {
 	return nil
 }
 
-// flush fsyncs what was appended since the last flush.
-func (d *diskLog) flush() error {
+// Reopen writes a restored leader log back in the segments the restore
+// rolled (they may differ from the files read, after compaction) and
+// continues from there. A nil l (no leader) leaves the files as they are
+// until a leader writes.
+func (d *Log) Reopen(leader int32, l *replication.Log) error {
+	d.leader = leader
+	if l == nil {
+		return nil
+	}
+	return d.rewrite(leader, l)
+}
+
+// Flush fsyncs what was appended since the last flush.
+func (d *Log) Flush() error {
 	if d.f == nil || !d.dirty {
 		return nil
 	}
@@ -250,11 +268,12 @@ func (d *diskLog) flush() error {
 	return d.f.Sync()
 }
 
-func (d *diskLog) close() error {
+// Close flushes and closes the active segment's file.
+func (d *Log) Close() error {
 	if d.f == nil {
 		return nil
 	}
-	err := errors.Join(d.flush(), d.f.Close())
+	err := errors.Join(d.Flush(), d.f.Close())
 	d.f = nil
 	return err
 }
@@ -284,11 +303,11 @@ func syncDir(dir string) {
 	}
 }
 
-// loadLog reads a partition's log directory: its log start and batches.
+// LoadLog reads a partition's log directory: its log start and batches.
 // It first finishes or undoes an interrupted rewrite; a torn or corrupt
 // entry is cut with the rest of its file and the later segment files, and
 // how many bytes went is returned. A missing directory is an empty log.
-func loadLog(dir string) (start int64, batches []*replication.Batch, cut int64, err error) {
+func LoadLog(dir string) (start int64, batches []*replication.Batch, cut int64, err error) {
 	tmp, old := dir+".tmp", dir+".old"
 	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
 		if _, err := os.Stat(tmp); err == nil {
@@ -370,6 +389,21 @@ func readEntry(data []byte) (b *replication.Batch, kind byte, n int64, size int,
 		return b, kind, n, size, true
 	}
 	return nil, 0, 0, 0, false
+}
+
+// Entries returns where each entry of a segment file's data begins, up to
+// the first torn or corrupt one: for tools and tests that inspect a data dir.
+func Entries(data []byte) []int {
+	var out []int
+	for pos := 0; pos < len(data); {
+		_, _, _, size, ok := readEntry(data[pos:])
+		if !ok {
+			break
+		}
+		out = append(out, pos)
+		pos += size
+	}
+	return out
 }
 
 // batchFromDisk rebuilds a stored batch's fields from its bytes, checking

@@ -1,6 +1,6 @@
 //go:build unix
 
-package server
+package storage
 
 import (
 	"fmt"
@@ -9,9 +9,9 @@ import (
 	"syscall"
 )
 
-// lockDataDir takes DIR/.lock for the life of the process, as Kafka locks
+// lockDir takes DIR/.lock for the life of the process, as Kafka locks
 // its log dirs, so a second fakekafka cannot write into the same data dir.
-func lockDataDir(dir string) (*os.File, error) {
+func lockDir(dir string) (*os.File, error) {
 	f, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return nil, err

@@ -211,8 +211,13 @@ func (f *fetcher) fetchOnce(p *partition, now time.Time) bool {
 	if lb := f.c.broker(l); lb == nil || !lb.up.Load() {
 		return false
 	}
-	before := p.mark()
-	defer p.changedBy(before, f.broker)
+	more := false
+	p.mutateBy(f.broker, func() { more = f.fetchTurn(p, now) })
+	return more
+}
+
+// fetchTurn is fetchOnce's fetches. Callers hold p.mu.
+func (f *fetcher) fetchTurn(p *partition, now time.Time) bool {
 	for range fetchesPerTurn {
 		res, code := p.st.ReplicaFetch(f.broker, replicaFetchMaxBytes, now)
 		if code != 0 {
