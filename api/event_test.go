@@ -2,6 +2,9 @@ package api
 
 import (
 	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"reflect"
 	"strings"
 	"testing"
@@ -54,5 +57,50 @@ func TestMatchers(t *testing.T) {
 	}
 	if !TxnCompleted("x")(Event{Type: EventTxnStateChanged, TransactionalID: "x", State: "CompleteAbort"}) {
 		t.Error("TxnCompleted missed CompleteAbort")
+	}
+}
+
+// EventTypes lists every declared event type exactly once: GET /v1/events
+// refuses a ?type= that is not in it, so a type missing here could never
+// be filtered for.
+func TestEventTypesListsEveryType(t *testing.T) {
+	fs := token.NewFileSet()
+	f, err := parser.ParseFile(fs, "event.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	declared := map[string]bool{}
+	for _, d := range f.Decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok || g.Tok != token.CONST {
+			continue
+		}
+		for _, spec := range g.Specs {
+			vs := spec.(*ast.ValueSpec)
+			if id, ok := vs.Type.(*ast.Ident); ok && id.Name == "EventType" {
+				for _, v := range vs.Values {
+					lit := v.(*ast.BasicLit)
+					declared[strings.Trim(lit.Value, `"`)] = true
+				}
+			}
+		}
+	}
+	seen := map[EventType]bool{}
+	for _, typ := range EventTypes {
+		if seen[typ] {
+			t.Errorf("%s is listed twice", typ)
+		}
+		seen[typ] = true
+		if !declared[string(typ)] {
+			t.Errorf("%s is listed but not declared", typ)
+		}
+	}
+	for name := range declared {
+		if !seen[EventType(name)] {
+			t.Errorf("%s is declared but missing from EventTypes", name)
+		}
+	}
+	if len(declared) < 50 {
+		t.Fatalf("found only %d declared event types: the parse missed some", len(declared))
 	}
 }
