@@ -7,6 +7,7 @@
 package control
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -69,6 +70,7 @@ func Handler(cl *server.Cluster) http.Handler {
 	c.registerACLRoutes(mux)
 	c.registerQuotaRoutes(mux)
 	c.registerChaosRoutes(mux)
+	c.registerTopicRoutes(mux)
 	return jsonErrors{mux}
 }
 
@@ -213,27 +215,23 @@ func (c cluster) replicaOf(topic string, index, broker int32) error {
 }
 
 // decodeBody reads exactly one JSON value of at most maxControlBody bytes
-// into v, refusing unknown fields.
+// into v, refusing unknown fields and keys in another case than the
+// documented one (api.DecodeStrict).
 func decodeBody(w http.ResponseWriter, r *http.Request, v any) error {
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxControlBody))
-	dec.DisallowUnknownFields()
-	err := dec.Decode(v)
-	if err == nil {
-		// Trailing data after the value is as malformed as a bad value.
-		if dec.Decode(&struct{}{}) != io.EOF {
-			err = errors.New("unexpected data after the JSON value")
-		}
-	}
+	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxControlBody))
 	var tooBig *http.MaxBytesError
 	switch {
-	case err == nil:
-		return nil
 	case errors.As(err, &tooBig):
 		return httpErrorf(http.StatusRequestEntityTooLarge, "request body is larger than %d bytes", tooBig.Limit)
-	case errors.Is(err, io.EOF):
+	case err != nil:
+		return httpErrorf(http.StatusBadRequest, "cannot read the request body: %v", err)
+	case len(bytes.TrimSpace(raw)) == 0:
 		return httpErrorf(http.StatusBadRequest, "request body is empty; expected a JSON object")
 	}
-	return httpErrorf(http.StatusBadRequest, "malformed request body: %s", strings.TrimPrefix(err.Error(), "json: "))
+	if err := api.DecodeStrict(raw, v); err != nil {
+		return httpErrorf(http.StatusBadRequest, "malformed request body: %s", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	return nil
 }
 
 // answerPartition answers 200 with the partition's state after a change.
@@ -282,8 +280,12 @@ func (c cluster) controlSetISR(w http.ResponseWriter, r *http.Request) {
 		httpFail(w, httpErrorf(http.StatusBadRequest, `missing "isr": expected {"isr":[broker ids]}`))
 		return
 	}
-	// An ID in the body that is not a replica makes the body wrong (400);
-	// the path itself names a partition that exists.
+	// An unknown broker is 404 wherever it is named; a broker that holds
+	// no replica of the partition makes the body wrong (400).
+	if err := c.knownBrokers(*body.ISR...); err != nil {
+		httpFail(w, err)
+		return
+	}
 	if err := c.SetISR(topic, index, *body.ISR); err != nil {
 		httpFail(w, err)
 		return

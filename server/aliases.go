@@ -23,6 +23,8 @@ type (
 	ClusterState        = api.ClusterState
 	BrokerState         = api.BrokerState
 	TopicState          = api.TopicState
+	TopicConfigState    = api.TopicConfigState
+	ConfigEntry         = api.ConfigEntry
 	PartitionState      = api.PartitionState
 	ReplicaState        = api.ReplicaState
 	FollowerView        = api.FollowerView
