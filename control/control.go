@@ -39,11 +39,13 @@ const maxControlBody = 1 << 20
 //	POST /v1/clock/advance {"ms":N}                               AdvanceClock
 //	GET  /v1/acls, POST /v1/acls                                  ACLState, CreateACLs (acls_http.go)
 //	GET  /v1/quotas, POST /v1/quotas                              QuotaState, AlterClientQuotas (quotas_http.go)
+//	GET, POST /v1/topics; GET, DELETE /v1/topics/{topic}; GET, PATCH /v1/topics/{topic}/configs  (topics_http.go)
 //
 // A partition change answers 200 with the partition's new PartitionState.
-// Every error is a JSON object {"error":"..."}: 400 for a malformed body or
-// path number, 404 for an unknown topic, partition, broker or path, 405 for
-// a wrong method (with Allow), 413 for a body over 1 MiB.
+// Every error is a JSON object {"error":"..."}: 400 for a malformed body
+// (unknown keys and keys in another case included) or path number, 404 for
+// an unknown topic, partition, broker or path (a broker named in a body
+// too), 405 for a wrong method (with Allow), 413 for a body over 1 MiB.
 //
 // Every route calls only c's exported methods: whatever a user can do over
 // HTTP can be done from Go.
