@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -231,9 +232,34 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any) error {
 		return httpErrorf(http.StatusBadRequest, "request body is empty; expected a JSON object")
 	}
 	if err := api.DecodeStrict(raw, v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			return httpErrorf(http.StatusBadRequest, "malformed request body: %q must be %s, not a JSON %s", te.Field, jsonKind(te.Type), te.Value)
+		}
 		return httpErrorf(http.StatusBadRequest, "malformed request body: %s", strings.TrimPrefix(err.Error(), "json: "))
 	}
 	return nil
+}
+
+// jsonKind names what JSON value decodes into t, for error messages that
+// speak JSON rather than Go.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Slice, reflect.Array:
+		return "a list"
+	case reflect.Pointer:
+		return jsonKind(t.Elem())
+	}
+	return "an object"
 }
 
 // answerPartition answers 200 with the partition's state after a change.

@@ -89,3 +89,28 @@ func TestBodyKeysAreCaseSensitive(t *testing.T) {
 		t.Error("a refused body created a topic")
 	}
 }
+
+// TestBodyTypeErrorsSpeakJSON: a value of the wrong type is named by its
+// key and JSON kinds, not Go's struct and field names.
+func TestBodyTypeErrorsSpeakJSON(t *testing.T) {
+	c := server.NewTestCluster(t, server.Config{Brokers: 3})
+	if err := c.CreateTopic("t", 1, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	srv := newControlServer(t, c)
+	for _, tc := range []struct{ path, body, want string }{
+		{"/v1/partitions/t/0/elect", `{"leader":"two"}`, `malformed request body: "leader" must be an integer, not a JSON string`},
+		{"/v1/partitions/t/0/isr", `{"isr":2}`, `malformed request body: "isr" must be a list, not a JSON number`},
+		{"/v1/topics", `{"name":"n","configs":{"retention.ms":1}}`, `"configs" must be a string, not a JSON number`},
+	} {
+		var e struct {
+			Error string `json:"error"`
+		}
+		if code := controlCall(t, srv, "POST", tc.path, tc.body, &e); code != http.StatusBadRequest || e.Error != tc.want && !strings.Contains(e.Error, tc.want) {
+			t.Errorf("POST %s %s: %d %q, want 400 with %q", tc.path, tc.body, code, e.Error, tc.want)
+		}
+		if strings.Contains(e.Error, "Go ") {
+			t.Errorf("POST %s %s: Go names in %q", tc.path, tc.body, e.Error)
+		}
+	}
+}
