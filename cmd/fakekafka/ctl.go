@@ -115,7 +115,8 @@ func runCtl(ctx context.Context, args []string, getenv func(string) string, stdo
 		fmt.Fprint(stdout, ctlUsage)
 		return 0
 	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "fakekafka ctl: %v\n\n%s", err, ctlUsage)
+		// One line, as the server's flags: the whole usage would bury it.
+		fmt.Fprintf(stderr, "fakekafka ctl: %v (see fakekafka ctl help)\n", err)
 		return 2
 	default:
 		fmt.Fprintf(stderr, "fakekafka ctl: %v\n", err)

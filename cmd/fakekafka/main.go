@@ -86,7 +86,7 @@ type options struct {
 func parseFlags(args []string, getenv func(string) string, help io.Writer) (*options, error) {
 	o := &options{}
 	fs := flag.NewFlagSet("fakekafka", flag.ContinueOnError)
-	// Errors are one line from run; --help is printHelp, on help.
+	// An error becomes one line in run; --help prints printHelp to help.
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {} // the flag package calls it on every error too
 	fs.IntVar(&o.cfg.Brokers, "brokers", 3, "number of brokers (ids 1..N)")

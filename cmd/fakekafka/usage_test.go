@@ -80,3 +80,11 @@ func TestVersion(t *testing.T) {
 		t.Errorf("versionText without build info = %q", got)
 	}
 }
+
+func TestCtlUsageErrorIsOneLine(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"ctl", "--bogus", "state"}, env(nil), &stdout, &stderr)
+	if code != 2 || strings.Count(stderr.String(), "\n") != 1 || !strings.HasSuffix(stderr.String(), "(see fakekafka ctl help)\n") {
+		t.Fatalf("exit %d, stderr %q", code, stderr.String())
+	}
+}
