@@ -15,7 +15,7 @@ import (
 //	POST   /v1/topics {"name":"t","partitions":3,"replication_factor":3,"configs":{"min.insync.replicas":"2"}}
 //	       CreateTopic, or CreateTopicAssigned with "assignment":[[1,2],[2,3]]; 201 with the TopicState
 //	GET    /v1/topics/{topic}           TopicState: partitions, leaders, ISR, replicas, explicit configs
-//	DELETE /v1/topics/{topic}           DeleteTopic; 200 with the TopicState it had
+//	DELETE /v1/topics/{topic}           DeleteTopic; 200 with the TopicState it had (not the internal topics)
 //	GET    /v1/topics/{topic}/configs   TopicConfigState: every config in force and its source
 //	PATCH  /v1/topics/{topic}/configs {"set":{"min.insync.replicas":"2"},"delete":["retention.ms"]}
 //	       AlterTopicConfig (IncrementalAlterConfigs); 200 with the new TopicConfigState
@@ -44,6 +44,10 @@ func (c cluster) registerTopicRoutes(mux *http.ServeMux) {
 	})
 	mux.HandleFunc("DELETE /v1/topics/{topic}", func(w http.ResponseWriter, r *http.Request) {
 		ts, err := c.pathTopic(r)
+		if err == nil && (ts.Name == "__consumer_offsets" || ts.Name == "__transaction_state") {
+			// As kafka-topics.sh: the coordinators live in them.
+			err = httpErrorf(http.StatusBadRequest, "topic %s is an internal topic and cannot be deleted", ts.Name)
+		}
 		if err == nil {
 			err = topicError(c.DeleteTopic(ts.Name))
 		}

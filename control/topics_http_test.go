@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fakekafka/fakekafka/api"
 	"github.com/fakekafka/fakekafka/server"
@@ -73,6 +74,10 @@ func TestControlTopics(t *testing.T) {
 		t.Fatalf("get configs: %d %+v", code, cs)
 	}
 
+	// Finding a group coordinator creates __consumer_offsets.
+	adm.FindGroupCoordinators(ctx, "g")
+	waitFor(t, 30*time.Second, "__consumer_offsets", func() bool { _, ok := c.Topic("__consumer_offsets"); return ok })
+
 	for _, e := range []struct {
 		method, path, body string
 		status             int
@@ -96,6 +101,7 @@ func TestControlTopics(t *testing.T) {
 		{"PATCH", "/v1/topics/orders/configs", `{"set":{"no.such":"1"}}`, http.StatusBadRequest, "INVALID_CONFIG: config no.such is unknown"},
 		{"PATCH", "/v1/topics/orders/configs", `{"set":{"min.insync.replicas":"x"}}`, http.StatusBadRequest, "INVALID_CONFIG: invalid value for min.insync.replicas"},
 		{"PATCH", "/v1/topics/orders/configs", `{}`, http.StatusBadRequest, `needs "set"`},
+		{"DELETE", "/v1/topics/__consumer_offsets", "", http.StatusBadRequest, "internal topic"},
 	} {
 		var got struct {
 			Error string `json:"error"`
