@@ -109,3 +109,23 @@ type UserRequest struct {
 	Name     string `json:"name"`
 	Password string `json:"password"`
 }
+
+// CreateTopicRequest is POST /v1/topics. Partitions and
+// ReplicationFactor default to the cluster's num.partitions and
+// default.replication.factor; Assignment (one broker list per partition,
+// the first the preferred leader) replaces both.
+type CreateTopicRequest struct {
+	Name              string            `json:"name"`
+	Partitions        *int32            `json:"partitions"`
+	ReplicationFactor *int16            `json:"replication_factor"`
+	Configs           map[string]string `json:"configs"`
+	Assignment        [][]int32         `json:"assignment"`
+}
+
+// TopicConfigRequest is PATCH /v1/topics/{topic}/configs, as
+// IncrementalAlterConfigs: Set adds or replaces values, Delete reverts
+// configs to the broker default.
+type TopicConfigRequest struct {
+	Set    map[string]string `json:"set"`
+	Delete []string          `json:"delete"`
+}

@@ -214,3 +214,19 @@ type CleanResult struct {
 	BytesBefore int64 `json:"bytes_before"`
 	BytesAfter  int64 `json:"bytes_after"`
 }
+
+// TopicConfigState is GET /v1/topics/{topic}/configs: every topic config
+// in force, as DescribeConfigs lists them, sorted by name.
+type TopicConfigState struct {
+	Topic   string        `json:"topic"`
+	Configs []ConfigEntry `json:"configs"`
+}
+
+// ConfigEntry is one config's value and where it comes from: Kafka's
+// source names (DYNAMIC_TOPIC_CONFIG when the topic sets it,
+// DYNAMIC_DEFAULT_BROKER_CONFIG, STATIC_BROKER_CONFIG, DEFAULT_CONFIG).
+type ConfigEntry struct {
+	Name   string `json:"name"`
+	Value  string `json:"value"`
+	Source string `json:"source"`
+}

@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/fakekafka/fakekafka/api"
 )
 
 // Kind names a fault action. The names are part of the spec format and
@@ -357,8 +359,5 @@ func (s *Spec) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-func strictJSON(b []byte, v any) error {
-	d := json.NewDecoder(strings.NewReader(string(b)))
-	d.DisallowUnknownFields()
-	return d.Decode(v)
-}
+// strictJSON refuses unknown keys, and keys in another case, too.
+func strictJSON(b []byte, v any) error { return api.DecodeStrict(b, v) }

@@ -7,11 +7,13 @@
 package control
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -38,11 +40,13 @@ const maxControlBody = 1 << 20
 //	POST /v1/clock/advance {"ms":N}                               AdvanceClock
 //	GET  /v1/acls, POST /v1/acls                                  ACLState, CreateACLs (acls_http.go)
 //	GET  /v1/quotas, POST /v1/quotas                              QuotaState, AlterClientQuotas (quotas_http.go)
+//	GET, POST /v1/topics; GET, DELETE /v1/topics/{topic}; GET, PATCH /v1/topics/{topic}/configs  (topics_http.go)
 //
 // A partition change answers 200 with the partition's new PartitionState.
-// Every error is a JSON object {"error":"..."}: 400 for a malformed body or
-// path number, 404 for an unknown topic, partition, broker or path, 405 for
-// a wrong method (with Allow), 413 for a body over 1 MiB.
+// Every error is a JSON object {"error":"..."}: 400 for a malformed body
+// (unknown keys and keys in another case included) or path number, 404 for
+// an unknown topic, partition, broker or path (a broker named in a body
+// too), 405 for a wrong method (with Allow), 413 for a body over 1 MiB.
 //
 // Every route calls only c's exported methods: whatever a user can do over
 // HTTP can be done from Go.
@@ -69,6 +73,7 @@ func Handler(cl *server.Cluster) http.Handler {
 	c.registerACLRoutes(mux)
 	c.registerQuotaRoutes(mux)
 	c.registerChaosRoutes(mux)
+	c.registerTopicRoutes(mux)
 	return jsonErrors{mux}
 }
 
@@ -213,27 +218,48 @@ func (c cluster) replicaOf(topic string, index, broker int32) error {
 }
 
 // decodeBody reads exactly one JSON value of at most maxControlBody bytes
-// into v, refusing unknown fields.
+// into v, refusing unknown fields and keys in another case than the
+// documented one (api.DecodeStrict).
 func decodeBody(w http.ResponseWriter, r *http.Request, v any) error {
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxControlBody))
-	dec.DisallowUnknownFields()
-	err := dec.Decode(v)
-	if err == nil {
-		// Trailing data after the value is as malformed as a bad value.
-		if dec.Decode(&struct{}{}) != io.EOF {
-			err = errors.New("unexpected data after the JSON value")
-		}
-	}
+	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxControlBody))
 	var tooBig *http.MaxBytesError
 	switch {
-	case err == nil:
-		return nil
 	case errors.As(err, &tooBig):
 		return httpErrorf(http.StatusRequestEntityTooLarge, "request body is larger than %d bytes", tooBig.Limit)
-	case errors.Is(err, io.EOF):
+	case err != nil:
+		return httpErrorf(http.StatusBadRequest, "cannot read the request body: %v", err)
+	case len(bytes.TrimSpace(raw)) == 0:
 		return httpErrorf(http.StatusBadRequest, "request body is empty; expected a JSON object")
 	}
-	return httpErrorf(http.StatusBadRequest, "malformed request body: %s", strings.TrimPrefix(err.Error(), "json: "))
+	if err := api.DecodeStrict(raw, v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			return httpErrorf(http.StatusBadRequest, "malformed request body: %q must be %s, not a JSON %s", te.Field, jsonKind(te.Type), te.Value)
+		}
+		return httpErrorf(http.StatusBadRequest, "malformed request body: %s", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	return nil
+}
+
+// jsonKind names what JSON value decodes into t, for error messages that
+// speak JSON rather than Go.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Slice, reflect.Array:
+		return "a list"
+	case reflect.Pointer:
+		return jsonKind(t.Elem())
+	}
+	return "an object"
 }
 
 // answerPartition answers 200 with the partition's state after a change.
@@ -282,8 +308,12 @@ func (c cluster) controlSetISR(w http.ResponseWriter, r *http.Request) {
 		httpFail(w, httpErrorf(http.StatusBadRequest, `missing "isr": expected {"isr":[broker ids]}`))
 		return
 	}
-	// An ID in the body that is not a replica makes the body wrong (400);
-	// the path itself names a partition that exists.
+	// An unknown broker is 404 wherever it is named; a broker that holds
+	// no replica of the partition makes the body wrong (400).
+	if err := c.knownBrokers(*body.ISR...); err != nil {
+		httpFail(w, err)
+		return
+	}
 	if err := c.SetISR(topic, index, *body.ISR); err != nil {
 		httpFail(w, err)
 		return

@@ -54,6 +54,10 @@ func (c cluster) controlReassign(w http.ResponseWriter, r *http.Request) {
 		httpFail(w, httpErrorf(http.StatusBadRequest, `"replicas" must be a list of broker ids or null`))
 		return
 	}
+	if err := c.knownBrokers(replicas...); err != nil {
+		httpFail(w, err)
+		return
+	}
 	if replicas == nil {
 		err = c.CancelReassignment(topic, index)
 	} else {
@@ -80,6 +84,16 @@ func (c cluster) controlCreatePartitions(w http.ResponseWriter, r *http.Request)
 	if body.Count == nil {
 		httpFail(w, httpErrorf(http.StatusBadRequest, `the body needs "count": the new number of partitions`))
 		return
+	}
+	if _, ok := c.Topic(name); !ok {
+		httpFail(w, httpErrorf(http.StatusNotFound, "unknown topic %q", name))
+		return
+	}
+	for _, rs := range body.Assignment {
+		if err := c.knownBrokers(rs...); err != nil {
+			httpFail(w, err)
+			return
+		}
 	}
 	err := c.CreatePartitions(name, *body.Count, body.Assignment)
 	if errors.Is(err, kerr.UnknownTopicOrPartition) {

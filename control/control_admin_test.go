@@ -68,7 +68,7 @@ func TestControlReassign(t *testing.T) {
 		{"/v1/topics/h/partitions", `{}`, http.StatusBadRequest, `needs "count"`},
 		{"/v1/topics/nope/partitions", `{"count":3}`, http.StatusNotFound, "unknown topic"},
 		{"/v1/partitions/h/0/reassign", `{"replicas":null}`, http.StatusBadRequest, "NO_REASSIGNMENT_IN_PROGRESS"},
-		{"/v1/partitions/h/0/reassign", `{"replicas":[1,9]}`, http.StatusBadRequest, "broker 9 does not exist"},
+		{"/v1/partitions/h/0/reassign", `{"replicas":[1,9]}`, http.StatusNotFound, "unknown broker 9"},
 		{"/v1/partitions/h/0/reassign", `{"replicas":[]}`, http.StatusBadRequest, "empty"},
 		{"/v1/partitions/h/0/reassign", `{}`, http.StatusBadRequest, `needs "replicas"`},
 		{"/v1/partitions/h/0/reassign", `{"replicas":"x"}`, http.StatusBadRequest, "list of broker ids"},

@@ -111,6 +111,9 @@ func (c cluster) controlElect(w http.ResponseWriter, r *http.Request) {
 	default:
 		leader := int32(-1)
 		if body.Leader != nil {
+			if err = c.knownBrokers(*body.Leader); err != nil {
+				break // 404
+			}
 			if err = c.replicaOf(topic, index, *body.Leader); err != nil {
 				err = httpErrorf(http.StatusBadRequest, "%s", err.Error())
 				break

@@ -209,7 +209,7 @@ func TestControlElect(t *testing.T) {
 		want       string
 	}{
 		{"/v1/partitions/pair/0/elect", `{"leader":3}`, http.StatusBadRequest, "broker 3 has no replica"},
-		{"/v1/partitions/pair/0/elect", `{"leader":7}`, http.StatusBadRequest, "unknown broker 7"},
+		{"/v1/partitions/pair/0/elect", `{"leader":7}`, http.StatusNotFound, "unknown broker 7"},
 		{path, `{"preferred":true,"leader":1}`, http.StatusBadRequest, "preferred"},
 		{path, `{"preferred":true,"unclean":true}`, http.StatusBadRequest, "preferred"},
 		{path, `{"leader":"two"}`, http.StatusBadRequest, "malformed"},

@@ -74,6 +74,10 @@ func (c cluster) controlSetAdvertised(w http.ResponseWriter, r *http.Request) {
 			httpFail(w, httpErrorf(http.StatusBadRequest, "broker id %q is not a number", k))
 			return
 		}
+		if err := c.knownBrokers(int32(id)); err != nil {
+			httpFail(w, err)
+			return
+		}
 		addrs[int32(id)] = v
 	}
 	name := r.PathValue("name")

@@ -41,7 +41,7 @@ func TestControlListenersAndReadiness(t *testing.T) {
 		{"PUT", "/v1/listeners/EXTERNAL", ``, 400},
 		{"PUT", "/v1/listeners/EXTERNAL", `{}`, 400},
 		{"PUT", "/v1/listeners/EXTERNAL", `{"advertised":{"x":"h:1"}}`, 400},
-		{"PUT", "/v1/listeners/EXTERNAL", `{"advertised":{"9":"h:1"}}`, 400},
+		{"PUT", "/v1/listeners/EXTERNAL", `{"advertised":{"9":"h:1"}}`, 404},
 		{"PUT", "/v1/listeners/EXTERNAL", `{"advertised":{"1":"nope"}}`, 400},
 		{"PUT", "/v1/listeners/EXTERNAL", `{"advertised":["h:1"]}`, 400},
 		{"PUT", "/v1/listeners/EXTERNAL", `{"advertised":{"1":"h:1"},"x":1}`, 400},

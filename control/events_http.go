@@ -30,6 +30,11 @@ const sseKeepAlive = 15 * time.Second
 //	    EventSource resumes after its Last-Event-ID. GET /v1/events with
 //	    Accept: text/event-stream streams too.
 //
+//	GET /v1/events?since=SEQ&wait_ms=N (same filters)
+//	    as above, but with nothing matching after SEQ it waits up to N ms
+//	    for a match (a long poll): WaitForAfter over HTTP. An empty list
+//	    means the time ran out; pass last_seq as the next since.
+//
 // A bad filter is 400.
 func (c cluster) registerEventRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /v1/events", func(w http.ResponseWriter, r *http.Request) {
@@ -38,17 +43,31 @@ func (c cluster) registerEventRoutes(mux *http.ServeMux) {
 			return
 		}
 		since, match, err := eventQuery(r)
+		var wait time.Duration
+		if err == nil {
+			wait, err = waitQuery(r)
+		}
 		if err != nil {
 			httpFail(w, err)
 			return
 		}
-		evs := c.Events(since)
 		out := []api.Event{}
-		var last uint64 = since
-		for _, e := range evs {
-			last = e.Seq
-			if match(e) {
-				out = append(out, e)
+		last := since
+		ctx, cancel := context.WithTimeout(r.Context(), wait)
+		defer cancel()
+		for {
+			for _, e := range c.Events(last) {
+				last = e.Seq
+				if match(e) {
+					out = append(out, e)
+				}
+			}
+			// With wait_ms, hold the answer until something matches.
+			if len(out) > 0 || wait == 0 {
+				break
+			}
+			if _, err := c.WaitEvents(ctx, last); err != nil {
+				break // the wait is over (or the cluster closed): answer what there is, nothing
 			}
 		}
 		last = max(last, c.LastEventSeq())
@@ -60,13 +79,29 @@ func (c cluster) registerEventRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /v1/events/stream", c.streamEvents)
 }
 
+// maxEventWait caps wait_ms: past it, a client should poll again.
+const maxEventWait = 10 * time.Minute
+
+// waitQuery parses wait_ms.
+func waitQuery(r *http.Request) (time.Duration, error) {
+	s := r.URL.Query().Get("wait_ms")
+	if s == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 || n > maxEventWait.Milliseconds() {
+		return 0, httpErrorf(http.StatusBadRequest, "wait_ms %q must be milliseconds between 0 and %d", s, maxEventWait.Milliseconds())
+	}
+	return time.Duration(n) * time.Millisecond, nil
+}
+
 // eventQuery parses since and the filters of an events request.
 func eventQuery(r *http.Request) (uint64, api.EventMatcher, error) {
 	q := r.URL.Query()
 	var since uint64
 	sinceStr := q.Get("since")
 	if sinceStr == "" {
-		sinceStr = r.Header.Get("Last-api.Event-ID")
+		sinceStr = r.Header.Get("Last-Event-ID")
 	}
 	if sinceStr != "" {
 		n, err := strconv.ParseUint(sinceStr, 10, 64)

@@ -58,6 +58,12 @@ func (c cluster) controlInjectFault(w http.ResponseWriter, r *http.Request) {
 		httpFail(w, httpErrorf(http.StatusBadRequest, "delay_ms %d must be between 0 and 3600000", body.DelayMillis))
 		return
 	}
+	if body.Broker != 0 {
+		if err := c.knownBrokers(body.Broker); err != nil {
+			httpFail(w, err)
+			return
+		}
+	}
 	rule, err := c.InjectFault(server.Fault{
 		API: string(body.API), Broker: body.Broker, Topic: body.Topic, Partition: body.Partition, ClientID: body.ClientID,
 		Error: string(body.Error), Count: body.Count, Delay: time.Duration(body.DelayMillis) * time.Millisecond,

@@ -5,6 +5,11 @@
 # missing and starts dockerd in the background, and stops it again at the
 # end. Ryuk (an image to pull) is disabled; nothing is pulled: the image is
 # built from this checkout. Idempotent; bounded by timeouts.
+#
+# Every container this run starts is labelled fakekafka.test-run=$run_id
+# (they all come from a per-run image carrying the label, which containers
+# inherit), and the cleanup removes only those: another run's containers on
+# the same engine are left alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,14 +18,21 @@ export TESTCONTAINERS_HOST_OVERRIDE=${TESTCONTAINERS_HOST_OVERRIDE:-127.0.0.1}
 export FAKEKAFKA_REQUIRE_DOCKER=1
 export GOWORK=off # the module stands alone, as its users get it
 
+run_id="$(date +%s)-$$"
+run_label="fakekafka.test-run=$run_id"
+run_image="fakekafka:tc-test-$run_id"
+compose_project="fakekafka-compose-check-$run_id"
+
 (cd testcontainers && go vet ./...)
 
 started_dockerd=""
 cleanup() {
-	# Containers of the test image that a killed run left behind (Ryuk,
-	# which would remove them, is off).
+	# This run's containers that a failed or killed test left behind (Ryuk,
+	# which would remove them, is off); only this run's, by its label.
 	if docker info >/dev/null 2>&1; then
-		docker ps -aq --filter ancestor=fakekafka:tc-test | xargs -r docker rm -f >/dev/null 2>&1 || true
+		docker ps -aq --filter "label=$run_label" | xargs -r docker rm -f >/dev/null 2>&1 || true
+		docker ps -aq --filter "label=com.docker.compose.project=$compose_project" | xargs -r docker rm -f >/dev/null 2>&1 || true
+		docker image rm "$run_image" >/dev/null 2>&1 || true
 		# Earlier builds of the test image, untagged by the latest one.
 		docker image prune -f --filter label=org.opencontainers.image.title=fakekafka >/dev/null 2>&1 || true
 	fi
@@ -62,7 +74,13 @@ if ! docker info >/dev/null 2>&1; then
 	docker info >/dev/null 2>&1 || { echo "dockerd did not answer within 60 s" >&2; tail -20 "$log" >&2; exit 1; }
 fi
 
-# The Go tests build fakekafka:tc-test from this checkout (and keep it).
+# The Go tests' TestMain builds fakekafka:tc-test from this checkout (and
+# keeps it); -run '^$' runs only that build. Then this run's image: the
+# same with the run's label, so that every container started from it below
+# carries the label.
+(cd testcontainers && timeout 900 go test -count=1 -run '^$' -timeout 14m ./...)
+printf 'FROM fakekafka:tc-test\nLABEL %s\n' "$run_label" | timeout 120 docker build -q -t "$run_image" - >/dev/null
+export FAKEKAFKA_IMAGE="$run_image"
 (cd testcontainers && timeout 900 go test -race -count=1 -timeout 14m ./...)
 
 # The same image from Testcontainers for Python: a generic container, one
@@ -79,7 +97,7 @@ if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import testcontainers
 	python3 -m venv "$venv"
 	timeout 600 "$venv/bin/pip" install -q testcontainers==4.15.0 kafka-python==3.0.12
 fi
-FAKEKAFKA_IMAGE=fakekafka:tc-test timeout 300 "$venv/bin/python" testcontainers/python/test_fakekafka.py
+timeout 300 "$venv/bin/python" testcontainers/python/test_fakekafka.py
 
 # And from Testcontainers for Node (testcontainers/node), where npm exists.
 if command -v npm >/dev/null 2>&1; then
@@ -87,7 +105,7 @@ if command -v npm >/dev/null 2>&1; then
 	mkdir -p "$nodedir"
 	cp testcontainers/node/package.json testcontainers/node/test.mjs "$nodedir/"
 	(cd "$nodedir" && timeout 600 npm install --no-audit --no-fund --silent)
-	FAKEKAFKA_IMAGE=fakekafka:tc-test timeout 300 node "$nodedir/test.mjs"
+	timeout 300 node "$nodedir/test.mjs"
 else
 	echo "no npm: the Testcontainers for Node check is skipped"
 fi
@@ -98,7 +116,7 @@ if command -v mvn >/dev/null 2>&1 && command -v javac >/dev/null 2>&1; then
 	javadir=$(mktemp -d)
 	timeout 600 mvn -q -B -f testcontainers/java/pom.xml dependency:build-classpath -Dmdep.outputFile="$javadir/cp.txt" >/dev/null
 	javac -d "$javadir/classes" -cp "$(cat "$javadir/cp.txt")" testcontainers/java/FakeKafkaCheck.java
-	FAKEKAFKA_IMAGE=fakekafka:tc-test timeout 300 java -cp "$javadir/classes:$(cat "$javadir/cp.txt")" dev.fakekafka.FakeKafkaCheck
+	timeout 300 java -cp "$javadir/classes:$(cat "$javadir/cp.txt")" dev.fakekafka.FakeKafkaCheck
 	rm -rf "$javadir"
 else
 	echo "no mvn or javac: the Testcontainers for Java check is skipped"
@@ -113,10 +131,11 @@ if ! command -v docker-compose >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command 
 	timeout 600 apt-get install -y -qq docker-compose >/dev/null
 fi
 if command -v docker-compose >/dev/null 2>&1; then
-	compose=(docker-compose -f testcontainers/compose/docker-compose.yml -p fakekafka-compose-check)
+	# A project of this run's own: down removes only its containers.
+	compose=(docker-compose -f testcontainers/compose/docker-compose.yml -p "$compose_project")
 	status=0
-	FAKEKAFKA_IMAGE=fakekafka:tc-test timeout 180 "${compose[@]}" up --abort-on-container-exit --exit-code-from app || status=$?
-	FAKEKAFKA_IMAGE=fakekafka:tc-test timeout 60 "${compose[@]}" down >/dev/null 2>&1 || true
+	timeout 180 "${compose[@]}" up --abort-on-container-exit --exit-code-from app || status=$?
+	timeout 60 "${compose[@]}" down >/dev/null 2>&1 || true
 	[ "$status" = 0 ] || { echo "the Compose check failed" >&2; exit 1; }
 else
 	echo "no docker-compose: the Compose check is skipped"

@@ -23,6 +23,8 @@ type (
 	ClusterState        = api.ClusterState
 	BrokerState         = api.BrokerState
 	TopicState          = api.TopicState
+	TopicConfigState    = api.TopicConfigState
+	ConfigEntry         = api.ConfigEntry
 	PartitionState      = api.PartitionState
 	ReplicaState        = api.ReplicaState
 	FollowerView        = api.FollowerView
@@ -219,3 +221,6 @@ func TxnPartitionsAdded(id string) EventMatcher { return api.TxnPartitionsAdded(
 func TxnMarkerWritten(id, topic string, partition int32) EventMatcher {
 	return api.TxnMarkerWritten(id, topic, partition)
 }
+
+// Int32: see api.Int32. Fault{Partition: server.Int32(0)}.
+func Int32(v int32) *int32 { return api.Int32(v) }

@@ -401,8 +401,5 @@ func (c *Cluster) alterByAPI(typ kmsg.ConfigResourceType, name string, set map[s
 		op.Name, op.Op, op.Value = k, kmsg.IncrementalAlterConfigOpSet, kmsg.StringPtr(set[k])
 		ops = append(ops, op)
 	}
-	if kerrv, msg := c.alterConfigs(typ, name, false, incrementalEdit(ops, isListConfig(typ))); kerrv != nil {
-		return fmt.Errorf("%w: %s", kerrv, msg)
-	}
-	return nil
+	return kafkaError(c.alterConfigs(typ, name, false, incrementalEdit(ops, isListConfig(typ))))
 }

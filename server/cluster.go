@@ -398,8 +398,5 @@ func (c *Cluster) fetcherFor(broker int32) *fetcher { return c.fetchers[broker-1
 // such as "min.insync.replicas".
 func (c *Cluster) CreateTopic(name string, partitions int32, replicationFactor int16, configs map[string]string) error {
 	_, kerr, msg := c.createTopic(topicSpec{name: name, partitions: partitions, rf: replicationFactor, configs: maps.Clone(configs)}, false)
-	if kerr != nil {
-		return fmt.Errorf("%w: %s", kerr, msg)
-	}
-	return nil
+	return kafkaError(kerr, msg)
 }

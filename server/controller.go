@@ -171,7 +171,7 @@ func (c *Cluster) ElectLeader(topicName string, index int32, leader int32, uncle
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if leader >= 0 && c.broker(leader) != nil && !c.broker(leader).up.Load() {
-		return -1, fmt.Errorf("%w: broker %d is stopped", kerr.ReplicaNotAvailable, leader)
+		return -1, kafkaErrorf(kerr.ReplicaNotAvailable, "broker %d is stopped", leader)
 	}
 	p.mutate(func() { leader, err = c.electRequested(p, leader, unclean) })
 	return leader, err
@@ -196,12 +196,12 @@ func (c *Cluster) electRequested(p *partition, leader int32, unclean bool) (int3
 			}
 		}
 		if id < 0 || (needsUnclean && !unclean) {
-			return -1, fmt.Errorf("%w: no live replica in the ISR %v other than the leader", kerr.EligibleLeadersNotAvailable, p.st.ISR())
+			return -1, kafkaErrorf(kerr.EligibleLeadersNotAvailable, "no live replica in the ISR %v other than the leader", p.st.ISR())
 		}
 		leader, unclean = id, needsUnclean
 	}
 	if code := p.st.Elect(leader, unclean, c.now()); code != 0 {
-		return -1, fmt.Errorf("%w: electing %d for %s/%d", kerr.ErrorForCode(code), leader, topicName, index)
+		return -1, kafkaCodeErrorf(code, "cannot elect broker %d leader of %s/%d", leader, topicName, index)
 	}
 	c.log.Info("leader elected", "topic", topicName, "partition", index, "leader", leader, "epoch", p.st.LeaderEpoch(), "unclean", unclean)
 	return leader, nil
@@ -216,17 +216,17 @@ func (c *Cluster) ElectPreferredLeader(topicName string, index int32) error {
 	}
 	preferred := p.st.Replicas()[0].Broker
 	if b := c.broker(preferred); b == nil || !b.up.Load() {
-		return fmt.Errorf("%w: preferred leader %d is stopped", kerr.PreferredLeaderNotAvailable, preferred)
+		return kafkaErrorf(kerr.PreferredLeaderNotAvailable, "preferred leader %d is stopped", preferred)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if !p.st.InISR(preferred) {
-		return fmt.Errorf("%w: preferred leader %d is not in the ISR %v", kerr.PreferredLeaderNotAvailable, preferred, p.st.ISR())
+		return kafkaErrorf(kerr.PreferredLeaderNotAvailable, "preferred leader %d is not in the ISR %v", preferred, p.st.ISR())
 	}
 	p.mutate(func() {
 		p.extras().ev.cause = "preferred"
 		if code := p.st.Elect(preferred, false, c.now()); code != 0 {
-			err = fmt.Errorf("%w: preferred leader %d of %s/%d", kerr.ErrorForCode(code), preferred, topicName, index)
+			err = kafkaCodeErrorf(code, "cannot elect preferred leader %d of %s/%d", preferred, topicName, index)
 		}
 	})
 	return err

@@ -189,8 +189,5 @@ func (c *Cluster) checkReplicaList(rs []int32) (*kerr.Error, string) {
 // CreatePartitions API does; assignment, if not nil, places the new ones
 // (one replica list per new partition). Errors carry Kafka's error.
 func (c *Cluster) CreatePartitions(topic string, count int32, assignment [][]int32) error {
-	if e, msg := c.createPartitions(topic, count, assignment, false); e != nil {
-		return fmt.Errorf("%w: %s", e, msg)
-	}
-	return nil
+	return kafkaError(c.createPartitions(topic, count, assignment, false))
 }

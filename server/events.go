@@ -143,8 +143,26 @@ func (c *Cluster) LastEventSeq() uint64 {
 // ring still holds and those still to come. A test writes
 //
 //	ev, err := c.WaitFor(ctx, server.ISRShrunk("orders", 0))
+//
+// Past events count: a second heal in the same test would return at once
+// on the first one's isr_expanded. To wait for what an action causes, use
+// WaitForAfter with the sequence number from before the action.
 func (c *Cluster) WaitFor(ctx context.Context, match EventMatcher) (Event, error) {
-	var since uint64
+	return c.WaitForAfter(ctx, 0, match)
+}
+
+// WaitForAfter returns the first event after sequence number since that
+// match accepts, waiting for it if need be. Take since from LastEventSeq
+// before the action, and the returned event's Seq is the since of the next
+// wait:
+//
+//	seq := c.LastEventSeq()
+//	c.HealBroker(2)
+//	ev, err := c.WaitForAfter(ctx, seq, server.ISRExpanded("orders", 0))
+//	seq = ev.Seq // the next wait sees only what comes after this one
+//
+// Events that left the ring (Config.EventBuffer) are not seen.
+func (c *Cluster) WaitForAfter(ctx context.Context, since uint64, match EventMatcher) (Event, error) {
 	for {
 		evs, err := c.WaitEvents(ctx, since)
 		if err != nil {

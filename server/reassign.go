@@ -36,13 +36,6 @@ func (c *Cluster) CancelReassignment(topic string, partition int32) error {
 	return kafkaError(c.reassign(topic, partition, nil, true))
 }
 
-func kafkaError(e *kerr.Error, msg string) error {
-	if e != nil {
-		return fmt.Errorf("%w: %s", e, msg)
-	}
-	return nil
-}
-
 // Reassignments lists the ongoing reassignments by topic and partition.
 func (c *Cluster) Reassignments() []ReassignmentState {
 	var out []ReassignmentState

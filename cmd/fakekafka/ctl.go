@@ -32,12 +32,20 @@ The control URL defaults to $FAKEKAFKA_CONTROL, else ` + defaultControl + `.
 Cluster
   state                              brokers, topics, partitions and every replica's LEO/HW
   groups [GROUP]                     consumer groups with members, offsets and lag
-  events [--since N] [--type T,..] [--topic T] [--partition P] [--broker B] [--group G] [--transactional_id ID] [--follow]
+  events [--since N] [--type T,..] [--topic T] [--partition P] [--broker B] [--group G] [--transactional_id ID]
+         [--follow | --wait DURATION]   --wait: until an event after --since matches (then exit)
 Brokers
   crash ID | powerloss ID            stop a broker abruptly (powerloss also loses unflushed data)
   stop ID [--mode clean|crash|powerloss]   (default clean)
   start ID | restart ID              start a stopped broker
   isolate ID | heal ID               cut a broker off from the others; reconnect it
+Topics
+  topics                             every topic: partitions, replication factor, configs set
+  topic create NAME [--partitions N] [--replication-factor N] [--config KEY=VALUE]...
+               [--replica-assignment 1:2,2:3]   (Kafka's form: partitions by commas, replicas by colons)
+  topic describe NAME                partitions, leaders, ISR, replicas, configs set
+  topic delete NAME
+  topic config NAME [--set KEY=VALUE]... [--delete KEY]...   show every config in force, or change some
 Partitions
   pause TOPIC PARTITION BROKER       that follower stops fetching
   resume TOPIC PARTITION BROKER
@@ -107,7 +115,8 @@ func runCtl(ctx context.Context, args []string, getenv func(string) string, stdo
 		fmt.Fprint(stdout, ctlUsage)
 		return 0
 	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "fakekafka ctl: %v\n\n%s", err, ctlUsage)
+		// One line, as the server's flags: the whole usage would bury it.
+		fmt.Fprintf(stderr, "fakekafka ctl: %v (see fakekafka ctl help)\n", err)
 		return 2
 	default:
 		fmt.Fprintf(stderr, "fakekafka ctl: %v\n", err)
@@ -299,6 +308,9 @@ func (c *ctl) run(ctx context.Context, args []string) error {
 	if ok, err := c.adminVerb(verb, fs, args); ok {
 		return err
 	}
+	if ok, err := c.topicVerb(verb, fs, args); ok {
+		return err
+	}
 	return usagef("unknown verb %q", verb)
 }
 
@@ -387,6 +399,7 @@ func (c *ctl) fault(verb string, args []string) error {
 
 func (c *ctl) events(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	since := fs.Uint64("since", 0, "")
+	wait := fs.Duration("wait", 0, "")
 	follow := fs.Bool("follow", false, "")
 	fs.BoolVar(follow, "f", false, "")
 	q := url.Values{}
@@ -397,17 +410,29 @@ func (c *ctl) events(ctx context.Context, fs *flag.FlagSet, args []string) error
 		return err
 	}
 	q.Set("since", strconv.FormatUint(*since, 10))
+	if *wait > 0 {
+		// The API holds the answer until a match comes: the HTTP timeout
+		// must outlast the wait.
+		q.Set("wait_ms", strconv.FormatInt(wait.Milliseconds(), 10))
+		c.client.Timeout = 30*time.Second + *wait
+	}
 	if !*follow {
 		var evs struct {
 			Events []api.Event `json:"events"`
 		}
-		return c.show("GET", "/v1/events?"+q.Encode(), nil, &evs, func() {
+		matched := true
+		err := c.show("GET", "/v1/events?"+q.Encode(), nil, &evs, func() {
 			tw := c.table("SEQ", "TIME", "TYPE", "WHAT")
 			for _, e := range evs.Events {
 				printEvent(tw, e)
 			}
 			tw.Flush()
+			matched = len(evs.Events) > 0
 		})
+		if err == nil && *wait > 0 && !matched {
+			return fmt.Errorf("no matching event after %d within %v", *since, *wait)
+		}
+		return err
 	}
 	req, err := http.NewRequestWithContext(ctx, "GET", c.base+"/v1/events/stream?"+q.Encode(), nil)
 	if err != nil {
@@ -487,7 +512,9 @@ func (c *ctl) call(method, path string, body any) ([]byte, error) {
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	c.client.Timeout = 30 * time.Second
+	if c.client.Timeout == 0 {
+		c.client.Timeout = 30 * time.Second
+	}
 	resp, err := c.client.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("cannot reach the control API at %s (is fakekafka running? set --control or FAKEKAFKA_CONTROL): %w", c.base, err)

@@ -43,7 +43,7 @@ func TestCtlReassign(t *testing.T) {
 		{[]string{"reassign", "t", "0", "1", "--cancel"}, 2, "--cancel takes no brokers"},
 		{[]string{"reassign", "t", "0", "x"}, 2, `broker id "x"`},
 		{[]string{"reassign", "t", "0", "--cancel"}, 1, "NO_REASSIGNMENT_IN_PROGRESS"},
-		{[]string{"reassign", "t", "0", "9"}, 1, "broker 9 does not exist"},
+		{[]string{"reassign", "t", "0", "9"}, 1, "unknown broker 9 (HTTP 404)"},
 		{[]string{"create-partitions", "t", "2"}, 1, "INVALID_PARTITIONS"},
 		{[]string{"create-partitions", "t", "x"}, 2, "not a number"},
 		{[]string{"create-partitions", "nope", "4"}, 1, "unknown topic"},

@@ -25,6 +25,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -79,22 +80,25 @@ type options struct {
 	topics                                      string
 	clock                                       string
 	chaos                                       *chaos.Spec
+	version                                     bool
 }
 
-func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*options, error) {
+func parseFlags(args []string, getenv func(string) string, help io.Writer) (*options, error) {
 	o := &options{}
 	fs := flag.NewFlagSet("fakekafka", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	// An error becomes one line in run; --help prints printHelp to help.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {} // the flag package calls it on every error too
 	fs.IntVar(&o.cfg.Brokers, "brokers", 3, "number of brokers (ids 1..N)")
 	fs.StringVar(&o.cfg.Listen, "listen", "127.0.0.1:9092", "first broker's HOST:PORT; the others take the next ports (port 0: any free ports)")
-	fs.StringVar(&o.cfg.AdvertisedHost, "advertise", "", "host advertised to clients (default: the listen host)")
+	fs.StringVar(&o.cfg.AdvertisedHost, "advertise", "", "host advertised to clients")
 	fs.StringVar(&o.listeners, "listeners", "", "Kafka-style listeners NAME://HOST:PORT,... (each the first broker's; the others take the next ports); replaces --listen")
 	fs.StringVar(&o.advertisedListeners, "advertised-listeners", "", "NAME://HOST:PORT,... advertised per listener (the others take the next ports; port 0: the bound port)")
-	fs.StringVar(&o.protocolMap, "listener-security-protocol-map", "", "NAME:PROTOCOL,... for listeners not named after their protocol (only PLAINTEXT is served)")
+	fs.StringVar(&o.protocolMap, "listener-security-protocol-map", "", "NAME:PROTOCOL,... for listeners not named after their protocol (PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL)")
 	fs.StringVar(&o.cfg.TLSDir, "tls-dir", "", "TLS files of SSL and SASL_SSL listeners: server.pem and server.key if there, else a generated CA and server certificate, written there as ca.pem (and ca.key, client.pem, client.key)")
 	fs.StringVar(&o.cfg.TLSClientAuth, "tls-client-auth", "none", "ssl.client.auth of SSL listeners: none, requested or required (the principal is User:<subject DN>)")
 	fs.Var(saslUsers{&o.cfg.SASLUsers}, "sasl-user", "NAME:PASSWORD of a SASL user, for every mechanism (repeatable; FAKEKAFKA_SASL_USERS=a:x,b:y)")
-	fs.Func("sasl-enabled-mechanisms", "sasl.enabled.mechanisms: comma-separated, of PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER (default all)", func(v string) error {
+	fs.Func("sasl-enabled-mechanisms", "sasl.enabled.mechanisms: comma-separated, of PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER", func(v string) error {
 		o.cfg.SASLMechanisms = strings.Split(v, ",")
 		for _, m := range o.cfg.SASLMechanisms {
 			if !slices.Contains(sasl.Mechanisms, m) {
@@ -103,34 +107,34 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*o
 		}
 		return nil
 	})
-	fs.Var(durationMs{&o.cfg.SASLSessionLifetime}, "sasl-session-lifetime", "connections.max.reauth.ms: SASL sessions expire after it unless re-authenticated (default none)")
+	fs.Var(durationMs{&o.cfg.SASLSessionLifetime}, "sasl-session-lifetime", "connections.max.reauth.ms: SASL sessions expire after it unless re-authenticated")
 	fs.StringVar(&o.cfg.AwaitAdvertised, "await-advertised", "", "listener whose advertised addresses must be set (PUT /v1/listeners/NAME) before GET /readyz answers 200")
-	fs.StringVar(&o.topics, "topics", "", "topics to create at start: NAME[:PARTITIONS[:REPLICATION_FACTOR]],... (defaults: num.partitions, default.replication.factor)")
+	fs.StringVar(&o.topics, "topics", "", "topics to create at start: NAME[:PARTITIONS[:REPLICATION_FACTOR]],... (num-partitions and default-replication-factor when left out)")
 	fs.StringVar(&o.control, "control", "127.0.0.1:9099", "HOST:PORT of the HTTP control API; empty disables it")
-	fs.IntVar(&o.cfg.DefaultReplicationFactor, "default-replication-factor", 0, "default.replication.factor for new topics (default min(3, brokers))")
+	fs.IntVar(&o.cfg.DefaultReplicationFactor, "default-replication-factor", 0, "default.replication.factor for new topics")
 	fs.IntVar(&o.cfg.MinInsyncReplicas, "min-insync-replicas", 1, "min.insync.replicas for new topics")
 	fs.IntVar(&o.cfg.NumPartitions, "num-partitions", 1, "num.partitions for new topics")
 	fs.BoolVar(&o.autoCreate, "auto-create-topics", true, "auto.create.topics.enable")
 	o.cfg.ReplicaLagTimeMax = 30 * time.Second
 	fs.Var(durationMs{&o.cfg.ReplicaLagTimeMax}, "replica-lag-time-max", "replica.lag.time.max.ms: milliseconds or a duration")
-	fs.Var(durationMs{&o.cfg.ReplicaFetchWaitMax}, "replica-fetch-wait-max", "replica.fetch.wait.max.ms: how often an idle follower fetches (default min(500ms, replica-lag-time-max))")
+	fs.Var(durationMs{&o.cfg.ReplicaFetchWaitMax}, "replica-fetch-wait-max", "replica.fetch.wait.max.ms: how often an idle follower fetches")
 	fs.BoolVar(&o.cfg.UncleanLeaderElection, "unclean-leader-election", false, "unclean.leader.election.enable")
 	fs.BoolVar(&o.cfg.LegacyMinISR, "legacy-min-isr", false, "let the HW advance below min.insync.replicas, as Kafka did before 3.7")
 	fs.BoolVar(&o.cfg.LegacyHWTruncation, "legacy-hw-truncation", false, "new followers truncate to their HW, as before Kafka 0.11 (KIP-101)")
-	fs.Var(durationMs{&o.cfg.BrokerSessionTimeout}, "broker-session-timeout", "broker.session.timeout.ms: how long before the controller fences a crashed broker (default at once)")
+	fs.Var(durationMs{&o.cfg.BrokerSessionTimeout}, "broker-session-timeout", "broker.session.timeout.ms: how long before the controller fences a crashed broker")
 	o.cfg.HWCheckpointInterval = 5 * time.Second
 	fs.Var(durationMs{&o.cfg.HWCheckpointInterval}, "hw-checkpoint-interval", "replica.high.watermark.checkpoint.interval.ms")
-	fs.Int64Var(&o.cfg.FlushMessages, "log-flush-interval-messages", 0, "log.flush.interval.messages (0: never, so power loss loses unflushed data)")
-	fs.Var(durationMs{&o.cfg.FlushInterval}, "log-flush-interval", "log.flush.interval.ms (default never)")
-	fs.StringVar(&o.cfg.DataDir, "data-dir", "", "keep topics, logs, offsets, groups and transactions in this directory across restarts (default: memory only)")
-	fs.Var(durationMs{&o.cfg.RetentionCheckInterval}, "log-retention-check-interval", "log.retention.check.interval.ms (default 5m)")
-	fs.Var(durationMs{&o.cfg.ProducerIDExpiration}, "producer-id-expiration", "producer.id.expiration.ms: how long an idle idempotent producer's state is kept (default 1 day)")
-	fs.Var(durationMs{&o.cfg.ProducerIDExpirationCheckInterval}, "producer-id-expiration-check-interval", "producer.id.expiration.check.interval.ms (default 10m)")
-	fs.Var(durationMs{&o.cfg.CleanerBackoff}, "log-cleaner-backoff", "log.cleaner.backoff.ms: how often the log cleaner looks for work (default 15s)")
+	fs.Int64Var(&o.cfg.FlushMessages, "log-flush-interval-messages", 0, "log.flush.interval.messages: a power loss loses what was not flushed")
+	fs.Var(durationMs{&o.cfg.FlushInterval}, "log-flush-interval", "log.flush.interval.ms")
+	fs.StringVar(&o.cfg.DataDir, "data-dir", "", "keep topics, logs, offsets, groups and transactions in this directory across restarts")
+	fs.Var(durationMs{&o.cfg.RetentionCheckInterval}, "log-retention-check-interval", "log.retention.check.interval.ms")
+	fs.Var(durationMs{&o.cfg.ProducerIDExpiration}, "producer-id-expiration", "producer.id.expiration.ms: how long an idle idempotent producer's state is kept")
+	fs.Var(durationMs{&o.cfg.ProducerIDExpirationCheckInterval}, "producer-id-expiration-check-interval", "producer.id.expiration.check.interval.ms")
+	fs.Var(durationMs{&o.cfg.CleanerBackoff}, "log-cleaner-backoff", "log.cleaner.backoff.ms: how often the log cleaner looks for work")
 	fs.IntVar(&o.cfg.TransactionStatePartitions, "transaction-state-log-num-partitions", 50, "transaction.state.log.num.partitions: __transaction_state partitions")
-	fs.Var(durationMs{&o.cfg.TransactionMaxTimeout}, "transaction-max-timeout", "transaction.max.timeout.ms (default 15m)")
-	fs.Var(durationMs{&o.cfg.TransactionAbortTimedOutInterval}, "transaction-abort-timed-out-transaction-cleanup-interval", "how often coordinators abort transactions past their timeout (default 10s)")
-	fs.Var(durationMs{&o.cfg.TransactionalIDExpiration}, "transactional-id-expiration", "transactional.id.expiration.ms (default 7 days)")
+	fs.Var(durationMs{&o.cfg.TransactionMaxTimeout}, "transaction-max-timeout", "transaction.max.timeout.ms")
+	fs.Var(durationMs{&o.cfg.TransactionAbortTimedOutInterval}, "transaction-abort-timed-out-transaction-cleanup-interval", "how often coordinators abort transactions past their timeout")
+	fs.Var(durationMs{&o.cfg.TransactionalIDExpiration}, "transactional-id-expiration", "transactional.id.expiration.ms")
 	fs.IntVar(&o.cfg.TransactionVersion, "transaction-version", 2, "finalized transaction.version feature: 2 (KIP-890), 1, or -1 (none)")
 	msgMax := fs.Int("message-max-bytes", 1048588, "message.max.bytes")
 	reqMax := fs.Int("socket-request-max-bytes", 100<<20, "socket.request.max.bytes")
@@ -142,15 +146,16 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*o
 	fs.BoolVar(&o.cfg.AllowEveryoneIfNoACLFound, "allow-everyone-if-no-acl-found", false, "allow.everyone.if.no.acl.found: a resource without ACLs is open to all")
 	fs.IntVar(&o.cfg.QuotaWindowNum, "quota-window-num", 11, "quota.window.num: samples a client quota's rate is measured over")
 	o.cfg.QuotaWindowSize = time.Second
-	fs.Var(durationMs{&o.cfg.QuotaWindowSize}, "quota-window-size", "quota.window.size.seconds as a duration (default 1s)")
+	fs.Var(durationMs{&o.cfg.QuotaWindowSize}, "quota-window-size", "quota.window.size.seconds as a duration")
 	fs.StringVar(&o.clock, "clock", "real", "real (the wall clock, which POST /v1/clock/advance can jump ahead) or manual (time moves only when advanced)")
+	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	chaosSpec := fs.String("chaos", "", "run a chaos schedule from the start: PRESET[,key=value...] (gentle, rough, network; e.g. rough,seed=42,duration=60s) or a JSON spec file")
 
 	// Environment first, so the command line overrides it.
 	var envErr error
 	fs.VisitAll(func(f *flag.Flag) {
 		name := "FAKEKAFKA_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
-		if v := getenv(name); v != "" && envErr == nil {
+		if v := getenv(name); v != "" && envErr == nil && f.Name != "version" {
 			if err := fs.Set(f.Name, v); err != nil {
 				envErr = fmt.Errorf("%s=%q: %v", name, v, err)
 			}
@@ -165,10 +170,17 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*o
 		return nil, envErr
 	}
 	if err := fs.Parse(args); err != nil {
-		return nil, err
+		if errors.Is(err, flag.ErrHelp) {
+			printHelp(help, fs)
+			return nil, err
+		}
+		return nil, flagError(err)
+	}
+	if o.version {
+		return o, nil
 	}
 	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected arguments: %v", fs.Args())
+		return nil, fmt.Errorf("unexpected arguments: %v (see fakekafka --help; subcommands: ctl, healthcheck, probe)", fs.Args())
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -270,13 +282,17 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return runCtl(ctx, args[1:], getenv, stdout, stderr)
 		}
 	}
-	o, err := parseFlags(args, getenv, stderr)
+	o, err := parseFlags(args, getenv, stdout)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "fakekafka: %v\n", err)
 		return 2
+	}
+	if o.version {
+		fmt.Fprintln(stdout, versionText(debug.ReadBuildInfo()))
+		return 0
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(o.logLevel)); err != nil {

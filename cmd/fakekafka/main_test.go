@@ -50,7 +50,7 @@ func TestNonsenseFlagsAreRejected(t *testing.T) {
 		{[]string{"--brokers", "many"}, nil, "invalid value"},
 		{[]string{"--replica-lag-time-max", "soon"}, nil, "milliseconds or a duration"},
 		{[]string{"--replica-lag-time-max", "-5"}, nil, "must be positive"},
-		{[]string{"--no-such-flag"}, nil, "not defined"},
+		{[]string{"--no-such-flag"}, nil, "unknown flag --no-such-flag (see fakekafka --help)"},
 		{[]string{"extra"}, nil, "unexpected arguments"},
 		{nil, map[string]string{"FAKEKAFKA_NUM_PARTITIONS": "x"}, "FAKEKAFKA_NUM_PARTITIONS"},
 		{[]string{"--log-level", "loud"}, nil, "--log-level"},
