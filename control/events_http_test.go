@@ -146,7 +146,7 @@ func TestControlEventStream(t *testing.T) {
 	// A reconnecting EventSource resumes after Last-Event-ID, and Accept
 	// on /v1/events streams too.
 	sc2 := evOpenStream(t, ctx, srv.URL+"/v1/events?type=broker_started", http.Header{
-		"Accept": {"text/event-stream"}, "Last-api.Event-ID": {live[0].id},
+		"Accept": {"text/event-stream"}, "Last-Event-ID": {live[0].id},
 	})
 	again := evReadSSE(t, sc2, 1)
 	if again[0].id != live[1].id {
