@@ -20,7 +20,7 @@ const modulePath = "github.com/fakekafka/fakekafka"
 
 // belowServer are the packages (with those under them) that server uses and
 // that must not use server back.
-var belowServer = []string{"api", "coordinator", "group", "transaction", "storage", "replication", "protocol"}
+var belowServer = []string{"api", "coordinator", "group", "transaction", "storage", "certs", "replication", "protocol"}
 
 type listedPackage struct {
 	ImportPath string

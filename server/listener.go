@@ -259,7 +259,7 @@ func (c *Cluster) SetAdvertised(name string, addrs map[int32]string) error {
 		for _, a := range parsed {
 			hosts = append(hosts, a.host)
 		}
-		c.tls.addHosts(hosts)
+		c.tls.served.AddHosts(hosts)
 	}
 	c.log.Info("advertised addresses changed", "listener", name, "addresses", addrs)
 	return nil

@@ -3,6 +3,7 @@ package server
 import (
 	"crypto/tls"
 	"fmt"
+	"github.com/fakekafka/fakekafka/certs"
 	"net"
 	"time"
 )
@@ -40,7 +41,7 @@ func (cn *conn) tlsHandshake() error {
 	}
 	tc.SetDeadline(time.Time{})
 	if peers := tc.ConnectionState().PeerCertificates; cn.bl.protocol == "SSL" && len(peers) > 0 {
-		cn.principal = certPrincipal(peers[0])
+		cn.principal = certs.Principal(peers[0])
 		cn.b.c.emit(EventClientAuthenticated, func(e *Event) { e.Broker, e.Reason, e.Detail = cn.b.id, "SSL", cn.principal })
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"github.com/fakekafka/fakekafka/certs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -77,11 +78,11 @@ func TestTLSDir(t *testing.T) {
 // issueServerPEM is a server certificate for hosts, as PEM, for tests
 // that bring their own server.pem.
 func (s *tlsSetup) issueServerPEM(hosts []string) (certPEM, keyPEM []byte, err error) {
-	cert, err := s.issue(pkix.Name{CommonName: "fakekafka"}, hosts, x509.ExtKeyUsageServerAuth, time.Now())
+	cert, err := s.ca.Issue(pkix.Name{CommonName: "fakekafka"}, hosts, x509.ExtKeyUsageServerAuth, time.Now())
 	if err != nil {
 		return nil, nil, err
 	}
-	return certificatePEM(cert)
+	return certs.PEM(cert)
 }
 
 // TestServerCertificateFollowsNames: a generated certificate gains the
