@@ -122,7 +122,7 @@ else
 	echo "no mvn or javac: the Testcontainers for Java check is skipped"
 fi
 
-# And the README's Compose example (testcontainers/compose): the image's
+# And the Compose example of docs/containers.md (testcontainers/compose): the image's
 # HEALTHCHECK gates a second service that probes every broker by name.
 if ! command -v docker-compose >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 	echo "installing docker-compose (apt-get install docker-compose)"

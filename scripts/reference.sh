@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs compat/reference: Apache Kafka 4.x itself beside fakekafka, the
-# differential scenarios and the request corpus, and checks the README's
-# tables (pass -update-reference to rewrite them; other arguments go to go test). Needs Java 17+
+# differential scenarios and the request corpus, and checks the tables
+# in docs/reference.md (pass -update-reference to rewrite them; other arguments go to go test). Needs Java 17+
 # and Maven: installs them from Debian's packages when missing and we are
 # root. The Kafka jars go to ~/.m2 and their classpath to
 # ~/.cache/fakekafka-reference (outside the repository); a warm run takes

@@ -145,8 +145,8 @@ func (r *chaosRun) touch(p *partition) {
 	r.mu.Unlock()
 }
 
-// StartChaos starts a chaos run of spec (see package chaos and the
-// README's Chaos section) and returns its schedule. Only one run is active
+// StartChaos starts a chaos run of spec (see package chaos and
+// docs/chaos.md) and returns its schedule. Only one run is active
 // at a time; the last run's report stays available after it stops.
 func (c *Cluster) StartChaos(spec chaos.Spec) ([]chaos.Action, error) {
 	spec, err := spec.Resolve()

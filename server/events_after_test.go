@@ -41,7 +41,7 @@ func TestWaitForAfterSeesOnlyNewEvents(t *testing.T) {
 	}
 }
 
-// TestInt32ForFaultPartition: the README's fault example compiles as
+// TestInt32ForFaultPartition: docs/failures.md's fault example compiles as
 // written and the rule is scoped to partition 0.
 func TestInt32ForFaultPartition(t *testing.T) {
 	c := NewTestCluster(t, Config{})

@@ -47,7 +47,7 @@ func orderPipeline(t *testing.T, brokers []string, n int) {
 	}
 }
 
-// The README's Chaos example: the same pipeline, run while the gentle
+// docs/chaos.md's example: the same pipeline, run while the gentle
 // preset crashes, stops and isolates brokers, pauses followers and fails
 // requests; then one call asserts nothing was lost beyond what Kafka
 // allows. CHAOS_SEED replays a failed run.
@@ -60,7 +60,7 @@ func TestOrderPipelineUnderChaos(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The README leaves the seed 0 (a new one each run); the suite pins one
+	// docs/chaos.md leaves the seed 0 (a new one each run); the suite pins one
 	// so that CI is repeatable.
 	spec.Seed = 2026
 	if s := os.Getenv("CHAOS_SEED"); s != "" {

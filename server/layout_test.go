@@ -11,7 +11,7 @@ import (
 	"testing"
 )
 
-// The repository's dependency direction (README, Layout): the packages
+// The repository's dependency direction (docs/layout.md): the packages
 // below server never import it, server never imports control, and api uses
 // only the standard library. A package that does not exist yet (coordinator/,
 // group/, storage/) is checked as soon as it does.

@@ -10,7 +10,8 @@ import (
 	fakekafka "github.com/fakekafka/fakekafka/testcontainers"
 )
 
-// The README's Go example, with its results checked.
+// The Go example of docs/containers.md (the README has a shorter one), with
+// its results checked.
 func TestReadmeExample(t *testing.T) {
 	needDocker(t)
 	ctx := testContext(t)

@@ -26,7 +26,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-var updateScreenshots = flag.Bool("update-screenshots", false, "write the README's dashboard screenshots to docs/dashboard")
+var updateScreenshots = flag.Bool("update-screenshots", false, "write the dashboard screenshots of docs/dashboard.md to docs/dashboard")
 
 // chromium finds the browser or decides the test's fate without one.
 func chromium(t *testing.T) string {
@@ -93,7 +93,7 @@ func waitState(t *testing.T, what string, cond func() bool) {
 
 // TestDashboard runs the whole dashboard story in headless Chromium,
 // then the transactions and KIP-848 checks; TestDashboardFirefox runs the
-// same in Firefox. The Chromium run writes the README's screenshots with
+// same in Firefox. The Chromium run writes docs/dashboard.md's screenshots with
 // -update-screenshots.
 func TestDashboard(t *testing.T) {
 	p := chromePage{browser(t)}

@@ -115,7 +115,7 @@ func text(t *testing.T, p page, sel string) string {
 	return s
 }
 
-// saveScreenshot writes the README's screenshot name with -update-screenshots.
+// saveScreenshot writes docs/dashboard.md's screenshot name with -update-screenshots.
 func saveScreenshot(t *testing.T, p page, name string) {
 	t.Helper()
 	if !*updateScreenshots {

@@ -1,6 +1,6 @@
 // Package matrix runs every supported Kafka client through the same failure
 // scenarios against fakekafka and writes the client × scenario table of the
-// README from the run (go test ./compat/matrix -update-matrix).
+// docs/compatibility.md from the run (go test ./compat/matrix -update-matrix).
 //
 // Each client is driven by an adapter behind the Client interface: franz-go
 // (kgo), sarama, segmentio/kafka-go, confluent-kafka-go (librdkafka, cgo)

@@ -58,7 +58,7 @@ func readUncovered(t *testing.T) []uncoveredEntry {
 // checkCoverage fails the run for every API key both clusters advertise
 // that the corpus did not send at its oldest and newest common version,
 // unless corpus_uncovered.txt exempts it, and for every exemption that no
-// longer applies. It returns the README's coverage paragraph.
+// longer applies. It returns docs/reference.md's coverage paragraph.
 func checkCoverage(t *testing.T, versions map[int16][2]int16, sent sentVersions) string {
 	exempt := map[string]uncoveredEntry{}
 	for _, e := range readUncovered(t) {

@@ -13,11 +13,11 @@ import (
 	"time"
 )
 
-var update = flag.Bool("update-reference", false, "write the differential and corpus tables into ../../README.md")
+var update = flag.Bool("update-reference", false, "write the differential and corpus tables into ../../docs/reference.md")
 
 var only = flag.String("reference-only", "", "run the scenarios on this target only (Kafka or fakekafka), to debug one; no table")
 
-const readmePath = "../../README.md"
+const readmePath = "../../docs/reference.md" // the tables were in the README
 
 // The two clusters every test of this package shares, started once by
 // TestMain when FAKEKAFKA_REFERENCE=1; each scenario uses its own topics

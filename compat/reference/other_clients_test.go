@@ -38,7 +38,7 @@ var clientScenarios = []clientScenario{
 
 // TestClients runs the matrix's other-language adapters through
 // clientScenarios on Kafka and on fakekafka and checks (or with
-// -update-reference writes) the README's table of where they differ. The
+// -update-reference writes) the table in docs/reference.md of where they differ. The
 // adapters are built by scripts/matrix-clients.sh; REFERENCE_SKIP_ABSENT=1
 // skips one that is not, and the table is then not checked.
 func TestClients(t *testing.T) {
@@ -46,7 +46,7 @@ func TestClients(t *testing.T) {
 	if len(tgs) != 2 {
 		t.Skip("compares two targets")
 	}
-	t.Chdir("../matrix") // the adapters' directories are relative to it; README is two levels up there too
+	t.Chdir("../matrix") // the adapters' directories are relative to it; docs/ is two levels up there too
 	var clients []matrix.Client
 	adapters := 0
 	for _, cl := range matrix.Clients() {
@@ -92,12 +92,12 @@ func TestClients(t *testing.T) {
 		})
 	}
 	if len(clients) < adapters {
-		t.Logf("not every adapter ran: the README's table is not checked")
+		t.Logf("not every adapter ran: the table in docs/reference.md is not checked")
 		return
 	}
 	for _, sc := range clientScenarios {
 		if _, ran := got[sc.title]; !ran {
-			t.Logf("partial run (-run): the README's table is not checked")
+			t.Logf("partial run (-run): the table in docs/reference.md is not checked")
 			return
 		}
 	}

@@ -15,7 +15,7 @@ const (
 )
 
 // TestDifferential runs every scenario on Kafka, then on fakekafka, and
-// checks (or with -update-reference writes) the README's table. A row whose
+// checks (or with -update-reference writes) the table in docs/reference.md. A row whose
 // observations differ needs a reason in acceptedDifferences.
 func TestDifferential(t *testing.T) {
 	tgs := targets(t)
@@ -49,7 +49,7 @@ func TestDifferential(t *testing.T) {
 	}
 	for _, sc := range scenarios {
 		if _, ran := got[sc.rows[0]]; !ran {
-			t.Logf("partial run (-run): the README's table is not checked")
+			t.Logf("partial run (-run): the table in docs/reference.md is not checked")
 			return
 		}
 	}
@@ -95,7 +95,7 @@ func orNotRun(s string) string {
 
 func cell(s string) string { return strings.ReplaceAll(s, "|", "/") }
 
-// checkBlock compares the README's block between start and end with want;
+// checkBlock compares docs/reference.md's block between start and end with want;
 // with -update-reference it writes want there instead. strict blocks fail
 // the test when stale.
 func checkBlock(t *testing.T, start, end, want string, strict bool) {
@@ -107,14 +107,14 @@ func checkBlock(t *testing.T, start, end, want string, strict bool) {
 	readme := string(raw)
 	i, j := strings.Index(readme, start), strings.Index(readme, end)
 	if i < 0 || j < i {
-		t.Fatalf("README.md has no %s ... %s block: add both markers where the table belongs", start, end)
+		t.Fatalf("docs/reference.md has no %s ... %s block: add both markers where the table belongs", start, end)
 	}
 	if readme[i+len(start):j] == want {
 		return
 	}
 	if !*update {
 		if strict {
-			t.Errorf("README.md's block %q is stale; rerun with -update-reference. This run:\n%s", start, want)
+			t.Errorf("docs/reference.md's block %q is stale; rerun with -update-reference. This run:\n%s", start, want)
 		}
 		return
 	}
