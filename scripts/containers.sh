@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 export TESTCONTAINERS_RYUK_DISABLED=true
 export TESTCONTAINERS_HOST_OVERRIDE=${TESTCONTAINERS_HOST_OVERRIDE:-127.0.0.1}
 export FAKEKAFKA_REQUIRE_DOCKER=1
-export GOWORK=off # the module stands alone, as its users get it
+export GOWORK="$(pwd)/testcontainers/go.work" # the module and the api module, never the root one
 
 run_id="$(date +%s)-$$"
 run_label="fakekafka.test-run=$run_id"
