@@ -25,8 +25,10 @@ version=${FAKEKAFKA_CHECK_VERSION:-v0.99.0}
 
 tmp=$(mktemp -d /tmp/fakekafka-install-check.XXXXXX)
 pids=()
+rm_image=""
 cleanup() {
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	[ -z "$rm_image" ] || docker image rm -f "fakekafka:$version" >/dev/null 2>&1 || true
 	chmod -R u+w "$tmp" 2>/dev/null || true # the module cache is read-only
 	rm -rf "$tmp"
 }
@@ -83,10 +85,16 @@ containers)
 	start=$(date +%s)
 	go get "github.com/fakekafka/fakekafka/testcontainers@$version" "github.com/twmb/franz-go@v1.22.3"
 	echo "go get github.com/fakekafka/fakekafka/testcontainers@$version: $(($(date +%s) - start)) s"
-	cp "$root/scripts/install-check/user_test.go.txt" user_test.go
-	# A user's test: Run with no image, twice (the second reuses the image).
-	FAKEKAFKA_CHECK_VERSION="$version" go test -count=1 -timeout 12m -v . 2>&1 | grep -vE '^\s*$' | tail -40
-	[ "${PIPESTATUS[0]}" = 0 ] || { echo "containers install check: the user's test failed" >&2; exit 1; }
+	cp "$root/scripts/modproxy/testdata/user_test.go" .
+	# The image of this made-up version must be built here, not found.
+	docker image rm -f "fakekafka:$version" >/dev/null 2>&1 || true
+	rm_image=1
+	if ! FAKEKAFKA_CHECK_VERSION="$version" go test -count=1 -timeout 12m -v . >"$tmp/test.log" 2>&1; then
+		tail -60 "$tmp/test.log" >&2
+		echo "containers install check: the user's test failed" >&2
+		exit 1
+	fi
+	grep -E '^(=== RUN|--- |\s+user_test|ok|PASS)' "$tmp/test.log"
 	echo "containers install check: ok"
 	;;
 *)
