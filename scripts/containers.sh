@@ -83,6 +83,13 @@ printf 'FROM fakekafka:tc-test\nLABEL %s\n' "$run_label" | timeout 120 docker bu
 export FAKEKAFKA_IMAGE="$run_image"
 (cd testcontainers && timeout 900 go test -race -count=1 -timeout 14m ./...)
 
+# Without a checkout: a fresh module go gets the testcontainers module from
+# a file-based proxy of this tree released at a made-up version and runs a
+# test with no image given, so the module builds the image of that version
+# itself (about 1 min; scripts/install-check.sh). Its containers carry this
+# run's label.
+FAKEKAFKA_RUN_LABEL="$run_label" timeout 900 bash scripts/install-check.sh containers
+
 # The same image from Testcontainers for Python: a generic container, one
 # PUT with the mapped ports, a wait on /readyz (testcontainers/python).
 venv=${XDG_CACHE_HOME:-$HOME/.cache}/fakekafka/tc-python

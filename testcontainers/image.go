@@ -2,12 +2,13 @@ package fakekafka
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -27,32 +28,57 @@ const (
 // per fakekafka version ("fakekafka:v1.2.0").
 const ImageRepository = "fakekafka"
 
-// ModuleVersion is the version of this module in the running program
-// (from its build information), which is the fakekafka version Run
-// starts when given no image. It fails when the module has no version: in
+// ModuleVersion is the version of this module in the running program,
+// which is the fakekafka version Run starts when given no image: from the
+// program's build information, or (in a test binary, which has none of
+// its dependencies') from where the go command put this module's source,
+// $GOMODCACHE/github.com/fakekafka/fakekafka/testcontainers@VERSION (or
+// that path with -trimpath). It fails when the module has no version: in
 // its own tests, or replaced by a directory.
 func ModuleVersion() (string, error) {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "", errors.New("fakekafka: no build information in this program")
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, m := range info.Deps {
+			if m.Path != modulePath {
+				continue
+			}
+			if m.Replace != nil {
+				if m.Replace.Version == "" {
+					return "", fmt.Errorf("fakekafka: %s is replaced by %s, with no version: give Run an image (BuildImage builds one from a checkout)", modulePath, m.Replace.Path)
+				}
+				return m.Replace.Version, nil
+			}
+			return m.Version, nil
+		}
 	}
-	if info.Main.Path == modulePath {
-		return "", errors.New("fakekafka: this module is the main module, with no version: give Run an image (BuildImage builds one from a checkout)")
-	}
-	for _, m := range info.Deps {
-		if m.Path != modulePath {
-			continue
-		}
-		v := m.Version
-		if m.Replace != nil {
-			v = m.Replace.Version
-		}
-		if v == "" || v == "(devel)" {
-			return "", fmt.Errorf("fakekafka: %s is replaced by %s, with no version: give Run an image (BuildImage builds one from a checkout)", modulePath, m.Replace.Path)
-		}
+	if v := sourceVersion(); v != "" {
 		return v, nil
 	}
-	return "", fmt.Errorf("fakekafka: %s is not in this program's build information", modulePath)
+	return "", fmt.Errorf("fakekafka: %s has no version here (the main module, or replaced by a directory): give Run an image (BuildImage builds one from a checkout)", modulePath)
+}
+
+// sourceVersion is the version in the name of the directory this file is
+// in, when the go command took it from the module cache: ".../testcontainers@v1.2.0".
+func sourceVersion() string {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		return ""
+	}
+	dir := path.Base(path.Dir(filepath.ToSlash(file)))
+	name, v, ok := strings.Cut(dir, "@")
+	if !ok || name != path.Base(modulePath) || !strings.HasPrefix(v, "v") {
+		return ""
+	}
+	// The module cache escapes upper-case letters as '!' and the lower-case one.
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		if v[i] == '!' && i+1 < len(v) {
+			i++
+			b.WriteString(strings.ToUpper(v[i : i+1]))
+			continue
+		}
+		b.WriteByte(v[i])
+	}
+	return b.String()
 }
 
 var (
