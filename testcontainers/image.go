@@ -150,7 +150,13 @@ func Image(ctx context.Context, version string, log io.Writer) (string, error) {
 	}
 	// The temporary module stands alone: no workspace, and it may add
 	// what it needs to its go.mod and go.sum.
-	env := []string{"GOWORK=off", "GOFLAGS=" + strings.TrimSpace(os.Getenv("GOFLAGS")+" -mod=mod")}
+	flags := []string{"-mod=mod"}
+	for _, f := range strings.Fields(os.Getenv("GOFLAGS")) {
+		if !strings.HasPrefix(f, "-mod=") && !strings.HasPrefix(f, "--mod=") {
+			flags = append(flags, f)
+		}
+	}
+	env := []string{"GOWORK=off", "GOFLAGS=" + strings.Join(flags, " ")}
 	if _, err := goCommand(ctx, mod, env, log, "get", fakekafkaCmd+"@"+moduleQuery(version)); err != nil {
 		return "", err
 	}
