@@ -24,6 +24,15 @@ func TestRunWithNoImage(t *testing.T) {
 	if v, err := fakekafka.ModuleVersion(); err != nil || v != version {
 		t.Fatalf("ModuleVersion() = %q, %v; want %s", v, err, version)
 	}
+	// scripts/install-check.sh removed the image: the first Run builds it.
+	provider, err := testcontainers.NewDockerProvider()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer provider.Close()
+	if _, err := provider.Client().ImageInspect(ctx, "fakekafka:"+version); err == nil {
+		t.Fatalf("fakekafka:%s is there before the first Run", version)
+	}
 	var opts []testcontainers.ContainerCustomizer
 	if l := os.Getenv("FAKEKAFKA_RUN_LABEL"); l != "" { // scripts/containers.sh removes what carries it
 		k, v, _ := strings.Cut(l, "=")
