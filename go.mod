@@ -10,5 +10,3 @@ require (
 	github.com/twmb/franz-go/pkg/kadm v1.20.0
 	github.com/twmb/franz-go/pkg/kmsg v1.15.1
 )
-
-replace github.com/fakekafka/fakekafka/api => ./api

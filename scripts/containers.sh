@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 export TESTCONTAINERS_RYUK_DISABLED=true
 export TESTCONTAINERS_HOST_OVERRIDE=${TESTCONTAINERS_HOST_OVERRIDE:-127.0.0.1}
 export FAKEKAFKA_REQUIRE_DOCKER=1
-export GOWORK=off # the module stands alone, as its users get it
+export GOWORK="$(pwd)/testcontainers/go.work" # the module and the api module, never the root one
 
 run_id="$(date +%s)-$$"
 run_label="fakekafka.test-run=$run_id"
@@ -82,6 +82,13 @@ fi
 printf 'FROM fakekafka:tc-test\nLABEL %s\n' "$run_label" | timeout 120 docker build -q -t "$run_image" - >/dev/null
 export FAKEKAFKA_IMAGE="$run_image"
 (cd testcontainers && timeout 900 go test -race -count=1 -timeout 14m ./...)
+
+# Without a checkout: a fresh module go gets the testcontainers module from
+# a file-based proxy of this tree released at a made-up version and runs a
+# test with no image given, so the module builds the image of that version
+# itself (about 1 min; scripts/install-check.sh). Its containers carry this
+# run's label.
+FAKEKAFKA_RUN_LABEL="$run_label" timeout 900 bash scripts/install-check.sh containers
 
 # The same image from Testcontainers for Python: a generic container, one
 # PUT with the mapped ports, a wait on /readyz (testcontainers/python).

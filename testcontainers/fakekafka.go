@@ -2,9 +2,13 @@
 // replication: several brokers, ISR, high watermarks, failover) in a
 // container with testcontainers-go:
 //
-//	ctr, err := fakekafka.Run(ctx, "fakekafka:dev", fakekafka.WithBrokers(3))
+//	ctr, err := fakekafka.Run(ctx, "", fakekafka.WithBrokers(3))
 //	defer testcontainers.TerminateContainer(ctr)
 //	brokers, err := ctr.Brokers(ctx) // host:port of each broker, by broker id
+//
+// An empty image is the fakekafka version this module was released with,
+// built into a local image on first use and kept (Image); or pass an image
+// of your own, or one BuildImage built from a checkout.
 //
 // Each broker has two listeners, as Kafka's listeners/advertised.listeners:
 // EXTERNAL, published to the host and advertised with the mapped host ports
@@ -202,7 +206,16 @@ func WithDataVolume(name string) Option {
 // Run starts a fakekafka container from img and returns once every broker
 // answers on its mapped host ports. img must exist locally (BuildImage
 // builds one from a checkout); Run never pulls an image that is present.
+// With img "", Run uses the image of the fakekafka version this module was
+// released with, and builds it on first use (Image): go get of this module
+// is all a test needs.
 func Run(ctx context.Context, img string, opts ...testcontainers.ContainerCustomizer) (*Container, error) {
+	if img == "" {
+		var err error
+		if img, err = Image(ctx, "", nil); err != nil {
+			return nil, err
+		}
+	}
 	o := options{brokers: 3}
 	for _, opt := range opts {
 		if opt, ok := opt.(Option); ok {

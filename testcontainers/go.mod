@@ -71,5 +71,3 @@ require (
 	golang.org/x/net v0.60.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 )
-
-replace github.com/fakekafka/fakekafka/api => ../api

@@ -133,15 +133,17 @@ func isBoolFlag(f *flag.Flag) bool {
 	return ok && b.IsBoolFlag()
 }
 
-// versionText is what --version prints: the module version ("(devel)"
-// when built from a checkout), the VCS revision when the build recorded
-// one, and the Go version and platform.
+// versionText is what --version prints: the fakekafka module's version
+// ("(devel)" when built from a checkout; v1.2.0 when installed with go
+// install ...@v1.2.0, or built as a dependency of another module, as the
+// testcontainers module builds its image), the VCS revision when the
+// build recorded one, and the Go version and platform.
 func versionText(info *debug.BuildInfo, ok bool) string {
 	version := "(unknown)"
 	var rev, modified string
 	if ok {
-		if info.Main.Version != "" {
-			version = info.Main.Version
+		if m := fakekafkaModule(info); m != nil && m.Version != "" {
+			version = m.Version
 		}
 		for _, s := range info.Settings {
 			switch s.Key {
@@ -159,6 +161,25 @@ func versionText(info *debug.BuildInfo, ok bool) string {
 		out += " (" + rev + modified + ")"
 	}
 	return out + " " + runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH
+}
+
+// fakekafkaModule is the module this binary was built from: the main
+// module, or a dependency when another module built the package (then its
+// replacement, if any, which carries the version).
+func fakekafkaModule(info *debug.BuildInfo) *debug.Module {
+	const path = "github.com/fakekafka/fakekafka"
+	if info.Main.Path == path || info.Main.Path == "" {
+		return &info.Main
+	}
+	for _, m := range info.Deps {
+		if m.Path == path {
+			if m.Replace != nil && m.Replace.Version != "" {
+				return m.Replace
+			}
+			return m
+		}
+	}
+	return &info.Main
 }
 
 // flagError turns the flag package's parse errors into one line that

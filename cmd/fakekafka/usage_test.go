@@ -76,6 +76,12 @@ func TestVersion(t *testing.T) {
 	if got := versionText(&debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, true); !strings.HasPrefix(got, "fakekafka (devel) go") {
 		t.Errorf("versionText from a checkout = %q", got)
 	}
+	// Built as a dependency, as the testcontainers module builds its image.
+	dep := &debug.BuildInfo{Main: debug.Module{Path: "fakekafka-image", Version: "(devel)"},
+		Deps: []*debug.Module{{Path: "github.com/fakekafka/fakekafka/api", Version: "v0.99.0"}, {Path: "github.com/fakekafka/fakekafka", Version: "v0.99.0"}}}
+	if got := versionText(dep, true); !strings.HasPrefix(got, "fakekafka v0.99.0 go") {
+		t.Errorf("versionText as a dependency = %q", got)
+	}
 	if got := versionText(nil, false); !strings.HasPrefix(got, "fakekafka (unknown) go") {
 		t.Errorf("versionText without build info = %q", got)
 	}
