@@ -112,7 +112,7 @@ function renderRecords(d) {
         h("td", { class: "num", title: r.log_append_time ? "LogAppendTime" : "CreateTime" }, ms(r.timestamp)),
         h("td", { class: "key" }, r.control ? h("span", { class: "null" }, "control") : bytesCell(r.key, r.key_encoding)),
         h("td", { class: "value" }, r.control ? `${r.control} (coordinator epoch ${r.coordinator_epoch || 0})` : bytesCell(r.value, r.value_encoding)),
-        h("td", { class: "headers" }, (r.headers || []).map((x, i) => [i ? ", " : "", `${x.key}=`, bytesCell(x.value, x.value_encoding)])),
+        h("td", { class: "headers" }, (r.headers || []).flatMap((x, i) => [i ? ", " : "", `${x.key}=`, bytesCell(x.value, x.value_encoding)])),
         h("td", { class: "num" }, r.producer_id < 0 ? "-" : `${r.producer_id} · ${r.producer_epoch} · ${r.sequence}`),
         h("td", { class: "num" }, r.leader_epoch),
         h("td", { class: "status" }, recordStatus(r).join(", ")));
