@@ -101,7 +101,7 @@ func checkLabels(t *testing.T, p page, c *server.Cluster) {
 // read_uncommitted consumer reads, with the same keys, values and
 // headers; the two markers; the aborted records; the acks=1 records
 // above the HW. Choosing the paused follower shows its own, shorter log.
-func checkRecordBrowser(t *testing.T, p page, c *server.Cluster) {
+func checkRecordBrowser(t *testing.T, p page, c *server.Cluster, shots bool) {
 	t.Helper()
 	if err := c.CreateTopic("ledger", 1, 3, nil); err != nil {
 		t.Fatal(err)
@@ -173,7 +173,7 @@ func checkRecordBrowser(t *testing.T, p page, c *server.Cluster) {
 		if err := p.eval(fmt.Sprintf(`(() => { const tr = document.querySelector('#records tr[data-offset="%d"]');
 			if (!tr) return null;
 			const td = (c) => tr.querySelector("td." + c).textContent;
-			return { Key: td("key"), Value: td("value"), Headers: td("headers"), Status: td("status") }; })()`, offset), &r); err != nil {
+			return { Key: td("rkey"), Value: td("rvalue"), Headers: td("rheaders"), Status: td("status") }; })()`, offset), &r); err != nil {
 			t.Fatal(err)
 		}
 		return r
@@ -195,6 +195,10 @@ func checkRecordBrowser(t *testing.T, p page, c *server.Cluster) {
 	}
 	if got := rowAt(6); got.Key != "acct-4" || got.Value != "pending" {
 		t.Errorf("offset 6 (acks=1, above the HW): %+v", got)
+	}
+
+	if shots {
+		saveSectionShot(t, p, "records.png", "records-section", "events-section")
 	}
 
 	// The paused follower's own log ends at 6.
@@ -234,20 +238,22 @@ func checkCharts(t *testing.T, p page, c *server.Cluster) {
 // hw_advanced at all while they are hidden, live and after a reload;
 // shown, the hw_advanced rows come, and "Load older" pages back to the
 // crash. The produce rate chart saw the flood.
-func checkEventFlood(t *testing.T, p page, c *server.Cluster, url string) {
+func checkEventFlood(t *testing.T, p page, c *server.Cluster, url string, shots bool) {
 	t.Helper()
 	if err := c.CreateTopic("flood", 16, 3, nil); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(testContext(t))
+	// One record at a time, round robin: every partition's HW moves
+	// often enough for hw_advanced at its coalesced rate (10/s each).
 	cl := newClient(t, c, kgo.DefaultProduceTopic("flood"), kgo.RecordPartitioner(kgo.RoundRobinPartitioner()),
-		kgo.MaxBufferedRecords(64), kgo.RequiredAcks(kgo.LeaderAck()), kgo.DisableIdempotentWrite())
+		kgo.RequiredAcks(kgo.LeaderAck()), kgo.DisableIdempotentWrite())
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		for ctx.Err() == nil {
-			cl.Produce(ctx, kgo.StringRecord("f"), nil) // blocks while 64 are buffered
+			cl.ProduceSync(ctx, kgo.StringRecord("f"))
 		}
 	}()
 	defer func() {
@@ -280,6 +286,14 @@ func checkEventFlood(t *testing.T, p page, c *server.Cluster, url string) {
 	var rate bool
 	if err := p.eval(`produceRate().some(([t, v]) => v > 0)`, &rate); err != nil || !rate {
 		t.Errorf("the produce rate chart saw no records (%v)", err)
+	}
+	if shots {
+		var ok bool
+		if err := p.eval(`(() => { const l = document.querySelector("#events"), r = document.querySelector('`+row+`');
+			l.style.maxHeight = "40rem"; l.scrollTop = r.offsetTop - l.offsetTop - 200; return true; })()`, &ok); err != nil {
+			t.Fatal(err)
+		}
+		saveSectionShot(t, p, "events-flood.png", "brokers-section", "charts-section", "events-section")
 	}
 
 	// Shown, the newest hw_advanced come; Load older pages back to the crash.

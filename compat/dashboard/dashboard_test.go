@@ -291,11 +291,9 @@ func dashboardStory(t *testing.T, p page, shots bool) {
 	checkKIP848Group(t, p, c)
 	checkMatchesCluster(t, p)
 	checkLabels(t, p, c)
-	checkRecordBrowser(t, p, c)
-	shot("records.png")
+	checkRecordBrowser(t, p, c, shots)
 	checkCharts(t, p, c)
 	checkMatchesCluster(t, p)
 	checkNotReloaded(t, p)
-	checkEventFlood(t, p, c, url)
-	shot("events-flood.png")
+	checkEventFlood(t, p, c, url, shots)
 }

@@ -6,7 +6,7 @@
 
 const CHART_SPAN_MS = 5 * 60 * 1000;
 const CHART_MIN_STEP_MS = 900;
-const CHART_MAX_PARTITIONS = 12;
+const CHART_MAX_PARTITIONS = 8;
 const CHART_COLORS = ["#2f6fb3", "#d1342f", "#1f7a3a", "#a15c00", "#6a3fb5", "#00838f"];
 
 const samples = []; // {t, leo: {"topic/p": n}, hw: {...}, lag: {group: n}}

@@ -95,7 +95,7 @@ function recordStatus(r) {
 function renderRecords(d) {
   const box = $("#records");
   const head = h("p", { class: "records-head", "data-topic": d.topic, "data-partition": d.partition, "data-broker": d.broker },
-    `${d.topic}/${d.partition} on broker ${d.broker}: log ${d.log_start_offset}–${d.log_end_offset} (LEO ${d.log_end_offset}), ` +
+    `${d.topic}/${d.partition} on broker ${d.broker}: log start ${d.log_start_offset}, LEO ${d.log_end_offset}, ` +
     `its HW ${d.high_watermark}, LSO ${d.last_stable_offset}; the partition's HW ${d.partition_high_watermark}`);
   if (d.records.length === 0) {
     box.replaceChildren(head, h("p", { class: "empty" }, "No records from there."));
@@ -110,10 +110,10 @@ function renderRecords(d) {
         "data-aborted": r.aborted || null, "data-above-hw": r.above_hw || null, "data-open": r.open || null },
         h("td", { class: "num" }, r.offset),
         h("td", { class: "num", title: r.log_append_time ? "LogAppendTime" : "CreateTime" }, ms(r.timestamp)),
-        h("td", { class: "key" }, r.control ? h("span", { class: "null" }, "control") : bytesCell(r.key, r.key_encoding)),
-        h("td", { class: "value" }, r.control ? `${r.control} (coordinator epoch ${r.coordinator_epoch || 0})` : bytesCell(r.value, r.value_encoding)),
-        h("td", { class: "headers" }, (r.headers || []).flatMap((x, i) => [i ? ", " : "", `${x.key}=`, bytesCell(x.value, x.value_encoding)])),
-        h("td", { class: "num" }, r.producer_id < 0 ? "-" : `${r.producer_id} · ${r.producer_epoch} · ${r.sequence}`),
+        h("td", { class: "rkey" }, r.control ? h("span", { class: "null" }, "control") : bytesCell(r.key, r.key_encoding)),
+        h("td", { class: "rvalue" }, r.control ? `${r.control} (coordinator epoch ${r.coordinator_epoch || 0})` : bytesCell(r.value, r.value_encoding)),
+        h("td", { class: "rheaders" }, (r.headers || []).flatMap((x, i) => [i ? ", " : "", `${x.key}=`, bytesCell(x.value, x.value_encoding)])),
+        h("td", { class: "num" }, r.producer_id < 0 ? "-" : `${r.producer_id} · ${r.producer_epoch} · ${r.sequence < 0 ? "-" : r.sequence}`),
         h("td", { class: "num" }, r.leader_epoch),
         h("td", { class: "status" }, recordStatus(r).join(", ")));
     })));
