@@ -153,6 +153,21 @@ func TestReplicaRecords(t *testing.T) {
 		t.Fatalf("follower's page from 6: %+v", fol)
 	}
 
+	// A page ends inside a batch (0 and 1 are one batch); past the LEO
+	// there is nothing, and next_offset is the LEO.
+	getJSON(t, fmt.Sprintf("%s/v1/partitions/r/0/replicas/%d/records?max=1", srv.URL, leader), http.StatusOK, &got)
+	if len(got.Records) != 1 || got.Records[0].Offset != 0 || got.NextOffset != 1 {
+		t.Fatalf("max=1: %+v", got)
+	}
+	getJSON(t, fmt.Sprintf("%s/v1/partitions/r/0/replicas/%d/records?offset=1&max=1", srv.URL, leader), http.StatusOK, &got)
+	if len(got.Records) != 1 || got.Records[0].Offset != 1 || got.NextOffset != 2 {
+		t.Fatalf("offset=1&max=1: %+v", got)
+	}
+	getJSON(t, fmt.Sprintf("%s/v1/partitions/r/0/replicas/%d/records?offset=100", srv.URL, leader), http.StatusOK, &got)
+	if len(got.Records) != 0 || got.NextOffset != 9 {
+		t.Fatalf("offset=100: %+v", got)
+	}
+
 	for path, status := range map[string]int{
 		"/v1/partitions/r/0/replicas/9/records":           http.StatusNotFound,
 		"/v1/partitions/nope/0/replicas/1/records":        http.StatusNotFound,
