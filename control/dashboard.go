@@ -6,16 +6,19 @@ import (
 	"net/http"
 )
 
-// dashboardFiles is the dashboard: one page, a stylesheet and a script,
-// served as they are (no build step, no external assets).
+// dashboardFiles is the dashboard: one page, a stylesheet and its scripts
+// (app.js, events.js, records.js, charts.js), served as they are (no build
+// step, no external assets).
 //
 //go:embed dashboard
 var dashboardFiles embed.FS
 
 // registerDashboardRoutes serves the dashboard at GET / and its assets
 // under /dashboard/. The page is a client of the rest of the control API:
-// it reads /v1/cluster, /v1/groups and /v1/faults, follows
-// /v1/events/stream, and every button is one of the API's POSTs.
+// it reads /v1/cluster, /v1/groups, /v1/faults and /v1/transactions,
+// follows /v1/events/stream with the server-side filters the events panel
+// sets (older events from /v1/events?before=), reads a replica's log from
+// .../replicas/{id}/records, and every button is one of the API's POSTs.
 func (c cluster) registerDashboardRoutes(mux *http.ServeMux) {
 	sub, _ := fs.Sub(dashboardFiles, "dashboard")
 	assets := http.StripPrefix("/dashboard/", http.FileServerFS(sub))

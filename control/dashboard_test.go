@@ -28,14 +28,19 @@ func TestDashboardIsServed(t *testing.T) {
 	if code != 200 || !strings.HasPrefix(ct, "text/html") || !strings.Contains(body, `<script src="/dashboard/app.js">`) {
 		t.Fatalf("GET /: %d %s\n%s", code, ct, body)
 	}
-	code, ct, js := get("/dashboard/app.js")
-	if code != 200 || !strings.Contains(ct, "javascript") {
-		t.Fatalf("GET /dashboard/app.js: %d %s", code, ct)
+	for _, script := range []string{"app.js", "events.js", "records.js", "charts.js"} {
+		if !strings.Contains(body, `<script src="/dashboard/`+script+`">`) {
+			t.Errorf("index.html does not load %s", script)
+		}
+		if code, ct, _ := get("/dashboard/" + script); code != 200 || !strings.Contains(ct, "javascript") {
+			t.Fatalf("GET /dashboard/%s: %d %s", script, code, ct)
+		}
 	}
+	_, _, js := get("/dashboard/events.js")
 	// The page listens for each event type by name: none may be missing.
 	for _, typ := range api.EventTypes {
 		if !strings.Contains(js, `"`+string(typ)+`"`) {
-			t.Errorf("app.js does not list event type %s", typ)
+			t.Errorf("events.js does not list event type %s", typ)
 		}
 	}
 	if code, ct, _ := get("/dashboard/style.css"); code != 200 || !strings.HasPrefix(ct, "text/css") {

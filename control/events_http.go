@@ -35,7 +35,18 @@ const sseKeepAlive = 15 * time.Second
 //	    for a match (a long poll): WaitForAfter over HTTP. An empty list
 //	    means the time ran out; pass last_seq as the next since.
 //
-// A bad filter is 400.
+//	GET /v1/events?before=SEQ&limit=N (same filters)
+//	    history: the newest N kept events before SEQ that match, oldest
+//	    first; "more": true says older matching ones are kept too (ask
+//	    again with before= the first one's seq). limit also applies
+//	    without before (the newest N after since), and to the first
+//	    answer of a stream.
+//
+// Filters: type=T1,T2 keeps only those types; not=T1,T2 drops those
+// (a page that hides hw_advanced asks not=hw_advanced, so a busy
+// partition never crowds the rest out of a limited answer);
+// internal=false drops events on internal topics (__consumer_offsets,
+// __transaction_state). A bad filter is 400.
 func (c cluster) registerEventRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /v1/events", func(w http.ResponseWriter, r *http.Request) {
 		if strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
@@ -47,8 +58,17 @@ func (c cluster) registerEventRoutes(mux *http.ServeMux) {
 		if err == nil {
 			wait, err = waitQuery(r)
 		}
+		var before uint64
+		var limit int
+		if err == nil {
+			before, limit, err = historyQuery(r)
+		}
 		if err != nil {
 			httpFail(w, err)
+			return
+		}
+		if before > 0 || limit > 0 {
+			c.eventHistory(w, since, before, limit, match)
 			return
 		}
 		out := []api.Event{}
@@ -82,6 +102,57 @@ func (c cluster) registerEventRoutes(mux *http.ServeMux) {
 // maxEventWait caps wait_ms: past it, a client should poll again.
 const maxEventWait = 10 * time.Minute
 
+// maxEventLimit caps limit: the ring holds Config.EventBuffer events.
+const maxEventLimit = 100000
+
+// historyQuery parses before and limit.
+func historyQuery(r *http.Request) (uint64, int, error) {
+	q := r.URL.Query()
+	var before uint64
+	if s := q.Get("before"); s != "" {
+		n, err := strconv.ParseUint(s, 10, 64)
+		if err != nil || n == 0 {
+			return 0, 0, httpErrorf(http.StatusBadRequest, "before %q is not a positive integer", s)
+		}
+		if q.Get("wait_ms") != "" {
+			return 0, 0, httpErrorf(http.StatusBadRequest, "before and wait_ms do not combine: before asks for the past")
+		}
+		before = n
+	}
+	limit := 0
+	if s := q.Get("limit"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > maxEventLimit {
+			return 0, 0, httpErrorf(http.StatusBadRequest, "limit %q must be between 1 and %d", s, maxEventLimit)
+		}
+		limit = n
+	}
+	return before, limit, nil
+}
+
+// eventHistory answers a before/limit request at once: the newest limit
+// kept events in (since, before) that match.
+func (c cluster) eventHistory(w http.ResponseWriter, since, before uint64, limit int, match api.EventMatcher) {
+	out := []api.Event{}
+	for _, e := range c.Events(since) {
+		if before > 0 && e.Seq >= before {
+			break
+		}
+		if match(e) {
+			out = append(out, e)
+		}
+	}
+	more := false
+	if limit > 0 && len(out) > limit {
+		out, more = out[len(out)-limit:], true
+	}
+	httpJSON(w, http.StatusOK, struct {
+		Events  []api.Event `json:"events"`
+		LastSeq uint64      `json:"last_seq"`
+		More    bool        `json:"more,omitempty"`
+	}{out, c.LastEventSeq(), more})
+}
+
 // waitQuery parses wait_ms.
 func waitQuery(r *http.Request) (time.Duration, error) {
 	s := r.URL.Query().Get("wait_ms")
@@ -110,17 +181,36 @@ func eventQuery(r *http.Request) (uint64, api.EventMatcher, error) {
 		}
 		since = n
 	}
-	var types []api.EventType
-	for _, s := range q["type"] {
-		for _, t := range strings.Split(s, ",") {
-			if t == "" {
-				continue
+	typeList := func(key string) ([]api.EventType, error) {
+		var types []api.EventType
+		for _, s := range q[key] {
+			for _, t := range strings.Split(s, ",") {
+				if t == "" {
+					continue
+				}
+				if !slices.Contains(api.EventTypes, api.EventType(t)) {
+					return nil, httpErrorf(http.StatusBadRequest, "unknown event type %q in %s; known types: %v", t, key, api.EventTypes)
+				}
+				types = append(types, api.EventType(t))
 			}
-			if !slices.Contains(api.EventTypes, api.EventType(t)) {
-				return 0, nil, httpErrorf(http.StatusBadRequest, "unknown event type %q; known types: %v", t, api.EventTypes)
-			}
-			types = append(types, api.EventType(t))
 		}
+		return types, nil
+	}
+	types, err := typeList("type")
+	if err != nil {
+		return 0, nil, err
+	}
+	notTypes, err := typeList("not")
+	if err != nil {
+		return 0, nil, err
+	}
+	internal := true
+	if s := q.Get("internal"); s != "" {
+		b, err := strconv.ParseBool(s)
+		if err != nil {
+			return 0, nil, httpErrorf(http.StatusBadRequest, "internal %q is not true or false", s)
+		}
+		internal = b
 	}
 	num := func(key string) (int32, bool, error) {
 		s := q.Get(key)
@@ -144,6 +234,8 @@ func eventQuery(r *http.Request) (uint64, api.EventMatcher, error) {
 	topic, group, txnID := q.Get("topic"), q.Get("group"), q.Get("transactional_id")
 	return since, func(e api.Event) bool {
 		return (len(types) == 0 || slices.Contains(types, e.Type)) &&
+			!slices.Contains(notTypes, e.Type) &&
+			(internal || !strings.HasPrefix(e.Topic, "__")) &&
 			(topic == "" || e.Topic == topic) &&
 			(!hasPartition || e.Partition == partition) &&
 			(!hasBroker || e.Broker == broker || e.Leader == broker) &&
@@ -156,6 +248,14 @@ func eventQuery(r *http.Request) (uint64, api.EventMatcher, error) {
 // goes away or the cluster closes.
 func (c cluster) streamEvents(w http.ResponseWriter, r *http.Request) {
 	since, match, err := eventQuery(r)
+	var before uint64
+	var limit int
+	if err == nil {
+		before, limit, err = historyQuery(r)
+	}
+	if err == nil && before > 0 {
+		err = httpErrorf(http.StatusBadRequest, "a stream follows what comes next: before is for GET /v1/events")
+	}
 	if err != nil {
 		httpFail(w, err)
 		return
@@ -172,6 +272,21 @@ func (c cluster) streamEvents(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 	// A comment first, so the client sees the stream open at once.
 	fmt.Fprintf(w, ": fakekafka events after %d\n\n", since)
+	if limit > 0 {
+		// The backlog: only the newest limit that match.
+		var backlog []api.Event
+		for _, e := range c.Events(since) {
+			since = e.Seq
+			if match(e) {
+				backlog = append(backlog, e)
+			}
+		}
+		for _, e := range backlog[max(0, len(backlog)-limit):] {
+			if !writeEvent(w, e) {
+				return
+			}
+		}
+	}
 	flusher.Flush()
 	for {
 		// Wait at most sseKeepAlive for news, then say the stream is alive.
@@ -195,11 +310,17 @@ func (c cluster) streamEvents(w http.ResponseWriter, r *http.Request) {
 			if !match(e) {
 				continue
 			}
-			b, _ := json.Marshal(e)
-			if _, err := fmt.Fprintf(w, "id: %d\nevent: %s\ndata: %s\n\n", e.Seq, e.Type, b); err != nil {
+			if !writeEvent(w, e) {
 				return
 			}
 		}
 		flusher.Flush()
 	}
+}
+
+// writeEvent writes e as a server-sent event; false when the client is gone.
+func writeEvent(w http.ResponseWriter, e api.Event) bool {
+	b, _ := json.Marshal(e)
+	_, err := fmt.Fprintf(w, "id: %d\nevent: %s\ndata: %s\n\n", e.Seq, e.Type, b)
+	return err == nil
 }

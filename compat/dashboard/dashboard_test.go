@@ -289,5 +289,11 @@ func dashboardStory(t *testing.T, p page, shots bool) {
 
 	checkTransactions(t, p, c, shots)
 	checkKIP848Group(t, p, c)
+	checkMatchesCluster(t, p)
+	checkLabels(t, p, c)
+	checkRecordBrowser(t, p, c, shots)
+	checkCharts(t, p, c)
+	checkMatchesCluster(t, p)
 	checkNotReloaded(t, p)
+	checkEventFlood(t, p, c, url, shots)
 }

@@ -137,3 +137,27 @@ func saveScreenshot(t *testing.T, p page, name string) {
 		t.Fatal(err)
 	}
 }
+
+// saveSectionShot is saveScreenshot of only the given sections of the
+// page (by id), the others hidden while it is taken.
+func saveSectionShot(t *testing.T, p page, name string, ids ...string) {
+	t.Helper()
+	if !*updateScreenshots {
+		return
+	}
+	keep, _ := json.Marshal(ids)
+	var ok bool
+	if err := p.eval(`(() => { const keep = `+string(keep)+`;
+		for (const s of document.querySelectorAll("main > section")) s.hidden = !keep.includes(s.id);
+		const l = document.querySelector("#events"), top = l.scrollTop;
+		l.style.maxHeight = "40rem"; // the full-page shot would stretch 100vh
+		l.scrollTop = top;
+		return true; })()`, &ok); err != nil {
+		t.Fatal(err)
+	}
+	saveScreenshot(t, p, name)
+	if err := p.eval(`(() => { for (const s of document.querySelectorAll("main > section")) s.hidden = false;
+		document.querySelector("#events").style.maxHeight = ""; return true; })()`, &ok); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,24 +1,11 @@
 // fakekafka dashboard: a client of the HTTP control API. It loads the
 // cluster, groups, transactions and fault rules, then follows GET /v1/events/stream and
 // reloads them whenever the cluster reports a change (and once a second).
-// No build step, no external assets.
+// No build step, no external assets. This file: helpers, state, brokers,
+// topics, groups, transactions, fault rules; events.js the events panel,
+// records.js the record browser, charts.js the charts.
 "use strict";
 
-const EVENT_TYPES = [
-  "broker_started", "broker_stopped", "broker_fenced", "broker_isolated", "broker_healed",
-  "leader_elected", "partition_leaderless", "isr_shrunk", "isr_expanded", "hw_advanced",
-  "log_truncated", "records_lost", "log_start_moved", "log_cleaned", "producer_expired",
-  "fault_added", "fault_hit", "fault_expired", "fault_removed",
-  "topic_created", "topic_deleted", "topic_config_changed",
-  "partitions_created", "reassignment_started", "reassignment_completed", "reassignment_cancelled",
-  "acl_created", "acl_deleted", "quota_changed", "client_throttled",
-  "group_rebalance_started", "group_rebalance_completed", "group_member_joined", "group_member_left", "group_member_expired",
-  "lso_advanced", "log_start_moved", "replica_paused", "replica_resumed",
-  "txn_state_changed", "txn_partitions_added", "txn_epoch_bumped", "txn_timed_out", "txn_marker_written", "txn_expired",
-  "client_authenticated", "client_reauthenticated", "authentication_failed", "sasl_user_changed",
-  "chaos_started", "chaos_action", "chaos_anomaly", "chaos_stopped",
-];
-const MAX_EVENTS = 300;
 
 const $ = (sel) => document.querySelector(sel);
 
@@ -103,6 +90,10 @@ function cachedBroker(b) {
   return el;
 }
 
+// renderHooks run after every render (the record browser's choices, the
+// charts' samples).
+const renderHooks = [];
+
 let refreshing = null, again = false;
 async function refresh() {
   if (refreshing) { again = true; return refreshing; }
@@ -141,6 +132,7 @@ function render() {
   if (groupsJSON !== render.groups) { render.groups = groupsJSON; renderGroups(); }
   if (txnsJSON !== render.txns) { render.txns = txnsJSON; renderTransactions(); }
   if (faultsJSON !== render.faults) { render.faults = faultsJSON; renderFaults(); }
+  for (const f of renderHooks) f();
   if (focused && (!document.activeElement || !document.activeElement.isConnected || document.activeElement === document.body)) {
     const el = document.querySelector(`[data-key="${CSS.escape(focused)}"]`);
     if (el) el.focus();
@@ -188,7 +180,7 @@ function renderTopics() {
   const box = $("#topics");
   internalToggle = internalToggle || h("label", { class: "legend" },
     h("input", { type: "checkbox", id: "show-internal", "data-key": "show-internal",
-      onchange: (e) => { state.showInternal = e.target.checked; render(); refilter(); } }), " show internal topics");
+      onchange: (e) => { state.showInternal = e.target.checked; render(); refollow(); } }), " show internal topics");
   if (topics.length === 0) {
     sync(box, [internalToggle, h("p", { class: "empty" }, "No topics yet.")]);
     return;
@@ -264,7 +256,9 @@ function renderPartition(topic, p, txns) {
           onclick: () => act(`${paused ? "resume" : "pause"} ${label} replica ${r.broker}`, "POST", `${base}/replicas/${r.broker}/${paused ? "resume" : "pause"}`) },
           paused ? "Resume" : "Pause"),
         r.state === "follower" ? h("button", { "data-action": "step", "data-key": `${k}-step`, title: "one fetch by this follower",
-          onclick: () => act(`one fetch by ${label} replica ${r.broker}`, "POST", `${base}/replicas/${r.broker}/fetch`) }, "Step") : null));
+          onclick: () => act(`one fetch by ${label} replica ${r.broker}`, "POST", `${base}/replicas/${r.broker}/fetch`) }, "Step") : null,
+        h("button", { "data-action": "records", "data-key": `${k}-records`, title: "this replica's own log, record by record",
+          onclick: () => showRecords(topic, p.partition, r.broker) }, "Records")));
   });
 
   const leaderSel = h("select", { name: "leader", "data-key": `${label}-leader`, "aria-label": `new leader of ${label}` },
@@ -375,96 +369,10 @@ $("#fault-form").addEventListener("submit", (e) => {
   act("add fault rule", "POST", "/v1/faults", body).then((ok) => { if (ok) e.target.reset(); });
 });
 
-// ---- events ----
-
-let lastSeq = 0;
-
-function eventKind(t) {
-  if (t === "records_lost" || t === "log_truncated" || t === "partition_leaderless") return "bad";
-  if (t.startsWith("broker_")) return "broker";
-  if (t.startsWith("isr_") || t.startsWith("replica_") || t === "log_start_moved") return "isr";
-  if (t.startsWith("leader_")) return "leader";
-  if (t.startsWith("fault_")) return "fault";
-  if (t.startsWith("group_")) return "group";
-  if (t.startsWith("txn_") || t === "lso_advanced") return "txn";
-  return "other";
-}
-
-function eventSummary(e) {
-  const parts = [];
-  if (e.topic) parts.push(e.partition !== undefined ? `${e.topic}/${e.partition}` : e.topic);
-  if (e.group) parts.push(`group ${e.group}`);
-  if (e.member) parts.push(`member ${e.member}`);
-  if (e.transactional_id) parts.push(`txn ${e.transactional_id} producer ${e.producer_id} epoch ${e.producer_epoch}`);
-  if (e.previous_state) parts.push(`${e.previous_state} → ${e.state}`);
-  else if (e.state) parts.push(e.state);
-  if (e.partitions) parts.push(e.partitions.map((tp) => `${tp.topic}/${tp.partition}`).join(" "));
-  switch (e.type) {
-    case "leader_elected": parts.push(`leader ${e.leader}${e.old_leader !== undefined ? ` (was ${e.old_leader})` : ""} epoch ${e.epoch}${e.unclean ? " UNCLEAN" : ""}`); break;
-    case "hw_advanced": parts.push(`HW ${e.from} → ${e.to}`); break;
-    case "lso_advanced": parts.push(`LSO ${e.from} → ${e.to}`); break;
-    case "log_start_moved": parts.push(`replica ${e.broker}: log start ${e.from} → ${e.to}`); break;
-    case "log_truncated": parts.push(`replica ${e.broker}: LEO ${e.from} → ${e.to}`); break;
-    case "records_lost": parts.push(`offsets ${e.from}–${e.to - 1} LOST (leader ${e.broker})`); break;
-    case "log_start_moved": parts.push(`replica ${e.broker}: log start ${e.from} → ${e.to}`); break;
-    default: if (e.broker !== undefined) parts.push(`broker ${e.broker}`);
-  }
-  if (e.isr) parts.push(`ISR [${e.isr.join(",")}]`);
-  if (e.mode) parts.push(e.mode);
-  if (e.fault) parts.push(`fault ${e.fault}`);
-  if (e.reason) parts.push(`(${e.reason})`);
-  if (e.detail) parts.push(e.detail);
-  return parts.join(" ");
-}
-
-function eventVisible(li) {
-  const f = $("#event-filter").value.trim().toLowerCase();
-  if (li.dataset.type === "hw_advanced" && !$("#show-hw").checked) return false;
-  if ((li.dataset.topic || "").startsWith("__") && !state.showInternal) return false;
-  return f === "" || li.textContent.toLowerCase().includes(f);
-}
-
-function addEvent(e) {
-  if (e.seq <= lastSeq) return;
-  lastSeq = e.seq;
-  const time = new Date(e.time).toLocaleTimeString([], { hour12: false }) + "." + String(new Date(e.time).getMilliseconds()).padStart(3, "0");
-  const li = h("li", { class: `k-${eventKind(e.type)}`, "data-type": e.type, "data-seq": e.seq, "data-topic": e.topic },
-    h("span", { class: "t" }, time), h("span", { class: "ty" }, e.type), eventSummary(e));
-  li.hidden = !eventVisible(li);
-  const list = $("#events");
-  list.prepend(li);
-  while (list.children.length > MAX_EVENTS) list.lastChild.remove();
-}
-
-function refilter() {
-  for (const li of $("#events").children) li.hidden = !eventVisible(li);
-}
-$("#event-filter").addEventListener("input", refilter);
-$("#show-hw").addEventListener("change", refilter);
-
-async function follow() {
-  try {
-    const past = await api("GET", "/v1/events");
-    for (const e of past.events.slice(-MAX_EVENTS)) addEvent(e);
-    lastSeq = Math.max(lastSeq, past.last_seq);
-  } catch (e) {
-    setStatus(`cannot load events: ${e.message}`, true);
-  }
-  const es = new EventSource(`/v1/events/stream?since=${lastSeq}`);
-  const live = $("#live");
-  es.onopen = () => { live.textContent = "live"; live.classList.add("on"); };
-  es.onerror = () => { live.textContent = "reconnecting…"; live.classList.remove("on"); };
-  for (const t of EVENT_TYPES) {
-    es.addEventListener(t, (m) => {
-      addEvent(JSON.parse(m.data));
-      scheduleRefresh();
-    });
-  }
-}
-
 // Events carry every state change, but not appends that leave the HW
 // where it is (a follower lagging in the ISR): a slow poll shows those.
 const POLL_MS = 1000;
 setInterval(() => { if (!document.hidden) scheduleRefresh(); }, POLL_MS);
 
-refresh().then(follow);
+// The other scripts load after this one; start once they have.
+document.addEventListener("DOMContentLoaded", () => refresh().then(follow));
