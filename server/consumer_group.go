@@ -427,7 +427,7 @@ func (c *Cluster) consumerGroupOf(g *group) *consumerGroup {
 
 // persistConsumerGroup writes g's KIP-848 state if it changed since the
 // last write, and waits for it to commit. Callers hold g.writeMu, not g.mu.
-func (c *Cluster) persistConsumerGroup(broker int32, g *group) int16 {
+func (c *Cluster) persistConsumerGroup(g *group) int16 {
 	g.mu.Lock()
 	cg := g.consumer
 	if cg == nil {
@@ -445,7 +445,7 @@ func (c *Cluster) persistConsumerGroup(broker int32, g *group) int16 {
 	if len(rec.Members) == 0 && len(g.offsetsSnapshot()) == 0 {
 		value = nil // an empty group with nothing committed is forgotten
 	}
-	code := g.write(broker, []coordinatorRecord{{key: recordKey{Kind: consumerKind, Group: g.id}, value: value}})
+	code := g.write([]coordinatorRecord{{key: recordKey{Kind: consumerKind, Group: g.id}, value: value}})
 	if code == 0 {
 		g.mu.Lock()
 		cg.persisted = raw

@@ -89,7 +89,7 @@ func (cn *conn) consumerGroupHeartbeat(req *kmsg.ConsumerGroupHeartbeatRequest) 
 	if resp.ErrorCode != 0 {
 		return resp, nil
 	}
-	if code := c.persistConsumerGroup(cn.b.id, g); code != 0 {
+	if code := c.persistConsumerGroup(g); code != 0 {
 		g.mu.Lock()
 		m.sent = nil // resend the assignment once the write succeeds
 		g.mu.Unlock()
@@ -247,7 +247,7 @@ func (c *Cluster) touchConsumerMember(g *group, m *consumerMember) {
 		g.goLocked(func() {
 			g.writeMu.Lock()
 			defer g.writeMu.Unlock()
-			c.persistConsumerGroup(g.coordinator, g)
+			c.persistConsumerGroup(g)
 		})
 	})
 }

@@ -66,13 +66,8 @@ func (cn *conn) deleteGroup(id string) int16 {
 	}
 	g.mu.Unlock()
 
-	code = g.write(cn.b.id, recs)
-	s := g.s
-	s.mu.Lock()
-	if s.groups[id] == g {
-		delete(s.groups, id)
-	}
-	s.mu.Unlock()
+	code = g.write(recs)
+	g.s.forget(g)
 	cn.b.c.log.Info("group deleted", "group", id, "code", code)
 	return code
 }

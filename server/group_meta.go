@@ -29,7 +29,7 @@ func (g *group) snapshotMeta(assignments map[string][]byte) metaSnapshot {
 			Subscription: m.metadataFor(g.protocol), Assignment: a,
 		})
 	}
-	return metaSnapshot{seq: g.metaSeq, coordinator: g.coordinator, meta: md}
+	return metaSnapshot{seq: g.metaSeq, meta: md}
 }
 
 // storeMeta writes a snapshot to __consumer_offsets and waits until it is
@@ -44,7 +44,7 @@ func (g *group) storeMeta(snap metaSnapshot) int16 {
 	if !g.current() {
 		return kerr.NotCoordinator.Code
 	}
-	code := g.write(snap.coordinator, []coordinatorRecord{{key: recordKey{Group: g.id}, value: snap.meta}})
+	code := g.write([]coordinatorRecord{{key: recordKey{Group: g.id}, value: snap.meta}})
 	if code == 0 {
 		g.writtenSeq = snap.seq
 	}

@@ -78,19 +78,19 @@ func (c *Cluster) Groups() []GroupState {
 	if c.topic(offsetsTopic) == nil {
 		return out
 	}
-	ss, err := c.shards()
+	ss, err := c.coord.Shards()
 	if err != nil {
 		return out
 	}
-	for _, s := range ss {
-		s.p.mu.Lock()
-		leader, _, _ := s.p.st.View(-1)
-		s.p.mu.Unlock()
-		if b := c.broker(leader); b == nil || !b.up.Load() {
+	for _, sh := range ss {
+		leader, code := sh.Coordinator()
+		if code != 0 {
 			continue
 		}
-		for _, g := range s.groupsOn(leader) {
-			out = append(out, g.snapshot(leader))
+		if s, _, code := sh.Acquire(leader); code == 0 {
+			for _, g := range s.list() {
+				out = append(out, g.snapshot(leader))
+			}
 		}
 	}
 	slices.SortFunc(out, func(a, b GroupState) int { return strings.Compare(a.Group, b.Group) })

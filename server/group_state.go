@@ -83,10 +83,8 @@ type groupState struct {
 	syncSeq        uint64
 	awaitingSync   map[string]bool // members of this generation that have not synced
 
-	coordinator int32 // broker and __consumer_offsets leader epoch the group lives under
-	epoch       int32
-	shut        bool          // timers stopped for good: closed, deleted or moved
-	done        chan struct{} // closed on shut, ending the watcher
+	shut bool          // timers stopped for good: closed, deleted or moved
+	done chan struct{} // closed on shut, ending the watcher
 
 	metaSeq    uint64 // snapshots taken
 	writtenSeq uint64 // last snapshot written (g.writeMu)
@@ -161,9 +159,8 @@ type memberMeta struct {
 }
 
 type metaSnapshot struct {
-	seq         uint64
-	coordinator int32
-	meta        groupMeta
+	seq  uint64
+	meta groupMeta
 }
 
 // ready initialises the membership on first use after a load, restoring
@@ -177,9 +174,6 @@ func (g *group) ready() {
 	g.restored = true
 	g.members, g.statics, g.pending = map[string]*member{}, map[string]string{}, map[string]*clock.Timer{}
 	g.state = groupEmpty
-	g.s.mu.Lock()
-	g.coordinator, g.epoch = g.s.loadedLeader, g.s.loadedEpoch
-	g.s.mu.Unlock()
 	g.done = make(chan struct{})
 	if !c.goTracked(g.watch) {
 		g.shut = true
@@ -289,40 +283,49 @@ func stopTimer(t *clock.Timer) {
 }
 
 // after runs f under g.mu after d, unless the group shut down or is no
-// longer the coordinator's copy by then. Callers hold g.mu.
+// longer the coordinator's copy by then: the timer is bound to the load
+// of the group's shard, and a stale copy shuts down instead. Callers hold
+// g.mu.
 func (g *group) after(d time.Duration, f func()) *clock.Timer {
 	if g.shut {
 		return nil
 	}
-	return g.s.c.cfg.Clock.AfterFunc(d, func() {
+	sh := g.s.shard()
+	if sh == nil {
+		return nil
+	}
+	return sh.AfterFunc(g.s.at, d, func() {
 		g.mu.Lock()
 		defer g.mu.Unlock()
-		if g.shut {
-			return
+		switch {
+		case g.shut:
+		case !g.s.holds(g):
+			g.stopStale()
+		default:
+			f()
 		}
-		if !g.current() {
-			g.s.c.log.Info("group moved; stopping the stale copy", "group", g.id, "broker", g.coordinator)
-			g.shutdown(kerr.NotCoordinator.Code)
-			return
-		}
-		f()
+	}, func() {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		g.stopStale()
 	})
 }
 
-// current says whether g is still the group as its coordinator holds it:
-// the shard was not reloaded and its partition's leadership did not move.
-func (g *group) current() bool {
-	s := g.s
-	s.mu.Lock()
-	cur := s.groups[g.id] == g
-	s.mu.Unlock()
-	if !cur {
-		return false
+// stopStale shuts down a copy of the group its coordinator no longer
+// holds. Callers hold g.mu.
+func (g *group) stopStale() {
+	if !g.shut {
+		g.s.c.log.Info("group moved; stopping the stale copy", "group", g.id, "broker", g.s.at.Leader)
+		g.shutdown(kerr.NotCoordinator.Code)
 	}
-	s.p.mu.Lock()
-	leader, epoch, _ := s.p.st.View(g.coordinator)
-	s.p.mu.Unlock()
-	return leader == g.coordinator && epoch == g.epoch
+}
+
+// current says whether g is still the group as its coordinator holds it:
+// the shard was not reloaded, its partition's leadership did not move and
+// the group was not replaced.
+func (g *group) current() bool {
+	sh := g.s.shard()
+	return sh != nil && g.s.holds(g) && sh.Current(g.s.at)
 }
 
 func (m *member) deliverJoin(r joinResult) {

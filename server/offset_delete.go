@@ -73,7 +73,7 @@ func (cn *conn) handleOffsetDelete(req *kmsg.OffsetDeleteRequest) (kmsg.Response
 	}
 	g.mu.Unlock()
 	if len(recs) > 0 {
-		code := g.write(cn.b.id, recs)
+		code := g.write(recs)
 		for _, sp := range written {
 			sp.ErrorCode = code
 		}

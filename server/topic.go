@@ -162,8 +162,8 @@ func (p *partition) changedBy(before state, fetcher int32) {
 	if after.leo != before.leo || after.hw != before.hw || after.epoch != before.epoch || after.start != before.start {
 		p.markFollowersExcept(fetcher)
 	}
-	if after.epoch != before.epoch && p.t.name == txnStateTopic {
-		p.t.c.wakeTxnLoop() // the new leader loads and finishes prepared transactions
+	if after.epoch != before.epoch && isInternalTopic(p.t.name) {
+		p.t.c.coordinatorMoved(p.t.name)
 	}
 }
 

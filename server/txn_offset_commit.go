@@ -17,10 +17,9 @@ package server
 
 import (
 	"encoding/json"
-	"maps"
-	"slices"
 
 	"github.com/fakekafka/fakekafka/authorizer"
+	"github.com/fakekafka/fakekafka/coordinator"
 	"github.com/fakekafka/fakekafka/transaction"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -132,7 +131,7 @@ func (cn *conn) handleTxnOffsetCommit(req *kmsg.TxnOffsetCommitRequest) (kmsg.Re
 	written := int16(0)
 	if len(recs) > 0 {
 		g.writeMu.Lock()
-		written = g.writeAs(cn.b.id, recs, req.ProducerID, req.ProducerEpoch)
+		written = g.writeAs(recs, coordinator.Producer{ID: req.ProducerID, Epoch: req.ProducerEpoch})
 		g.writeMu.Unlock()
 		if written == kerr.ProducerFenced.Code && req.Version < 3 {
 			written = kerr.InvalidProducerEpoch.Code
@@ -201,43 +200,6 @@ func (g *group) completeTxn(pid int64, commit bool, applied func(group string, r
 	delete(g.txnOffsets, pid)
 }
 
-// completeTxnOffsets applies a committed marker on __consumer_offsets
-// partition index to the groups loaded there. A shard loaded later replays
-// the marker from its log instead.
-//
-// The groups are listed under the shard's lock and each is then locked
-// alone: a group's timers and first use take the shard's lock while they
-// hold the group's (g.mu, then s.mu), so holding s.mu while taking g.mu
-// here would close a lock-order cycle and hang the coordinator. A group
-// the shard drops or reloads meanwhile gets the marker too, harmlessly: a
-// reload replays it from the log, where it already is.
-func (c *Cluster) completeTxnOffsets(index int32, pid int64, commit bool) {
-	ss, err := c.shards()
-	if err != nil || int(index) >= len(ss) {
-		return
-	}
-	s := ss[index]
-	// The chaos checker learns a transaction's offsets when its commit
-	// marker makes them committed, as it learns OffsetCommit's on success.
-	var applied func(string, coordinatorRecord)
-	var byGroup map[string][]coordinatorRecord
-	if commit && c.chaos.Load() != nil {
-		byGroup = map[string][]coordinatorRecord{}
-		applied = func(group string, rec coordinatorRecord) { byGroup[group] = append(byGroup[group], rec) }
-	}
-	s.mu.Lock()
-	groups := slices.Collect(maps.Values(s.groups))
-	s.mu.Unlock()
-	for _, g := range groups {
-		g.mu.Lock()
-		g.completeTxn(pid, commit, applied)
-		g.mu.Unlock()
-	}
-	for group, recs := range byGroup {
-		c.recordCommits(group, recs)
-	}
-}
-
 // unstableOffset reports whether a transaction still holds a pending
 // offset of tp (OffsetFetch with require_stable). Callers hold g.mu.
 func (g *group) unstableOffset(tp topicPartition) bool {
@@ -252,9 +214,9 @@ func (g *group) unstableOffset(tp topicPartition) bool {
 // offsetsPartitionOf is the __consumer_offsets partition of a group, the
 // partition AddOffsetsToTxn adds to a transaction.
 func (c *Cluster) offsetsPartitionOf(groupID string) (transaction.Partition, int16) {
-	s, err := c.shardFor(groupID)
+	sh, err := c.coord.ShardFor(groupID)
 	if err != nil {
 		return transaction.Partition{}, kerr.CoordinatorNotAvailable.Code
 	}
-	return transaction.Partition{Topic: offsetsTopic, Partition: s.p.index}, 0
+	return transaction.Partition{Topic: offsetsTopic, Partition: sh.Index()}, 0
 }

@@ -1,0 +1,314 @@
+package server
+
+// The group coordinator's storage, as in Kafka: every group belongs to one
+// partition of the internal, replicated __consumer_offsets topic (by the
+// Java hash of its id), that partition's leader is the group's coordinator,
+// and committed offsets and group metadata are records in that partition's
+// log. A write is acknowledged only once the partition's HW covers it
+// (acks=all), so it survives a coordinator crash exactly as Kafka's does:
+// the next leader rebuilds every group of the partition from its own log
+// when it first serves one.
+
+import (
+	"encoding/json"
+	"maps"
+	"slices"
+	"sync"
+
+	"github.com/fakekafka/fakekafka/coordinator"
+	"github.com/twmb/franz-go/pkg/kerr"
+)
+
+// groupShard is the group coordinator's state of one __consumer_offsets
+// partition as one load of it holds it: the groups, rebuilt by replaying
+// the partition's records and kept current by replaying each committed
+// write the same way (Replay).
+type groupShard struct {
+	c     *Cluster
+	index int32
+	at    coordinator.Epoch // the load: coordinator broker and leader epoch
+
+	// loading is true while the load replays the log: the groups are not
+	// shared yet and need no locks. Set before the state is published.
+	loading bool
+
+	mu     sync.Mutex // guards groups; never held while a group's lock is taken
+	groups map[string]*group
+}
+
+func (c *Cluster) newGroupShard(index int32, at coordinator.Epoch) *groupShard {
+	return &groupShard{c: c, index: index, at: at, loading: true, groups: map[string]*group{}}
+}
+
+// shard is the runtime's shard this state was loaded into.
+func (s *groupShard) shard() *coordinator.Shard[*groupShard] { return s.c.coord.Shard(s.index) }
+
+// group is one consumer group's coordinator state. g.mu guards everything
+// below it; the membership fields belong to the classic and consumer
+// protocols (group_*.go).
+type group struct {
+	id string
+	s  *groupShard
+
+	mu      sync.Mutex
+	offsets map[topicPartition]committedOffset
+	// txnOffsets are TxnOffsetCommit offsets per producer id, pending
+	// until that producer's marker commits (or aborts) them.
+	txnOffsets map[int64]map[topicPartition]committedOffset
+	// meta is the last group metadata record loaded from the log (JSON of
+	// groupMeta), nil when none; the membership code restores from it once.
+	meta []byte
+	groupState
+	// consumer is the KIP-848 state when members use that protocol;
+	// consumerMeta its last record, restored into consumer after a load.
+	consumer     *consumerGroup
+	consumerMeta []byte
+	// writeMu orders the group's state writes: taken before g.mu, held
+	// across the snapshot and its replication.
+	writeMu sync.Mutex
+}
+
+type topicPartition struct {
+	Topic     string
+	Partition int32
+}
+
+// committedOffset is one committed offset as OffsetFetch returns it.
+type committedOffset struct {
+	Offset      int64  `json:"offset"`
+	LeaderEpoch int32  `json:"leader_epoch"`
+	Metadata    string `json:"metadata"`
+	Timestamp   int64  `json:"timestamp"`
+}
+
+// recordKey is the key of a __consumer_offsets record: an offset commit
+// (Topic set) or the group's metadata. A record with no value deletes.
+type recordKey struct {
+	Kind      string `json:"kind,omitempty"` // consumerKind for KIP-848 group state
+	Group     string `json:"group"`
+	Topic     string `json:"topic,omitempty"`
+	Partition int32  `json:"partition,omitempty"`
+}
+
+// coordinatorOf returns the broker coordinating groupID, or -1 with the
+// error a FindCoordinator answer carries.
+func (c *Cluster) coordinatorOf(groupID string) (int32, int16) {
+	return c.coord.Coordinator(groupID)
+}
+
+// group returns groupID's state as coordinated by broker, loading the shard
+// from the log if leadership moved since it was last loaded. It fails with
+// NOT_COORDINATOR when broker does not lead the group's partition and
+// COORDINATOR_NOT_AVAILABLE when nobody does. With create false an unknown
+// group is nil (and no error).
+func (c *Cluster) group(broker int32, groupID string, create bool) (*group, int16) {
+	sh, err := c.coord.ShardFor(groupID)
+	if err != nil {
+		return nil, kerr.CoordinatorNotAvailable.Code
+	}
+	s, _, code := sh.Acquire(broker)
+	if code != 0 {
+		return nil, code
+	}
+	return s.group(groupID, create), 0
+}
+
+// existingGroup looks up groupID for a request on broker that needs the
+// group to exist: INVALID_GROUP_ID for an empty id, the coordinator errors,
+// and missing when the group is unknown.
+func (c *Cluster) existingGroup(broker int32, groupID string, missing *kerr.Error) (*group, int16) {
+	if groupID == "" {
+		return nil, kerr.InvalidGroupID.Code
+	}
+	g, code := c.group(broker, groupID, false)
+	if code == 0 && g == nil {
+		code = missing.Code
+	}
+	return g, code
+}
+
+// group returns the shard's group id; with create an unknown one is made.
+func (s *groupShard) group(id string, create bool) *group {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g := s.groups[id]
+	if g == nil && create {
+		g = newGroup(s, id)
+		s.groups[id] = g
+	}
+	return g
+}
+
+// list returns the shard's groups.
+func (s *groupShard) list() []*group {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Collect(maps.Values(s.groups))
+}
+
+// forget drops g from the shard, unless it was replaced meanwhile.
+func (s *groupShard) forget(g *group) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.groups[g.id] == g {
+		delete(s.groups, g.id)
+	}
+}
+
+// holds says whether g is the shard's group of its id.
+func (s *groupShard) holds(g *group) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.groups[g.id] == g
+}
+
+func newGroup(s *groupShard, id string) *group {
+	return &group{id: id, s: s, offsets: map[topicPartition]committedOffset{}}
+}
+
+// Replay applies one committed batch of the shard's partition: offset
+// commits, group metadata and KIP-848 records (tombstones delete), a
+// transaction's pending offsets, or its marker, which commits or drops
+// them. A load replays the whole log this way (Kafka's
+// loadGroupsAndOffsets); every committed write and marker is replayed
+// the same way as it happens.
+func (s *groupShard) Replay(b coordinator.Batch) {
+	if b.Control {
+		s.replayMarker(b.ProducerID, b.Commit)
+		return
+	}
+	var commits map[string][]coordinatorRecord // for the chaos checker
+	for _, r := range b.Records {
+		var k recordKey
+		if json.Unmarshal(r.Key, &k) != nil || k.Group == "" {
+			continue
+		}
+		g := s.group(k.Group, s.loading || r.Value != nil)
+		if g == nil {
+			continue // a tombstone of a group already gone
+		}
+		if !s.loading {
+			g.mu.Lock()
+		}
+		if b.Transactional {
+			g.applyTxn(b.ProducerID, k, r.Value)
+		} else if o, ok := g.apply(k, r.Value); ok && !s.loading && s.c.chaos.Load() != nil {
+			if commits == nil {
+				commits = map[string][]coordinatorRecord{}
+			}
+			commits[k.Group] = append(commits[k.Group], coordinatorRecord{key: k, value: o})
+		}
+		if !s.loading {
+			g.mu.Unlock()
+		}
+	}
+	// The chaos checker learns every offset an OffsetCommit committed.
+	for group, recs := range commits {
+		s.c.recordCommits(group, recs)
+	}
+}
+
+// replayMarker applies a transaction marker to every group of the shard.
+//
+// Each group is locked alone, after the list is taken: no lock is held
+// while a group's is taken, so a marker cannot close a lock-order cycle
+// with a group's timers (the deadlock TestCoordinatorStress guards).
+func (s *groupShard) replayMarker(pid int64, commit bool) {
+	if s.loading {
+		for _, g := range s.groups { // not yet shared: no g.mu needed
+			g.completeTxn(pid, commit, nil)
+		}
+		return
+	}
+	// The chaos checker learns a transaction's offsets when its commit
+	// marker makes them committed, as it learns OffsetCommit's.
+	var applied func(string, coordinatorRecord)
+	var byGroup map[string][]coordinatorRecord
+	if commit && s.c.chaos.Load() != nil {
+		byGroup = map[string][]coordinatorRecord{}
+		applied = func(group string, rec coordinatorRecord) { byGroup[group] = append(byGroup[group], rec) }
+	}
+	for _, g := range s.list() {
+		g.mu.Lock()
+		g.completeTxn(pid, commit, applied)
+		g.mu.Unlock()
+	}
+	for group, recs := range byGroup {
+		s.c.recordCommits(group, recs)
+	}
+}
+
+// loaded ends a load: groups the log left without offsets, metadata or
+// pending offsets are forgotten.
+func (s *groupShard) loaded() {
+	for id, g := range s.groups {
+		if len(g.offsets) == 0 && g.meta == nil && g.consumerMeta == nil && len(g.txnOffsets) == 0 {
+			delete(s.groups, id)
+		}
+	}
+	s.loading = false
+	s.c.log.Info("coordinator loaded", "partition", s.index, "groups", len(s.groups))
+}
+
+// apply replays one record into the group, answering the offset it
+// committed, if any. Callers hold g.mu or own g. A group loaded from the
+// log starts with restored false, so its membership is rebuilt from meta
+// once; live writes only keep meta current.
+func (g *group) apply(k recordKey, value []byte) (committedOffset, bool) {
+	if k.Kind == consumerKind {
+		g.consumerMeta = value
+		return committedOffset{}, false
+	}
+	if k.Topic == "" {
+		g.meta = value // nil: the group was deleted
+		return committedOffset{}, false
+	}
+	tp := topicPartition{k.Topic, k.Partition}
+	if value == nil {
+		delete(g.offsets, tp)
+		return committedOffset{}, false
+	}
+	var o committedOffset
+	if json.Unmarshal(value, &o) != nil {
+		return committedOffset{}, false
+	}
+	g.offsets[tp] = o
+	return o, true
+}
+
+// coordinatorRecord is one record to write to __consumer_offsets.
+type coordinatorRecord struct {
+	key   recordKey
+	value any // marshalled to JSON; nil writes a tombstone
+}
+
+// write appends records to the group's partition with acks=all as the
+// coordinator the group was loaded on, and waits until they are committed
+// and replayed into the group. Callers must not hold g.mu (the wait can be
+// long) but must serialise writes to one group themselves if order
+// matters. Errors are mapped as Kafka's coordinator maps them.
+func (g *group) write(recs []coordinatorRecord) int16 {
+	return g.writeAs(recs, coordinator.NoProducer)
+}
+
+// writeAs is write for a transactional producer: a transactional offset
+// commit is a transactional batch of that producer, pending in the group
+// until the producer's marker.
+func (g *group) writeAs(recs []coordinatorRecord, pr coordinator.Producer) int16 {
+	out := make([]coordinator.Record, len(recs))
+	for i, r := range recs {
+		out[i].Key, _ = json.Marshal(r.key)
+		if r.value != nil {
+			v, err := json.Marshal(r.value)
+			if err != nil {
+				return kerr.UnknownServerError.Code
+			}
+			out[i].Value = v
+		}
+	}
+	sh := g.s.shard()
+	if sh == nil {
+		return kerr.CoordinatorNotAvailable.Code
+	}
+	return sh.Write(g.s.at, pr, out)
+}
