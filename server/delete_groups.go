@@ -61,7 +61,7 @@ func (cn *conn) deleteGroup(id string) int16 {
 	if g.consumerMeta != nil {
 		recs = append(recs, coordinatorRecord{key: recordKey{Kind: consumerKind, Group: id}})
 	}
-	for tp := range g.offsets {
+	for tp := range g.Committed {
 		recs = append(recs, coordinatorRecord{key: recordKey{Group: id, Topic: tp.Topic, Partition: tp.Partition}})
 	}
 	g.mu.Unlock()

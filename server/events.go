@@ -568,26 +568,6 @@ func (c *Cluster) emitGroup(t EventType, g *group, member, reason, detail string
 	})
 }
 
-// emitConsumerGroup reports a change of KIP-848 group g, whose generation
-// is its group epoch.
-func (c *Cluster) emitConsumerGroup(t EventType, g *group, cg *consumerGroup, reason string) {
-	c.emit(t, func(e *Event) {
-		e.Group, e.Reason, e.Generation = g.id, reason, cg.epoch
-		e.Detail = fmt.Sprintf("%d members, assignment epoch %d", len(cg.members), cg.assignmentEpoch)
-	})
-}
-
-// consumerGroupSettled reports whether every member of a KIP-848 group is
-// at the target assignment's epoch with exactly its target partitions.
-func consumerGroupSettled(cg *consumerGroup) bool {
-	for id, m := range cg.members {
-		if m.epoch != cg.assignmentEpoch || !m.assigned.equal(cg.target[id]) {
-			return false
-		}
-	}
-	return len(cg.members) > 0
-}
-
 // ClientThrottled matches a connection muted for a quota on broker (0 for
 // any).
 func ClientThrottled(broker int32) EventMatcher {

@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/fakekafka/fakekafka/coordinator"
+	grp "github.com/fakekafka/fakekafka/group"
 	"github.com/twmb/franz-go/pkg/kerr"
 )
 
@@ -50,11 +51,10 @@ type group struct {
 	id string
 	s  *groupShard
 
-	mu      sync.Mutex
-	offsets map[topicPartition]committedOffset
-	// txnOffsets are TxnOffsetCommit offsets per producer id, pending
-	// until that producer's marker commits (or aborts) them.
-	txnOffsets map[int64]map[topicPartition]committedOffset
+	mu sync.Mutex
+	// Offsets are the committed offsets and the transactions' pending
+	// ones (package group replays them).
+	grp.Offsets
 	// meta is the last group metadata record loaded from the log (JSON of
 	// groupMeta), nil when none; the membership code restores from it once.
 	meta []byte
@@ -68,27 +68,19 @@ type group struct {
 	writeMu sync.Mutex
 }
 
+// The records' and offsets' types are package group's.
+type (
+	committedOffset = grp.Offset
+	recordKey       = grp.RecordKey
+)
+
+// topicPartition names one partition.
 type topicPartition struct {
 	Topic     string
 	Partition int32
 }
 
-// committedOffset is one committed offset as OffsetFetch returns it.
-type committedOffset struct {
-	Offset      int64  `json:"offset"`
-	LeaderEpoch int32  `json:"leader_epoch"`
-	Metadata    string `json:"metadata"`
-	Timestamp   int64  `json:"timestamp"`
-}
-
-// recordKey is the key of a __consumer_offsets record: an offset commit
-// (Topic set) or the group's metadata. A record with no value deletes.
-type recordKey struct {
-	Kind      string `json:"kind,omitempty"` // consumerKind for KIP-848 group state
-	Group     string `json:"group"`
-	Topic     string `json:"topic,omitempty"`
-	Partition int32  `json:"partition,omitempty"`
-}
+const consumerKind = grp.ConsumerKind
 
 // coordinatorOf returns the broker coordinating groupID, or -1 with the
 // error a FindCoordinator answer carries.
@@ -163,7 +155,7 @@ func (s *groupShard) holds(g *group) bool {
 }
 
 func newGroup(s *groupShard, id string) *group {
-	return &group{id: id, s: s, offsets: map[topicPartition]committedOffset{}}
+	return &group{id: id, s: s, Offsets: grp.NewOffsets()}
 }
 
 // Replay applies one committed batch of the shard's partition: offset
@@ -191,7 +183,9 @@ func (s *groupShard) Replay(b coordinator.Batch) {
 			g.mu.Lock()
 		}
 		if b.Transactional {
-			g.applyTxn(b.ProducerID, k, r.Value)
+			if k.Topic != "" {
+				g.ReplayPending(b.ProducerID, grp.TopicPartition{Topic: k.Topic, Partition: k.Partition}, r.Value)
+			}
 		} else if o, ok := g.apply(k, r.Value); ok && !s.loading && s.c.chaos.Load() != nil {
 			if commits == nil {
 				commits = map[string][]coordinatorRecord{}
@@ -216,21 +210,23 @@ func (s *groupShard) Replay(b coordinator.Batch) {
 func (s *groupShard) replayMarker(pid int64, commit bool) {
 	if s.loading {
 		for _, g := range s.groups { // not yet shared: no g.mu needed
-			g.completeTxn(pid, commit, nil)
+			g.CompleteTxn(pid, commit, nil)
 		}
 		return
 	}
 	// The chaos checker learns a transaction's offsets when its commit
 	// marker makes them committed, as it learns OffsetCommit's.
-	var applied func(string, coordinatorRecord)
-	var byGroup map[string][]coordinatorRecord
-	if commit && s.c.chaos.Load() != nil {
-		byGroup = map[string][]coordinatorRecord{}
-		applied = func(group string, rec coordinatorRecord) { byGroup[group] = append(byGroup[group], rec) }
-	}
+	record := commit && s.c.chaos.Load() != nil
+	byGroup := map[string][]coordinatorRecord{}
 	for _, g := range s.list() {
+		var applied func(grp.TopicPartition, committedOffset)
+		if record {
+			applied = func(tp grp.TopicPartition, o committedOffset) {
+				byGroup[g.id] = append(byGroup[g.id], coordinatorRecord{key: recordKey{Group: g.id, Topic: tp.Topic, Partition: tp.Partition}, value: o})
+			}
+		}
 		g.mu.Lock()
-		g.completeTxn(pid, commit, applied)
+		g.CompleteTxn(pid, commit, applied)
 		g.mu.Unlock()
 	}
 	for group, recs := range byGroup {
@@ -242,7 +238,7 @@ func (s *groupShard) replayMarker(pid int64, commit bool) {
 // pending offsets are forgotten.
 func (s *groupShard) loaded() {
 	for id, g := range s.groups {
-		if len(g.offsets) == 0 && g.meta == nil && g.consumerMeta == nil && len(g.txnOffsets) == 0 {
+		if g.Offsets.Empty() && g.meta == nil && g.consumerMeta == nil {
 			delete(s.groups, id)
 		}
 	}
@@ -263,17 +259,7 @@ func (g *group) apply(k recordKey, value []byte) (committedOffset, bool) {
 		g.meta = value // nil: the group was deleted
 		return committedOffset{}, false
 	}
-	tp := topicPartition{k.Topic, k.Partition}
-	if value == nil {
-		delete(g.offsets, tp)
-		return committedOffset{}, false
-	}
-	var o committedOffset
-	if json.Unmarshal(value, &o) != nil {
-		return committedOffset{}, false
-	}
-	g.offsets[tp] = o
-	return o, true
+	return g.ReplayCommit(grp.TopicPartition{Topic: k.Topic, Partition: k.Partition}, value)
 }
 
 // coordinatorRecord is one record to write to __consumer_offsets.

@@ -82,11 +82,11 @@ func (g *group) subscribedTopics() (topics map[string]bool, ok bool) {
 		}
 	}
 	if cg := g.s.c.consumerGroupOf(g); cg != nil {
-		for _, m := range cg.members {
-			for _, t := range m.subscribed {
+		for _, m := range cg.Members {
+			for _, t := range m.Subscribed {
 				topics[t] = true
 			}
-			if m.regex != "" {
+			if m.Regex != "" {
 				for _, t := range g.s.c.subscribedTopics(m) {
 					topics[t.name] = true
 				}

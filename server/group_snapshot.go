@@ -120,15 +120,15 @@ func (g *group) snapshot(broker int32) GroupState {
 	gs := GroupState{Group: g.id, Coordinator: broker, Members: []GroupMemberState{}, Offsets: []GroupOffsetState{}}
 	gs.Type, gs.State, gs.ProtocolType = g.kind()
 	if cg := g.consumerProtocol(); cg != nil {
-		gs.Protocol, gs.Generation = cg.assignor, cg.epoch
-		ae := cg.assignmentEpoch
+		gs.Protocol, gs.Generation = cg.Assignor, cg.Epoch
+		ae := cg.AssignmentEpoch
 		gs.AssignmentEpoch = &ae
-		for _, id := range slices.Sorted(maps.Keys(cg.members)) {
-			m := cg.members[id]
-			epoch := m.epoch
-			ms := GroupMemberState{MemberID: m.id, InstanceID: m.instanceID, ClientID: m.clientID, ClientHost: m.clientHost,
-				RebalanceTimeoutMillis: m.rebalanceTimeout.Milliseconds(), Subscription: m.subscribed, Assignment: map[string][]int32{}, MemberEpoch: &epoch}
-			for tid, ps := range m.assigned {
+		for _, id := range slices.Sorted(maps.Keys(cg.Members)) {
+			m := cg.Members[id]
+			epoch := m.Epoch
+			ms := GroupMemberState{MemberID: m.ID, InstanceID: m.InstanceID, ClientID: m.ClientID, ClientHost: m.ClientHost,
+				RebalanceTimeoutMillis: m.RebalanceTimeout.Milliseconds(), Subscription: m.Subscribed, Assignment: map[string][]int32{}, MemberEpoch: &epoch}
+			for tid, ps := range m.Assigned {
 				if t := c.topicByID(tid); t != nil {
 					ms.Assignment[t.name] = slices.Clone(ps)
 				}
@@ -153,7 +153,7 @@ func (g *group) snapshot(broker int32) GroupState {
 			gs.Members = append(gs.Members, ms)
 		}
 	}
-	for tp, o := range g.offsets {
+	for tp, o := range g.Committed {
 		gs.Offsets = append(gs.Offsets, GroupOffsetState{Topic: tp.Topic, Partition: tp.Partition, Offset: o.Offset,
 			LeaderEpoch: o.LeaderEpoch, Metadata: o.Metadata, CommitTimestamp: o.Timestamp})
 	}

@@ -398,7 +398,7 @@ func (g *group) hasClassicMembers() bool {
 func (g *group) consumerProtocol() *consumerGroup {
 	g.ready()
 	cg := g.s.c.consumerGroupOf(g)
-	if cg == nil || len(g.members) > 0 || len(cg.members) == 0 && g.meta != nil {
+	if cg == nil || len(g.members) > 0 || len(cg.Members) == 0 && g.meta != nil {
 		return nil
 	}
 	return cg
@@ -407,7 +407,7 @@ func (g *group) consumerProtocol() *consumerGroup {
 // empty says whether neither protocol has members. Callers hold g.mu.
 func (g *group) empty() bool {
 	cg := g.s.c.consumerGroupOf(g)
-	return len(g.members) == 0 && (cg == nil || len(cg.members) == 0)
+	return len(g.members) == 0 && (cg == nil || len(cg.Members) == 0)
 }
 
 // addMember adds m, which starts the group's protocol type if it is the

@@ -134,7 +134,7 @@ func (g *group) join(r joinRequest) (res joinResult, ch chan joinResult, static 
 		return joinError(kerr.CoordinatorNotAvailable.Code, r.memberID), nil, nil
 	}
 	if cg := g.s.c.consumerGroupOf(g); cg != nil {
-		if len(cg.members) > 0 {
+		if len(cg.Members) > 0 {
 			return joinError(kerr.InconsistentGroupProtocol.Code, r.memberID), nil, nil
 		}
 		g.consumer, g.consumerMeta = nil, nil // an empty KIP-848 group turns classic

@@ -64,7 +64,7 @@ func (c *Cluster) groupsOn(broker int32) []*group {
 // type. Callers hold g.mu.
 func (g *group) kind() (typ, state, protocolType string) {
 	if cg := g.consumerProtocol(); cg != nil {
-		return "consumer", cg.state(), "consumer"
+		return "consumer", cg.State(), "consumer"
 	}
 	return "classic", g.state, g.protocolType
 }

@@ -16,6 +16,7 @@ package server
 
 import (
 	"github.com/fakekafka/fakekafka/authorizer"
+	grp "github.com/fakekafka/fakekafka/group"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -57,7 +58,7 @@ func (cn *conn) handleOffsetDelete(req *kmsg.OffsetDeleteRequest) (kmsg.Response
 		for j, rp := range rt.Partitions {
 			sp := &st.Partitions[j]
 			sp.Partition = rp.Partition
-			_, committed := g.offsets[topicPartition{rt.Topic, rp.Partition}]
+			_, committed := g.Committed[grp.TopicPartition{Topic: rt.Topic, Partition: rp.Partition}]
 			switch {
 			case !cn.allowedTopic(authorizer.OpRead, rt.Topic):
 				sp.ErrorCode = errTopicAuth

@@ -16,7 +16,7 @@ package server
 // transaction implicitly, as AddOffsetsToTxn would have done.
 
 import (
-	"encoding/json"
+	grp "github.com/fakekafka/fakekafka/group"
 
 	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/fakekafka/fakekafka/coordinator"
@@ -151,64 +151,13 @@ func (cn *conn) handleTxnOffsetCommit(req *kmsg.TxnOffsetCommitRequest) (kmsg.Re
 // refuse it. Callers hold g.mu.
 func (g *group) checkTxnCommit(memberID string, generation int32, instanceID *string) int16 {
 	if m := g.consumerMember(memberID); m != nil {
-		return checkMemberEpoch(m, generation)
+		return grp.CheckMemberEpoch(m, generation)
 	}
 	code := g.checkCommit(memberID, generation, instanceID)
 	if code == kerr.RebalanceInProgress.Code {
 		return 0
 	}
 	return code
-}
-
-// applyTxn records a pending transactional offset of producer pid.
-// Callers hold g.mu or own g.
-func (g *group) applyTxn(pid int64, k recordKey, value []byte) {
-	if k.Topic == "" || value == nil {
-		return
-	}
-	var o committedOffset
-	if json.Unmarshal(value, &o) == nil {
-		if g.txnOffsets == nil {
-			g.txnOffsets = map[int64]map[topicPartition]committedOffset{}
-		}
-		m := g.txnOffsets[pid]
-		if m == nil {
-			m = map[topicPartition]committedOffset{}
-			g.txnOffsets[pid] = m
-		}
-		m[topicPartition{k.Topic, k.Partition}] = o
-	}
-}
-
-// completeTxn applies a marker of producer pid to the group: a commit
-// makes its pending offsets committed, an abort drops them. With applied
-// set it is called for each offset a commit made committed. Callers hold
-// g.mu or own g.
-func (g *group) completeTxn(pid int64, commit bool, applied func(group string, rec coordinatorRecord)) {
-	pending, ok := g.txnOffsets[pid]
-	if !ok {
-		return
-	}
-	if commit {
-		for tp, o := range pending {
-			g.offsets[tp] = o
-			if applied != nil {
-				applied(g.id, coordinatorRecord{key: recordKey{Group: g.id, Topic: tp.Topic, Partition: tp.Partition}, value: o})
-			}
-		}
-	}
-	delete(g.txnOffsets, pid)
-}
-
-// unstableOffset reports whether a transaction still holds a pending
-// offset of tp (OffsetFetch with require_stable). Callers hold g.mu.
-func (g *group) unstableOffset(tp topicPartition) bool {
-	for _, m := range g.txnOffsets {
-		if _, ok := m[tp]; ok {
-			return true
-		}
-	}
-	return false
 }
 
 // offsetsPartitionOf is the __consumer_offsets partition of a group, the

@@ -1,0 +1,125 @@
+// Package group is the group coordinator's state machines, on package
+// coordinator's runtime: what a group keeps of its committed offsets
+// (committed and transactional) and the KIP-848 consumer group protocol
+// (member epochs, target assignment, reconciliation, the assignors). Each
+// is changed only by replaying records or by a step that takes a request
+// and answers a result; none does I/O, reads a clock it was not given or
+// imports the server. The server holds one instance per group, guards it
+// with the group's lock and writes what the steps decide through the
+// runtime.
+package group
+
+import "encoding/json"
+
+// TopicPartition names one partition.
+type TopicPartition struct {
+	Topic     string
+	Partition int32
+}
+
+// Offset is one committed offset as OffsetFetch returns it, and the value
+// of an offset commit record (JSON).
+type Offset struct {
+	Offset      int64  `json:"offset"`
+	LeaderEpoch int32  `json:"leader_epoch"`
+	Metadata    string `json:"metadata"`
+	Timestamp   int64  `json:"timestamp"`
+}
+
+// ConsumerKind marks __consumer_offsets records holding KIP-848 state.
+const ConsumerKind = "consumer"
+
+// RecordKey is the key of a __consumer_offsets record (JSON): an offset
+// commit (Topic set), the classic group's metadata, or a KIP-848 group's
+// state (Kind ConsumerKind). A record with no value deletes.
+type RecordKey struct {
+	Kind      string `json:"kind,omitempty"`
+	Group     string `json:"group"`
+	Topic     string `json:"topic,omitempty"`
+	Partition int32  `json:"partition,omitempty"`
+}
+
+// Offsets are a group's committed offsets and the offsets transactions
+// committed for it that wait for their markers.
+type Offsets struct {
+	Committed map[TopicPartition]Offset
+	// Pending are TxnOffsetCommit offsets per producer id, until that
+	// producer's marker commits (or aborts) them.
+	Pending map[int64]map[TopicPartition]Offset
+}
+
+// NewOffsets is a group without offsets.
+func NewOffsets() Offsets {
+	return Offsets{Committed: map[TopicPartition]Offset{}}
+}
+
+// ReplayCommit replays an offset commit record of tp: value nil deletes
+// the offset. It answers the offset committed, if any.
+func (o *Offsets) ReplayCommit(tp TopicPartition, value []byte) (Offset, bool) {
+	if value == nil {
+		delete(o.Committed, tp)
+		return Offset{}, false
+	}
+	var off Offset
+	if json.Unmarshal(value, &off) != nil {
+		return Offset{}, false
+	}
+	o.Committed[tp] = off
+	return off, true
+}
+
+// ReplayPending replays a transactional offset commit record of producer
+// pid: the offset waits for the producer's marker.
+func (o *Offsets) ReplayPending(pid int64, tp TopicPartition, value []byte) {
+	if value == nil {
+		return
+	}
+	var off Offset
+	if json.Unmarshal(value, &off) != nil {
+		return
+	}
+	if o.Pending == nil {
+		o.Pending = map[int64]map[TopicPartition]Offset{}
+	}
+	m := o.Pending[pid]
+	if m == nil {
+		m = map[TopicPartition]Offset{}
+		o.Pending[pid] = m
+	}
+	m[tp] = off
+}
+
+// CompleteTxn replays a marker of producer pid: a commit makes its
+// pending offsets committed, an abort drops them. applied, if set, is
+// called for each offset a commit made committed.
+func (o *Offsets) CompleteTxn(pid int64, commit bool, applied func(TopicPartition, Offset)) {
+	pending, ok := o.Pending[pid]
+	if !ok {
+		return
+	}
+	if commit {
+		for tp, off := range pending {
+			o.Committed[tp] = off
+			if applied != nil {
+				applied(tp, off)
+			}
+		}
+	}
+	delete(o.Pending, pid)
+}
+
+// Unstable reports whether a transaction still holds a pending offset of
+// tp (OffsetFetch with require_stable answers UNSTABLE_OFFSET_COMMIT).
+func (o *Offsets) Unstable(tp TopicPartition) bool {
+	for _, m := range o.Pending {
+		if _, ok := m[tp]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// Empty says whether there is neither a committed nor a pending offset.
+func (o *Offsets) Empty() bool {
+	return len(o.Committed) == 0 && len(o.Pending) == 0
+}
