@@ -60,7 +60,7 @@ func TestOffsetsTransactions(t *testing.T) {
 	o.ReplayPending(7, tp0, offsetValue(t, Offset{Offset: 10}))
 	o.ReplayPending(7, tp1, offsetValue(t, Offset{Offset: 11}))
 	o.ReplayPending(8, tp1, offsetValue(t, Offset{Offset: 20}))
-	o.ReplayPending(8, tp1, nil)                // a tombstone is not a pending offset
+	o.ReplayPending(8, tp1, nil)               // a tombstone is not a pending offset
 	o.ReplayPending(9, tp1, []byte("{broken")) // nor is an unreadable value
 	if o.Committed[tp0].Offset != 1 || !o.Unstable(tp0) || !o.Unstable(tp1) {
 		t.Fatalf("pending offsets are visible or not unstable: %v", o.Committed)
