@@ -167,10 +167,7 @@ func (cn *conn) heartbeatRequest(req *kmsg.ConsumerGroupHeartbeatRequest) grp.He
 // g.mu.
 func (c *Cluster) emitConsumerEvents(g *group, evs []grp.Event) {
 	for _, ev := range evs {
-		t := map[grp.EventType]EventType{
-			grp.MemberJoined: EventGroupMemberJoined, grp.MemberLeft: EventGroupMemberLeft, grp.MemberExpired: EventGroupMemberExpired,
-			grp.RebalanceStarted: EventGroupRebalanceStarted, grp.RebalanceCompleted: EventGroupRebalanceCompleted,
-		}[ev.Type]
+		t := groupEventType(ev.Type)
 		if ev.Group {
 			c.emit(t, func(e *Event) {
 				e.Group, e.Reason, e.Generation, e.Detail = g.id, ev.Reason, ev.Epoch, ev.Detail

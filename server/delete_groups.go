@@ -15,6 +15,7 @@ package server
 
 import (
 	"github.com/fakekafka/fakekafka/authorizer"
+	grp "github.com/fakekafka/fakekafka/group"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -48,14 +49,14 @@ func (cn *conn) deleteGroup(id string) int16 {
 	g.mu.Lock()
 	g.ready()
 	switch {
-	case g.state == groupDead:
+	case g.State == grp.Dead:
 		g.mu.Unlock()
 		return kerr.GroupIDNotFound.Code
-	case !g.empty():
+	case !g.NoMembers():
 		g.mu.Unlock()
 		return kerr.NonEmptyGroup.Code
 	}
-	g.state = groupDead
+	g.State = grp.Dead
 	g.shutdown(kerr.CoordinatorNotAvailable.Code)
 	recs := []coordinatorRecord{{key: recordKey{Group: id}}}
 	if g.consumerMeta != nil {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	grp "github.com/fakekafka/fakekafka/group"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -208,8 +209,8 @@ func TestGroupRestoredAfterFailover(t *testing.T) {
 		t.Fatalf("before the crash %+v\nafter %+v", before, after)
 	}
 	code, a := m.sync(t, ctx, nil)
-	if code != 0 || len(decodeAssignment(a)["work"]) != 4 {
-		t.Fatalf("sync at the new coordinator: %v %v", errorName(code), decodeAssignment(a))
+	if code != 0 || len(grp.DecodeAssignment(a)["work"]) != 4 {
+		t.Fatalf("sync at the new coordinator: %v %v", errorName(code), grp.DecodeAssignment(a))
 	}
 	// The member falls silent: its restored session expires.
 	gs := waitGroup(t, c, "g", "the member expired", func(gs GroupState) bool { return gs.State == "Empty" })

@@ -58,14 +58,17 @@ type group struct {
 	// meta is the last group metadata record loaded from the log (JSON of
 	// groupMeta), nil when none; the membership code restores from it once.
 	meta []byte
-	groupState
+	// Classic is the classic protocol's membership (package group).
+	grp.Classic
 	// consumer is the KIP-848 state when members use that protocol;
 	// consumerMeta its last record, restored into consumer after a load.
 	consumer     *consumerGroup
 	consumerMeta []byte
 	// writeMu orders the group's state writes: taken before g.mu, held
 	// across the snapshot and its replication.
-	writeMu sync.Mutex
+	writeMu    sync.Mutex
+	writtenSeq uint64        // last metadata snapshot written (writeMu)
+	done       chan struct{} // closed on shutdown, ending the watcher
 }
 
 // The records' and offsets' types are package group's.
@@ -155,7 +158,9 @@ func (s *groupShard) holds(g *group) bool {
 }
 
 func newGroup(s *groupShard, id string) *group {
-	return &group{id: id, s: s, Offsets: grp.NewOffsets()}
+	g := &group{id: id, s: s, Offsets: grp.NewOffsets()}
+	g.Classic = grp.NewClassic(id, classicHost{g})
+	return g
 }
 
 // Replay applies one committed batch of the shard's partition: offset

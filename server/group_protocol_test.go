@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	grp "github.com/fakekafka/fakekafka/group"
 	"testing"
 	"time"
 
@@ -439,8 +440,8 @@ func TestStaticMembership(t *testing.T) {
 	cur := &rawMember{cl: cl, group: "g", id: again.MemberID, instance: instance, generation: generation}
 	code, a := cur.sync(t, ctx, nil)
 	wantCode(t, "sync of the new incarnation", code, nil)
-	if len(decodeAssignment(a)["work"]) == 0 {
-		t.Fatalf("new incarnation got %v", decodeAssignment(a))
+	if len(grp.DecodeAssignment(a)["work"]) == 0 {
+		t.Fatalf("new incarnation got %v", grp.DecodeAssignment(a))
 	}
 	wantCode(t, "heartbeat of the old incarnation", old.heartbeat(t, ctx), kerr.FencedInstanceID)
 	code, _ = old.sync(t, ctx, nil)

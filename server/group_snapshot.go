@@ -5,6 +5,7 @@ package server
 
 import (
 	"cmp"
+	grp "github.com/fakekafka/fakekafka/group"
 	"maps"
 	"net/http"
 	"slices"
@@ -136,18 +137,18 @@ func (g *group) snapshot(broker int32) GroupState {
 			gs.Members = append(gs.Members, ms)
 		}
 	} else {
-		gs.Protocol, gs.Generation, gs.Leader = g.protocol, g.generation, g.leader
-		for _, m := range g.sortedMembers() {
-			ms := GroupMemberState{MemberID: m.id, InstanceID: m.instanceID, ClientID: m.clientID, ClientHost: m.clientHost,
-				SessionTimeoutMillis: m.sessionTimeout.Milliseconds(), RebalanceTimeoutMillis: m.rebalanceTimeout.Milliseconds()}
-			if g.protocolType == "consumer" {
-				ms.Assignment = decodeAssignment(m.assignment)
-				if len(m.protocols) > 0 {
-					md := m.protocols[0].metadata
-					if g.protocol != "" {
-						md = m.metadataFor(g.protocol)
+		gs.Protocol, gs.Generation, gs.Leader = g.Protocol, g.Generation, g.Leader
+		for _, m := range g.SortedMembers() {
+			ms := GroupMemberState{MemberID: m.ID, InstanceID: m.InstanceID, ClientID: m.ClientID, ClientHost: m.ClientHost,
+				SessionTimeoutMillis: m.SessionTimeout.Milliseconds(), RebalanceTimeoutMillis: m.RebalanceTimeout.Milliseconds()}
+			if g.ProtocolType == "consumer" {
+				ms.Assignment = grp.DecodeAssignment(m.Assignment)
+				if len(m.Protocols) > 0 {
+					md := m.Protocols[0].Metadata
+					if g.Protocol != "" {
+						md = m.MetadataFor(g.Protocol)
 					}
-					ms.Subscription, _ = subscription(md)
+					ms.Subscription, _ = grp.Subscription(md)
 				}
 			}
 			gs.Members = append(gs.Members, ms)

@@ -66,5 +66,5 @@ func (g *group) kind() (typ, state, protocolType string) {
 	if cg := g.consumerProtocol(); cg != nil {
 		return "consumer", cg.State(), "consumer"
 	}
-	return "classic", g.state, g.protocolType
+	return "classic", g.State, g.ProtocolType
 }

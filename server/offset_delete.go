@@ -40,10 +40,10 @@ func (cn *conn) handleOffsetDelete(req *kmsg.OffsetDeleteRequest) (kmsg.Response
 	g.ready()
 	typ, _, protocolType := g.kind()
 	switch {
-	case g.state == groupDead:
+	case g.State == grp.Dead:
 		g.mu.Unlock()
 		return fail(kerr.GroupIDNotFound.Code)
-	case !g.empty() && typ == "classic" && protocolType != "consumer":
+	case !g.NoMembers() && typ == "classic" && protocolType != "consumer":
 		g.mu.Unlock()
 		return fail(kerr.NonEmptyGroup.Code)
 	}
@@ -64,7 +64,7 @@ func (cn *conn) handleOffsetDelete(req *kmsg.OffsetDeleteRequest) (kmsg.Response
 				sp.ErrorCode = errTopicAuth
 			case c.partition(rt.Topic, rp.Partition) == nil:
 				sp.ErrorCode = kerr.UnknownTopicOrPartition.Code
-			case !g.empty() && (!readable || subscribed[rt.Topic]):
+			case !g.NoMembers() && (!readable || subscribed[rt.Topic]):
 				sp.ErrorCode = kerr.GroupSubscribedToTopic.Code
 			case committed:
 				recs = append(recs, coordinatorRecord{key: recordKey{Group: g.id, Topic: rt.Topic, Partition: rp.Partition}})
