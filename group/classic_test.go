@@ -521,7 +521,7 @@ func TestClassicRestoreAndShutdown(t *testing.T) {
 		t.Fatalf("sync at shutdown: %+v", r)
 	}
 	g.CompleteSync(ls.Generation, ls.Assignments, 0) // too late: nothing to answer
-	h.clk.Advance(time.Hour)                          // no timer of a shut group fires
+	h.clk.Advance(time.Hour)                         // no timer of a shut group fires
 	if DecodeAssignment([]byte{0xff}) != nil || len(DecodeAssignment(nil)) != 0 {
 		t.Fatal("DecodeAssignment")
 	}
