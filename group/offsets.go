@@ -1,12 +1,24 @@
 // Package group is the group coordinator's state machines, on package
-// coordinator's runtime: what a group keeps of its committed offsets
-// (committed and transactional) and the KIP-848 consumer group protocol
-// (member epochs, target assignment, reconciliation, the assignors). Each
-// is changed only by replaying records or by a step that takes a request
-// and answers a result; none does I/O, reads a clock it was not given or
-// imports the server. The server holds one instance per group, guards it
-// with the group's lock and writes what the steps decide through the
-// runtime.
+// coordinator's runtime:
+//
+//   - Offsets: a group's committed offsets and the transactions' pending
+//     ones, changed only by replaying records and markers;
+//   - Classic: the classic protocol's membership and rebalance (JoinGroup,
+//     SyncGroup, Heartbeat, LeaveGroup, static members, the session,
+//     rebalance and sync timeouts, the metadata record it is restored
+//     from);
+//   - ConsumerGroup: KIP-848 groups (member epochs, target assignment,
+//     reconciliation and revocation, the uniform and range assignors, the
+//     heartbeat step).
+//
+// Steps take a request and answer a result and the events they made;
+// none does I/O or imports the server. What a step needs of its
+// coordinator comes through small interfaces: ClassicHost (timers bound
+// to the shard's load, events, the metadata writes, the clock) and Topics
+// (the topic metadata the assignors read). The server guards each group
+// with its lock, writes what the steps decide through the runtime and
+// replays what was committed. The tests drive every step on a manual
+// clock with exact outcomes.
 package group
 
 import "encoding/json"
