@@ -71,11 +71,10 @@ type PartitionLog interface {
 	Index() int32
 }
 
-// Record is one key/value record of an internal topic; a nil Value is a
-// tombstone.
-type Record struct {
-	Key, Value []byte
-}
+// Record is one record of an internal topic (protocol's, so that a
+// replayed batch needs no copy); a coordinator uses its Key and Value, a
+// nil Value being a tombstone.
+type Record = protocol.Record
 
 // Batch is one committed batch as a state replays it: data records (of a
 // transaction of ProducerID when Transactional), or a transaction marker
@@ -296,13 +295,8 @@ func replayable(b *replication.Batch) (Batch, error) {
 		return rb, nil
 	}
 	recs, err := protocol.Records(b.Raw)
-	if err != nil {
-		return rb, err
-	}
-	for _, r := range recs {
-		rb.Records = append(rb.Records, Record{Key: r.Key, Value: r.Value})
-	}
-	return rb, nil
+	rb.Records = recs
+	return rb, err
 }
 
 // LoadedAt says whether the shard is (still) loaded at e, whatever the
@@ -354,11 +348,7 @@ func (s *Shard[S]) Write(e Epoch, pr Producer, recs []Record) int16 {
 	if txn {
 		hdr.ProducerID, hdr.ProducerEpoch, hdr.Attributes = pr.ID, pr.Epoch, protocol.AttrTransactional
 	}
-	precs := make([]protocol.Record, len(recs))
-	for i, r := range recs {
-		precs[i] = protocol.Record{Key: r.Key, Value: r.Value}
-	}
-	raw, err := protocol.BuildBatch(hdr, protocol.CodecNone, precs)
+	raw, err := protocol.BuildBatch(hdr, protocol.CodecNone, recs)
 	if err != nil {
 		return kerr.UnknownServerError.Code
 	}
