@@ -1,13 +1,15 @@
 package server
 
-// The group coordinator's storage, as in Kafka: every group belongs to one
-// partition of the internal, replicated __consumer_offsets topic (by the
-// Java hash of its id), that partition's leader is the group's coordinator,
-// and committed offsets and group metadata are records in that partition's
-// log. A write is acknowledged only once the partition's HW covers it
-// (acks=all), so it survives a coordinator crash exactly as Kafka's does:
-// the next leader rebuilds every group of the partition from its own log
-// when it first serves one.
+// The group coordinator on package coordinator's runtime, as in Kafka:
+// every group belongs to one partition of the internal, replicated
+// __consumer_offsets topic (by the Java hash of its id), that partition's
+// leader is the group's coordinator, and committed offsets and group
+// metadata are records in that partition's log. A write is acknowledged
+// only once the partition's HW covers it (acks=all) and takes effect only
+// then, by the same replay that rebuilds every group of the partition on
+// the next leader when it first serves one, so it survives a coordinator
+// crash exactly as Kafka's does. The protocols themselves are package
+// group's.
 
 import (
 	"encoding/json"
@@ -55,8 +57,8 @@ type group struct {
 	// Offsets are the committed offsets and the transactions' pending
 	// ones (package group replays them).
 	grp.Offsets
-	// meta is the last group metadata record loaded from the log (JSON of
-	// groupMeta), nil when none; the membership code restores from it once.
+	// meta is the last group metadata record replayed (JSON of grp.Meta),
+	// nil when none; the classic membership is restored from it once.
 	meta []byte
 	// Classic is the classic protocol's membership (package group).
 	grp.Classic

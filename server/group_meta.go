@@ -1,14 +1,12 @@
 package server
 
+// Writing the classic group's metadata record (package group's Meta), and
+// the topics a group's members subscribe to under either protocol.
+
 import (
 	grp "github.com/fakekafka/fakekafka/group"
-
 	"github.com/twmb/franz-go/pkg/kerr"
 )
-
-// The group's metadata record (what __consumer_offsets keeps of the
-// membership) and reading the consumer protocol's subscriptions and
-// assignments.
 
 // storeMeta writes a snapshot to __consumer_offsets and waits until it is
 // committed, unless a later snapshot was written already. Callers must not
@@ -62,5 +60,3 @@ func (g *group) subscribedTopics() (topics map[string]bool, ok bool) {
 	}
 	return topics, true
 }
-
-// clientHost is how Kafka shows a member's address: "/" and the IP.
