@@ -135,3 +135,19 @@ func (g *group) offsetsSnapshot() map[grp.TopicPartition]committedOffset {
 	defer g.mu.Unlock()
 	return maps.Clone(g.Committed)
 }
+
+// revertConsumer drops g's KIP-848 state after its write failed: a failed
+// write leaves nothing applied, and the next use restores the state from
+// the last committed record (consumerMeta), as a new coordinator would.
+// Callers hold g.mu.
+func (g *group) revertConsumer() {
+	if g.consumer == nil {
+		return
+	}
+	for _, m := range g.consumer.Members {
+		if m.Session != nil {
+			m.Session.Stop()
+		}
+	}
+	g.consumer = nil
+}

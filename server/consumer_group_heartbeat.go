@@ -82,13 +82,14 @@ func (cn *conn) consumerGroupHeartbeat(req *kmsg.ConsumerGroupHeartbeatRequest) 
 	// written to the log (and committed) before the answer, in order.
 	g.writeMu.Lock()
 	defer g.writeMu.Unlock()
-	m := c.consumerHeartbeat(req, cn.heartbeatRequest(req), g, resp)
-	if resp.ErrorCode != 0 {
+	if c.consumerHeartbeat(req, cn.heartbeatRequest(req), g, resp); resp.ErrorCode != 0 {
 		return resp, nil
 	}
+	// A failed write leaves nothing applied (revertConsumer), as Kafka's
+	// runtime reverts a failed write's records.
 	if code := c.persistConsumerGroup(g); code != 0 {
 		g.mu.Lock()
-		m.Sent = nil // resend the assignment once the write succeeds
+		g.revertConsumer()
 		g.mu.Unlock()
 		*resp = *req.ResponseKind().(*kmsg.ConsumerGroupHeartbeatResponse)
 		resp.ErrorCode = code
@@ -195,7 +196,11 @@ func (c *Cluster) touchConsumerMember(g *group, m *consumerMember) {
 		g.goLocked(func() {
 			g.writeMu.Lock()
 			defer g.writeMu.Unlock()
-			c.persistConsumerGroup(g)
+			if c.persistConsumerGroup(g) != 0 {
+				g.mu.Lock()
+				g.revertConsumer()
+				g.mu.Unlock()
+			}
 		})
 	})
 }
