@@ -83,8 +83,10 @@ func (cn *conn) joinGroup(groupID string, r grp.JoinRequest) (grp.JoinResult, bo
 	}
 	g.mu.Lock()
 	g.ready()
-	if cg := c.consumerGroupOf(g); g.State != grp.Dead && cg != nil && len(cg.Members) == 0 {
-		g.consumer, g.consumerMeta = nil, nil // an empty KIP-848 group turns classic
+	if g.State != grp.Dead {
+		if cg := c.consumerGroupOf(g); cg != nil && len(cg.Members) == 0 {
+			g.consumer, g.consumerMeta = nil, nil // an empty KIP-848 group turns classic
+		}
 	}
 	res, ch, static := g.Join(r)
 	g.mu.Unlock()
