@@ -87,6 +87,10 @@ type Batch struct {
 	Control       bool
 	Commit        bool
 	Records       []Record
+	// Live is what the writer handed WriteLive with the records, nil when
+	// the batch comes from the log: a state may take it rather than decode
+	// the records it was built from again.
+	Live any
 }
 
 // State is a shard's coordinator state: what its log replays into.
@@ -338,6 +342,12 @@ var NoProducer = Producer{ID: -1, Epoch: -1}
 // COORDINATOR_NOT_AVAILABLE when replication failed or timed out, and
 // PRODUCER_FENCED for a stale producer epoch.
 func (s *Shard[S]) Write(e Epoch, pr Producer, recs []Record) int16 {
+	return s.WriteLive(e, pr, recs, nil)
+}
+
+// WriteLive is Write whose replay also carries live, the writer's own
+// form of recs (Batch.Live).
+func (s *Shard[S]) WriteLive(e Epoch, pr Producer, recs []Record, live any) int16 {
 	cfg := &s.rt.cfg
 	if _, ok := s.loadedAt(e); !ok {
 		return kerr.NotCoordinator.Code // a stale state is never written again
@@ -366,7 +376,7 @@ func (s *Shard[S]) Write(e Epoch, pr Producer, recs []Record) int16 {
 	if !ok || epoch != e.Epoch {
 		return kerr.NotCoordinator.Code
 	}
-	st.Replay(Batch{Offset: -1, ProducerID: hdr.ProducerID, ProducerEpoch: hdr.ProducerEpoch, Transactional: txn, Records: recs})
+	st.Replay(Batch{Offset: -1, ProducerID: hdr.ProducerID, ProducerEpoch: hdr.ProducerEpoch, Transactional: txn, Records: recs, Live: live})
 	return 0
 }
 

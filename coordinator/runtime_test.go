@@ -83,6 +83,7 @@ type kv struct {
 	values  map[string]string
 	pending map[int64]map[string]string
 	replays []int64 // offsets replayed, -1 for live writes
+	lives   []any   // what live writes handed WriteLive
 }
 
 func newKV(_ int32, e Epoch) *kv {
@@ -93,6 +94,9 @@ func (s *kv) Replay(b Batch) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.replays = append(s.replays, b.Offset)
+	if b.Live != nil {
+		s.lives = append(s.lives, b.Live)
+	}
 	if b.Control {
 		if b.Commit {
 			for k, v := range s.pending[b.ProducerID] {
@@ -431,5 +435,27 @@ func TestCoordinatorShardIsKafkas(t *testing.T) {
 		if got := Partition(c.key, c.partitions); got != c.want {
 			t.Errorf("Partition(%q, %d) = %d, want %d", c.key, c.partitions, got, c.want)
 		}
+	}
+}
+
+// WriteLive hands the writer's own form of the records to the live
+// replay; a load replays the records alone.
+func TestWriteLive(t *testing.T) {
+	r := newRig(t, 1)
+	sh := r.rt.Shard(0)
+	st, e, _ := sh.Acquire(1)
+	if code := sh.WriteLive(e, NoProducer, []Record{put("a", "1")}, "a=1"); code != 0 {
+		t.Fatal(kerr.ErrorForCode(code))
+	}
+	if !slices.Equal(st.lives, []any{"a=1"}) {
+		t.Fatalf("live replay got %v", st.lives)
+	}
+	r.logs[0].elect(1)
+	st2, _, _ := sh.Acquire(1)
+	if len(st2.lives) != 0 {
+		t.Fatalf("a load replayed %v", st2.lives)
+	}
+	if v, _ := st2.get("a"); v != "1" {
+		t.Fatalf("loaded a=%q", v)
 	}
 }

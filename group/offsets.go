@@ -76,9 +76,12 @@ func (o *Offsets) ReplayCommit(tp TopicPartition, value []byte) (Offset, bool) {
 	if json.Unmarshal(value, &off) != nil {
 		return Offset{}, false
 	}
-	o.Committed[tp] = off
+	o.Commit(tp, off)
 	return off, true
 }
+
+// Commit makes off tp's committed offset (a replayed commit, decoded).
+func (o *Offsets) Commit(tp TopicPartition, off Offset) { o.Committed[tp] = off }
 
 // ReplayPending replays a transactional offset commit record of producer
 // pid: the offset waits for the producer's marker.
@@ -87,9 +90,14 @@ func (o *Offsets) ReplayPending(pid int64, tp TopicPartition, value []byte) {
 		return
 	}
 	var off Offset
-	if json.Unmarshal(value, &off) != nil {
-		return
+	if json.Unmarshal(value, &off) == nil {
+		o.AddPending(pid, tp, off)
 	}
+}
+
+// AddPending records off as producer pid's pending offset of tp (a
+// replayed transactional commit, decoded).
+func (o *Offsets) AddPending(pid int64, tp TopicPartition, off Offset) {
 	if o.Pending == nil {
 		o.Pending = map[int64]map[TopicPartition]Offset{}
 	}

@@ -16,6 +16,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/fakekafka/fakekafka/coordinator"
 	grp "github.com/fakekafka/fakekafka/group"
@@ -177,9 +178,24 @@ func (s *groupShard) Replay(b coordinator.Batch) {
 		return
 	}
 	var commits map[string][]coordinatorRecord // for the chaos checker
-	for _, r := range b.Records {
+	live, _ := b.Live.([]coordinatorRecord)    // a live write's records, not to be decoded again
+	if len(live) != len(b.Records) {
+		live = nil
+	}
+	for i, r := range b.Records {
 		var k recordKey
-		if json.Unmarshal(r.Key, &k) != nil || k.Group == "" {
+		var o committedOffset
+		decoded := false
+		if live != nil {
+			k = live[i].key
+			// Taken as is only when the JSON round trip would not change
+			// it (invalid UTF-8 would): the log's copy is what counts.
+			o, decoded = live[i].value.(committedOffset)
+			decoded = decoded && utf8.ValidString(o.Metadata)
+		} else if json.Unmarshal(r.Key, &k) != nil {
+			continue
+		}
+		if k.Group == "" {
 			continue
 		}
 		g := s.group(k.Group, s.loading || r.Value != nil)
@@ -189,15 +205,20 @@ func (s *groupShard) Replay(b coordinator.Batch) {
 		if !s.loading {
 			g.mu.Lock()
 		}
-		if b.Transactional {
-			if k.Topic != "" {
-				g.ReplayPending(b.ProducerID, grp.TopicPartition{Topic: k.Topic, Partition: k.Partition}, r.Value)
+		tp := grp.TopicPartition{Topic: k.Topic, Partition: k.Partition}
+		switch {
+		case b.Transactional && k.Topic == "":
+		case b.Transactional && decoded:
+			g.AddPending(b.ProducerID, tp, o)
+		case b.Transactional:
+			g.ReplayPending(b.ProducerID, tp, r.Value)
+		case decoded && k.Kind == "":
+			g.Commit(tp, o)
+			commits = s.recordCommit(commits, k, o)
+		default:
+			if o, ok := g.apply(k, r.Value); ok {
+				commits = s.recordCommit(commits, k, o)
 			}
-		} else if o, ok := g.apply(k, r.Value); ok && !s.loading && s.c.chaos.Load() != nil {
-			if commits == nil {
-				commits = map[string][]coordinatorRecord{}
-			}
-			commits[k.Group] = append(commits[k.Group], coordinatorRecord{key: k, value: o})
 		}
 		if !s.loading {
 			g.mu.Unlock()
@@ -207,6 +228,19 @@ func (s *groupShard) Replay(b coordinator.Batch) {
 	for group, recs := range commits {
 		s.c.recordCommits(group, recs)
 	}
+}
+
+// recordCommit notes a committed offset for the chaos checker, if it runs
+// and this is a live write.
+func (s *groupShard) recordCommit(commits map[string][]coordinatorRecord, k recordKey, o committedOffset) map[string][]coordinatorRecord {
+	if s.loading || s.c.chaos.Load() == nil {
+		return commits
+	}
+	if commits == nil {
+		commits = map[string][]coordinatorRecord{}
+	}
+	commits[k.Group] = append(commits[k.Group], coordinatorRecord{key: k, value: o})
+	return commits
 }
 
 // replayMarker applies a transaction marker to every group of the shard.
@@ -303,5 +337,5 @@ func (g *group) writeAs(recs []coordinatorRecord, pr coordinator.Producer) int16
 	if sh == nil {
 		return kerr.CoordinatorNotAvailable.Code
 	}
-	return sh.Write(g.s.at, pr, out)
+	return sh.WriteLive(g.s.at, pr, out, recs)
 }

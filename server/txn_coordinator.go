@@ -110,7 +110,8 @@ func (c *Cluster) txnWrite(e *txnEntry, md *transaction.Metadata) int16 {
 		return kerr.NotCoordinator.Code
 	}
 	sh := c.txn.rt.Shard(e.Shard().Index())
-	return sh.Write(e.Shard().At(), coordinator.NoProducer, []coordinator.Record{transaction.Record(e.ID(), md)})
+	return sh.WriteLive(e.Shard().At(), coordinator.NoProducer, []coordinator.Record{transaction.Record(e.ID(), md)},
+		transaction.Transition{ID: e.ID(), Metadata: md})
 }
 
 // afterPrepare starts the markers of a durable Prepare* state, unless the

@@ -40,6 +40,14 @@ func Record(id string, md *Metadata) coordinator.Record {
 	return r
 }
 
+// Transition is a write of id's metadata as the coordinator hands it to
+// the runtime with its record (coordinator.Batch.Live), so that its replay
+// need not decode the record.
+type Transition struct {
+	ID       string
+	Metadata *Metadata // nil: the id's tombstone
+}
+
 // Shard is the transactional ids of one __transaction_state partition as
 // one load of it holds them.
 type Shard struct {
@@ -75,6 +83,10 @@ func (s *Shard) Replay(b coordinator.Batch) {
 	if b.Control {
 		return
 	}
+	if t, ok := b.Live.(Transition); ok && t.Metadata != nil {
+		s.set(t.ID, *t.Metadata) // a live write: no need to decode it
+		return
+	}
 	for _, r := range b.Records {
 		var k RecordKey
 		if json.Unmarshal(r.Key, &k) != nil || k.TransactionalID == "" {
@@ -87,17 +99,22 @@ func (s *Shard) Replay(b coordinator.Batch) {
 			s.mu.Unlock()
 			continue
 		}
-		s.mu.Lock()
-		e := s.txns[k.TransactionalID]
-		if e == nil {
-			e = &Entry{id: k.TransactionalID, shard: s}
-			s.txns[k.TransactionalID] = e
-		}
-		s.mu.Unlock()
-		e.mu.Lock()
-		e.md, e.exists = md, true
-		e.mu.Unlock()
+		s.set(k.TransactionalID, md)
 	}
+}
+
+// set makes md id's metadata in force.
+func (s *Shard) set(id string, md Metadata) {
+	s.mu.Lock()
+	e := s.txns[id]
+	if e == nil {
+		e = &Entry{id: id, shard: s}
+		s.txns[id] = e
+	}
+	s.mu.Unlock()
+	e.mu.Lock()
+	e.md, e.exists = md, true
+	e.mu.Unlock()
 }
 
 // Entry returns id's entry; with create an unknown id gets a placeholder
