@@ -12,10 +12,10 @@ package server
 // principal may not DESCRIBE gets GROUP_AUTHORIZATION_FAILED and no state.
 
 import (
-	grp "github.com/fakekafka/fakekafka/group"
 	"math"
 
 	"github.com/fakekafka/fakekafka/authorizer"
+	grp "github.com/fakekafka/fakekafka/group"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )

@@ -2,11 +2,11 @@ package server
 
 import (
 	"context"
-	grp "github.com/fakekafka/fakekafka/group"
 	"testing"
 	"time"
 
 	"github.com/fakekafka/fakekafka/clock"
+	grp "github.com/fakekafka/fakekafka/group"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"

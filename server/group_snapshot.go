@@ -5,11 +5,12 @@ package server
 
 import (
 	"cmp"
-	grp "github.com/fakekafka/fakekafka/group"
 	"maps"
 	"net/http"
 	"slices"
 	"strings"
+
+	grp "github.com/fakekafka/fakekafka/group"
 )
 
 // GroupState is one consumer group on its coordinator.

@@ -27,10 +27,10 @@ package server
 // for a deleted group, NOT_COORDINATOR.
 
 import (
-	grp "github.com/fakekafka/fakekafka/group"
 	"time"
 
 	"github.com/fakekafka/fakekafka/authorizer"
+	grp "github.com/fakekafka/fakekafka/group"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )

@@ -12,11 +12,11 @@ package server
 // until the marker); without it the last committed offset.
 
 import (
-	grp "github.com/fakekafka/fakekafka/group"
 	"slices"
 	"strings"
 
 	"github.com/fakekafka/fakekafka/authorizer"
+	grp "github.com/fakekafka/fakekafka/group"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )

@@ -16,10 +16,9 @@ package server
 // transaction implicitly, as AddOffsetsToTxn would have done.
 
 import (
-	grp "github.com/fakekafka/fakekafka/group"
-
 	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/fakekafka/fakekafka/coordinator"
+	grp "github.com/fakekafka/fakekafka/group"
 	"github.com/fakekafka/fakekafka/transaction"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
