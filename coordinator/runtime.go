@@ -31,13 +31,15 @@
 //	    → Shard.mu
 //
 // Shard.mu is a leaf: nothing is called while it is held, neither the
-// PartitionLog nor the state. Replay during a load touches only the fresh
-// state nobody else can see yet (AfterReplay too), and the Loaded hook, Replay after a
-// write, Marker and timer callbacks run with no runtime lock held, so a
-// state may take its own locks there. No runtime lock is held across the
-// replication wait of a Write: writes to different keys of one shard do
-// not serialise; a state that needs its writes of one key in order
-// serialises them itself (a group's write lock).
+// PartitionLog nor the state. A load's Replay and AfterReplay touch only
+// the fresh state nobody else can see yet. Loaded, the Replay of a write
+// or of a marker, and timer callbacks run with no runtime lock held, so a
+// state takes its own locks there; a caller therefore must not hold the
+// lock Replay takes (a group's g.mu) while it calls Write or Marker, though
+// it may hold a coarser one (a group's write lock). No runtime lock is
+// held across the replication wait of a Write: writes to different keys of
+// one shard do not serialise; a state that needs its writes of one key in
+// order serialises them itself.
 package coordinator
 
 import (
