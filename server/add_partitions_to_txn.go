@@ -137,9 +137,8 @@ func (cn *conn) addPartitionsToTxn(id string, pid int64, epoch int16, verifyOnly
 		return all(fencedForVersion(code, version, 2))
 	}
 	if verifyOnly {
-		e.mu.Lock()
-		vc := transaction.VerifyPartitions(e.md, e.pending, pid, epoch, parts)
-		e.mu.Unlock()
+		md, _, pending := e.View()
+		vc := transaction.VerifyPartitions(md, pending, pid, epoch, parts)
 		for i, tp := range parts {
 			if vc[i] == kerr.InvalidTxnState.Code {
 				vc[i] = kerr.TransactionAbortable.Code // what Kafka's coordinator answers a verification
@@ -153,7 +152,7 @@ func (cn *conn) addPartitionsToTxn(id string, pid int64, epoch int16, verifyOnly
 	if len(topics) == 1 && topics[0].Topic == offsetsTopic {
 		cause = TxnCauseAddOffsets // AddOffsetsToTxn adds the group's partition
 	}
-	_, code = e.apply(cn.b.id, cause, func(cur *transaction.Metadata, pending bool) transaction.Decision {
+	_, code = c.txnApply(e, cause, func(cur *transaction.Metadata, pending bool) transaction.Decision {
 		if cur == nil {
 			return transaction.Decision{Code: kerr.InvalidProducerIDMapping.Code}
 		}
@@ -183,9 +182,9 @@ func (c *Cluster) addTxnPartitionsImplicitly(id string, pid int64, epoch int16, 
 		if e == nil {
 			return kerr.InvalidProducerIDMapping.Code
 		}
-		changed := e.changes()
+		changed := e.Changes()
 		nowMs := c.now().UnixMilli()
-		_, code = e.apply(e.s.loadedLeaderID(), TxnCauseImplicitAdd, func(cur *transaction.Metadata, pending bool) transaction.Decision {
+		_, code = c.txnApply(e, TxnCauseImplicitAdd, func(cur *transaction.Metadata, pending bool) transaction.Decision {
 			if cur == nil {
 				return transaction.Decision{Code: kerr.InvalidProducerIDMapping.Code}
 			}
@@ -215,9 +214,8 @@ func (c *Cluster) verifyTxnPartition(id string, pid int64, epoch int16, tp trans
 	if e == nil {
 		return kerr.InvalidProducerIDMapping.Code
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return transaction.VerifyPartitions(e.md, false, pid, epoch, []transaction.Partition{tp})[0]
+	md, _, _ := e.View()
+	return transaction.VerifyPartitions(md, false, pid, epoch, []transaction.Partition{tp})[0]
 }
 
 // coordinatorTxnEntry finds id's entry at its current coordinator, for

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fakekafka/fakekafka/coordinator"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -55,7 +56,7 @@ func clockScenario(t *testing.T, advance func(c *Cluster)) ([]PartitionState, Gr
 	// whose only member joins, syncs and falls silent.
 	group := ""
 	for i := 0; group == ""; i++ {
-		if g := "g" + string(rune('a'+i)); coordinatorShard(g, c.cfg.OffsetsTopicPartitions) == 0 {
+		if g := "g" + string(rune('a'+i)); coordinator.Partition(g, c.cfg.OffsetsTopicPartitions) == 0 {
 			group = g
 		}
 	}

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/fakekafka/fakekafka/authorizer"
+	"github.com/fakekafka/fakekafka/coordinator"
 	"github.com/fakekafka/fakekafka/quota"
 )
 
@@ -45,8 +46,8 @@ type Cluster struct {
 	// (partition_change.go); fixed before the first partition exists.
 	partitionListeners partitionListeners
 
-	coord coordinators    // the group coordinators' shards (coordinator.go)
-	txn   txnCoordinators // the transaction coordinators (txn_coordinator.go)
+	coord *coordinator.Runtime[*groupShard] // the group coordinators (group_coordinator.go)
+	txn   txnCoordinators                   // the transaction coordinators (txn_coordinator.go)
 
 	events *eventLog // the event ring (events.go)
 
@@ -105,6 +106,7 @@ func NewCluster(cfg Config) (*Cluster, error) {
 	}
 	c := &Cluster{cfg: cfg, log: cfg.Logger, closing: make(chan struct{})}
 	c.txn.wake = make(chan struct{}, 1)
+	c.newCoordinators()
 	c.events = newEventLog(cfg.EventBuffer)
 	c.topics.Store(&topics{byName: map[string]*topic{}, byID: map[[16]byte]*topic{}})
 	c.nextProducerID.Store(1000)
@@ -137,7 +139,7 @@ func NewCluster(cfg Config) (*Cluster, error) {
 	c.onPartitionChange(anyChange, &partitionEventsListener{c})
 	c.onPartitionChange(waitedFields, &waitersListener{})
 	c.onPartitionChange(fetchedFields, &followersListener{})
-	c.onPartitionChange(movedEpoch, &txnStateLeaderListener{c})
+	c.onPartitionChange(movedEpoch, &coordinatorLeaderListener{c})
 	if err := c.openDataDir(); err != nil {
 		c.closeListeners()
 		return nil, err

@@ -72,21 +72,21 @@ func (cn *conn) allowedGroupTopics(rg *kmsg.ConsumerGroupDescribeResponseGroup) 
 }
 
 func describeConsumerGroup(c *Cluster, cg *consumerGroup, rg *kmsg.ConsumerGroupDescribeResponseGroup) {
-	rg.State, rg.Epoch, rg.AssignmentEpoch, rg.AssignorName = cg.state(), cg.epoch, cg.assignmentEpoch, cg.assignor
-	ids := make([]string, 0, len(cg.members))
-	for id := range cg.members {
+	rg.State, rg.Epoch, rg.AssignmentEpoch, rg.AssignorName = cg.State(), cg.Epoch, cg.AssignmentEpoch, cg.Assignor
+	ids := make([]string, 0, len(cg.Members))
+	for id := range cg.Members {
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
 	for _, id := range ids {
-		m := cg.members[id]
+		m := cg.Members[id]
 		rm := kmsg.NewConsumerGroupDescribeResponseGroupMember()
-		rm.MemberID, rm.InstanceID, rm.RackID, rm.MemberEpoch = m.id, m.instanceID, m.rackID, m.epoch
-		rm.ClientID, rm.ClientHost = m.clientID, m.clientHost
-		rm.SubscribedTopics = slices.Clone(m.subscribed)
-		rm.SubscribedTopicRegex = kmsg.StringPtr(m.regex) // Kafka: "" when none
-		rm.Assignment = c.kmsgAssignment(m.assigned)
-		rm.TargetAssignment = c.kmsgAssignment(cg.target[m.id])
+		rm.MemberID, rm.InstanceID, rm.RackID, rm.MemberEpoch = m.ID, m.InstanceID, m.RackID, m.Epoch
+		rm.ClientID, rm.ClientHost = m.ClientID, m.ClientHost
+		rm.SubscribedTopics = slices.Clone(m.Subscribed)
+		rm.SubscribedTopicRegex = kmsg.StringPtr(m.Regex) // Kafka: "" when none
+		rm.Assignment = c.kmsgAssignment(m.Assigned)
+		rm.TargetAssignment = c.kmsgAssignment(cg.Target[m.ID])
 		rm.MemberType = 1 // consumer protocol, not upgraded classic
 		rg.Members = append(rg.Members, rm)
 	}
@@ -94,7 +94,7 @@ func describeConsumerGroup(c *Cluster, cg *consumerGroup, rg *kmsg.ConsumerGroup
 
 func (c *Cluster) kmsgAssignment(a assignment) kmsg.Assignment {
 	out := kmsg.NewAssignment()
-	for _, id := range sortedIDs(a) {
+	for _, id := range a.TopicIDs() {
 		tp := kmsg.NewAssignmentTopicPartition()
 		tp.TopicID, tp.Partitions = id, slices.Clone(a[id])
 		if t := c.topicByID(id); t != nil {

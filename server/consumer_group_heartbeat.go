@@ -14,15 +14,12 @@ package server
 // group.consumer.session.timeout.ms leave the group.
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
-	"maps"
-	"regexp"
 	"slices"
 	"time"
 
 	"github.com/fakekafka/fakekafka/authorizer"
+	grp "github.com/fakekafka/fakekafka/group"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -68,7 +65,7 @@ func (cn *conn) consumerGroupHeartbeat(req *kmsg.ConsumerGroupHeartbeatRequest) 
 		return fail(kerr.UnsupportedAssignor, "assignor %q is not supported (uniform, range)", *req.ServerAssignor)
 	}
 	if req.SubscribedTopicRegex != nil && *req.SubscribedTopicRegex != "" {
-		if _, err := compileSubscription(*req.SubscribedTopicRegex); err != nil {
+		if _, err := grp.CompileSubscription(*req.SubscribedTopicRegex); err != nil {
 			return fail(kerr.InvalidRegularExpression, "%v", err)
 		}
 	}
@@ -85,13 +82,14 @@ func (cn *conn) consumerGroupHeartbeat(req *kmsg.ConsumerGroupHeartbeatRequest) 
 	// written to the log (and committed) before the answer, in order.
 	g.writeMu.Lock()
 	defer g.writeMu.Unlock()
-	m := c.consumerHeartbeat(cn, req, g, resp)
-	if resp.ErrorCode != 0 {
+	if c.consumerHeartbeat(req, cn.heartbeatRequest(req), g, resp); resp.ErrorCode != 0 {
 		return resp, nil
 	}
-	if code := c.persistConsumerGroup(cn.b.id, g); code != 0 {
+	// A failed write leaves nothing applied (revertConsumer), as Kafka's
+	// runtime reverts a failed write's records.
+	if code := c.persistConsumerGroup(g); code != 0 {
 		g.mu.Lock()
-		m.sent = nil // resend the assignment once the write succeeds
+		g.revertConsumer()
 		g.mu.Unlock()
 		*resp = *req.ResponseKind().(*kmsg.ConsumerGroupHeartbeatResponse)
 		resp.ErrorCode = code
@@ -99,9 +97,9 @@ func (cn *conn) consumerGroupHeartbeat(req *kmsg.ConsumerGroupHeartbeatRequest) 
 	return resp, nil
 }
 
-// consumerHeartbeat applies one heartbeat to g's KIP-848 state and fills
-// resp; it returns the member (nil on error).
-func (c *Cluster) consumerHeartbeat(cn *conn, req *kmsg.ConsumerGroupHeartbeatRequest, g *group, resp *kmsg.ConsumerGroupHeartbeatResponse) *consumerMember {
+// consumerHeartbeat applies one heartbeat to g's KIP-848 state (package
+// group's step) and fills resp; it returns the member (nil on error).
+func (c *Cluster) consumerHeartbeat(req *kmsg.ConsumerGroupHeartbeatRequest, hr grp.HeartbeatRequest, g *group, resp *kmsg.ConsumerGroupHeartbeatResponse) *consumerMember {
 	fail := func(err *kerr.Error, format string, args ...any) *consumerMember {
 		resp.ErrorCode = err.Code
 		msg := fmt.Sprintf(format, args...)
@@ -118,176 +116,91 @@ func (c *Cluster) consumerHeartbeat(cn *conn, req *kmsg.ConsumerGroupHeartbeatRe
 		if g.hasClassicMembers() {
 			return fail(kerr.GroupIDNotFound, "group %s is a classic group with members", req.Group)
 		}
-		g.consumer = newConsumerGroup()
+		g.consumer = grp.NewConsumerGroup()
 	}
-	cg := g.consumer
-	m := cg.members[req.MemberID]
-
-	if req.MemberEpoch < 0 { // leave
-		if m == nil {
-			return fail(kerr.UnknownMemberID, "group %s has no member %s", req.Group, req.MemberID)
-		}
-		c.removeConsumerMember(g, m)
-		c.emitGroup(EventGroupMemberLeft, g, m.id, "left (member epoch -1)", "")
-		resp.MemberID, resp.MemberEpoch = &m.id, req.MemberEpoch
-		return m
+	res := g.consumer.Heartbeat(hr, assignorTopics{c})
+	c.emitConsumerEvents(g, res.Events)
+	if res.Code != 0 {
+		resp.ErrorCode = res.Code
+		resp.ErrorMessage = &res.Message
+		return nil
 	}
-
-	switch {
-	case req.MemberEpoch == 0:
-		if m == nil {
-			id := req.MemberID
-			if id == "" {
-				id = newMemberID()
-			}
-			// A static member coming back under a new id replaces its
-			// previous incarnation, keeping its target.
-			if req.InstanceID != nil {
-				for _, old := range cg.members {
-					if old.instanceID != nil && *old.instanceID == *req.InstanceID {
-						c.removeConsumerMember(g, old)
-					}
-				}
-			}
-			m = &consumerMember{id: id, assigned: assignment{}, owned: assignment{}}
-			cg.members[id] = m
-			c.emitGroup(EventGroupMemberJoined, g, id, "", "consumer")
-			cg.nextEpoch()
-		}
-		m.epoch = 0
-		m.sent = nil
-		m.clientID, m.clientHost = cn.hdr.ClientID, cn.clientHost()
-	case m == nil:
-		return fail(kerr.UnknownMemberID, "group %s has no member %s", req.Group, req.MemberID)
-	case req.MemberEpoch != m.epoch:
-		return fail(kerr.FencedMemberEpoch, "member %s is at epoch %d, not %d", m.id, m.epoch, req.MemberEpoch)
+	m := res.Member
+	if !res.Left {
+		c.touchConsumerMember(g, m)
 	}
-
-	if req.SubscribedTopicNames != nil && !slices.Equal(sortedCopy(req.SubscribedTopicNames), m.subscribed) {
-		m.subscribed = sortedCopy(req.SubscribedTopicNames)
-		cg.nextEpoch()
-	}
-	if req.SubscribedTopicRegex != nil && *req.SubscribedTopicRegex != m.regex {
-		m.regex = *req.SubscribedTopicRegex
-		m.regexPrincipal, m.regexHost = cn.principal, cn.host() // its matches are what they may DESCRIBE
-		cg.nextEpoch()
-	}
-	if req.ServerAssignor != nil && *req.ServerAssignor != cg.assignor {
-		cg.assignor = *req.ServerAssignor
-		cg.nextEpoch()
-	}
-	if req.InstanceID != nil {
-		m.instanceID = req.InstanceID
-	}
-	if req.RackID != nil {
-		m.rackID = req.RackID
-	}
-	if req.RebalanceTimeoutMillis > 0 {
-		m.rebalanceTimeout = time.Duration(req.RebalanceTimeoutMillis) * time.Millisecond
-	}
-	if req.Topics != nil {
-		owned := assignment{}
-		for _, t := range req.Topics {
-			for _, p := range t.Partitions {
-				owned.add(t.TopicID, p)
-			}
-		}
-		m.owned = owned
-	}
-	c.touchConsumerMember(g, m)
-
-	if c.subscriptionsMoved(cg) {
-		cg.nextEpoch()
-	}
-	if cg.assignmentEpoch < cg.epoch {
-		c.computeTarget(cg)
-		c.emitConsumerGroup(EventGroupRebalanceStarted, g, cg, "new target assignment")
-	}
-	settled := consumerGroupSettled(cg)
-	cg.reconcile(m)
-	if !settled && consumerGroupSettled(cg) {
-		c.emitConsumerGroup(EventGroupRebalanceCompleted, g, cg, "every member has its target assignment")
-	}
-
-	resp.MemberID, resp.MemberEpoch = &m.id, m.epoch
-	if m.sent == nil || !m.assigned.equal(m.sent) {
+	resp.MemberID, resp.MemberEpoch = &m.ID, res.MemberEpoch
+	if res.Assignment != nil {
 		a := kmsg.NewConsumerGroupHeartbeatResponseAssignment()
-		for _, id := range sortedIDs(m.assigned) {
+		for _, id := range res.Assignment.TopicIDs() {
 			t := kmsg.NewConsumerGroupHeartbeatResponseAssignmentTopic()
-			t.TopicID, t.Partitions = id, slices.Clone(m.assigned[id])
+			t.TopicID, t.Partitions = id, slices.Clone(res.Assignment[id])
 			a.Topics = append(a.Topics, t)
 		}
 		resp.Assignment = &a
-		m.sent = m.assigned.clone()
 	}
 	return m
 }
 
-// subscriptionsMoved reports whether a subscribed topic appeared, vanished
-// or grew since the target was computed (Kafka bumps the group epoch on such
-// metadata changes too).
-func (c *Cluster) subscriptionsMoved(cg *consumerGroup) bool {
-	return !maps.Equal(c.subscribedPartitions(cg), cg.topicsSeen)
+// heartbeatRequest is a ConsumerGroupHeartbeat as package group's step
+// takes it, with who sent it.
+func (cn *conn) heartbeatRequest(req *kmsg.ConsumerGroupHeartbeatRequest) grp.HeartbeatRequest {
+	hr := grp.HeartbeatRequest{
+		Group: req.Group, MemberID: req.MemberID, MemberEpoch: req.MemberEpoch, InstanceID: req.InstanceID, RackID: req.RackID,
+		SubscribedTopicNames: req.SubscribedTopicNames, SubscribedTopicRegex: req.SubscribedTopicRegex, ServerAssignor: req.ServerAssignor,
+		ClientID: cn.hdr.ClientID, ClientHost: cn.clientHost(), Principal: cn.principal, Host: cn.host(),
+	}
+	if req.RebalanceTimeoutMillis > 0 {
+		hr.RebalanceTimeout = time.Duration(req.RebalanceTimeoutMillis) * time.Millisecond
+	}
+	if req.Topics != nil {
+		hr.Owned = assignment{}
+		for _, t := range req.Topics {
+			for _, p := range t.Partitions {
+				hr.Owned.Add(t.TopicID, p)
+			}
+		}
+	}
+	return hr
+}
+
+// emitConsumerEvents reports what a KIP-848 step changed. Callers hold
+// g.mu.
+func (c *Cluster) emitConsumerEvents(g *group, evs []grp.Event) {
+	for _, ev := range evs {
+		t := groupEventType(ev.Type)
+		if ev.Group {
+			c.emit(t, func(e *Event) {
+				e.Group, e.Reason, e.Generation, e.Detail = g.id, ev.Reason, ev.Epoch, ev.Detail
+			})
+			continue
+		}
+		c.emitGroup(t, g, ev.Member, ev.Reason, ev.Detail)
+	}
 }
 
 // touchConsumerMember restarts the member's session timer. Callers hold g.mu.
 func (c *Cluster) touchConsumerMember(g *group, m *consumerMember) {
-	if m.session != nil {
-		m.session.Stop()
+	if m.Session != nil {
+		m.Session.Stop()
 	}
 	// g.after fires only while this copy of the group is still the
 	// coordinator's (not after a failover or Close).
-	m.session = g.after(c.cfg.ConsumerGroupSessionTimeout, func() {
-		if g.consumer == nil || g.consumer.members[m.id] != m {
+	m.Session = g.after(c.cfg.ConsumerGroupSessionTimeout, func() {
+		if g.consumer == nil || g.consumer.Members[m.ID] != m {
 			return
 		}
-		c.log.Info("consumer group member session expired", "group", g.id, "member", m.id)
-		c.emitGroup(EventGroupMemberExpired, g, m.id, "session timeout", "")
-		c.removeConsumerMember(g, m)
+		c.log.Info("consumer group member session expired", "group", g.id, "member", m.ID)
+		c.emitGroup(EventGroupMemberExpired, g, m.ID, "session timeout", "")
+		c.emitConsumerEvents(g, g.consumer.Remove(m, assignorTopics{c}))
 		g.goLocked(func() {
 			g.writeMu.Lock()
 			defer g.writeMu.Unlock()
-			c.persistConsumerGroup(g.coordinator, g)
+			if c.persistConsumerGroup(g) != 0 {
+				g.mu.Lock()
+				g.revertConsumer()
+				g.mu.Unlock()
+			}
 		})
 	})
-}
-
-// removeConsumerMember drops m and bumps the group epoch. Callers hold g.mu.
-func (c *Cluster) removeConsumerMember(g *group, m *consumerMember) {
-	cg := g.consumer
-	if m.session != nil {
-		m.session.Stop()
-	}
-	delete(cg.members, m.id)
-	delete(cg.target, m.id)
-	cg.nextEpoch()
-	if len(cg.members) > 0 {
-		c.computeTarget(cg)
-		c.emitConsumerGroup(EventGroupRebalanceStarted, g, cg, "member "+m.id+" left")
-	}
-}
-
-func compileSubscription(re string) (*regexp.Regexp, error) {
-	return regexp.Compile("^(?:" + re + ")$")
-}
-
-func newMemberID() string {
-	var b [16]byte
-	rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
-
-func sortedCopy(s []string) []string {
-	out := slices.Clone(s)
-	slices.Sort(out)
-	return slices.Compact(out)
-}
-
-func sortedIDs(a assignment) [][16]byte {
-	ids := make([][16]byte, 0, len(a))
-	for id := range a {
-		ids = append(ids, id)
-	}
-	slices.SortFunc(ids, func(x, y [16]byte) int { return slices.Compare(x[:], y[:]) })
-	return ids
 }

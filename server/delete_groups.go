@@ -15,6 +15,7 @@ package server
 
 import (
 	"github.com/fakekafka/fakekafka/authorizer"
+	grp "github.com/fakekafka/fakekafka/group"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -48,31 +49,26 @@ func (cn *conn) deleteGroup(id string) int16 {
 	g.mu.Lock()
 	g.ready()
 	switch {
-	case g.state == groupDead:
+	case g.State == grp.Dead:
 		g.mu.Unlock()
 		return kerr.GroupIDNotFound.Code
-	case !g.empty():
+	case !g.NoMembers():
 		g.mu.Unlock()
 		return kerr.NonEmptyGroup.Code
 	}
-	g.state = groupDead
+	g.State = grp.Dead
 	g.shutdown(kerr.CoordinatorNotAvailable.Code)
 	recs := []coordinatorRecord{{key: recordKey{Group: id}}}
 	if g.consumerMeta != nil {
 		recs = append(recs, coordinatorRecord{key: recordKey{Kind: consumerKind, Group: id}})
 	}
-	for tp := range g.offsets {
+	for tp := range g.Committed {
 		recs = append(recs, coordinatorRecord{key: recordKey{Group: id, Topic: tp.Topic, Partition: tp.Partition}})
 	}
 	g.mu.Unlock()
 
-	code = g.write(cn.b.id, recs)
-	s := g.s
-	s.mu.Lock()
-	if s.groups[id] == g {
-		delete(s.groups, id)
-	}
-	s.mu.Unlock()
+	code = g.write(recs)
+	g.s.forget(g)
 	cn.b.c.log.Info("group deleted", "group", id, "code", code)
 	return code
 }

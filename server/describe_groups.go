@@ -15,6 +15,7 @@ import (
 	"math"
 
 	"github.com/fakekafka/fakekafka/authorizer"
+	grp "github.com/fakekafka/fakekafka/group"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -24,7 +25,7 @@ func (cn *conn) handleDescribeGroups(req *kmsg.DescribeGroupsRequest) (kmsg.Resp
 	resp := req.ResponseKind().(*kmsg.DescribeGroupsResponse)
 	for _, id := range req.Groups {
 		dg := kmsg.NewDescribeGroupsResponseGroup()
-		dg.Group, dg.State = id, groupDead
+		dg.Group, dg.State = id, grp.Dead
 		if req.IncludeAuthorizedOperations {
 			dg.AuthorizedOperations = cn.authorizedOps(authorizer.ResourceGroup, id)
 		}
@@ -50,16 +51,16 @@ func (g *group) describe(dg *kmsg.DescribeGroupsResponseGroup) {
 	if g.consumerProtocol() != nil {
 		return // not a classic group: Dead
 	}
-	dg.State, dg.ProtocolType = g.state, g.protocolType
-	stable := g.state == groupStable
+	dg.State, dg.ProtocolType = g.State, g.ProtocolType
+	stable := g.State == grp.Stable
 	if stable {
-		dg.Protocol = g.protocol
+		dg.Protocol = g.Protocol
 	}
-	for _, m := range g.sortedMembers() {
+	for _, m := range g.SortedMembers() {
 		dm := kmsg.NewDescribeGroupsResponseGroupMember()
-		dm.MemberID, dm.InstanceID, dm.ClientID, dm.ClientHost = m.id, m.instanceID, m.clientID, m.clientHost
+		dm.MemberID, dm.InstanceID, dm.ClientID, dm.ClientHost = m.ID, m.InstanceID, m.ClientID, m.ClientHost
 		if stable {
-			dm.ProtocolMetadata, dm.MemberAssignment = m.metadataFor(g.protocol), m.assignment
+			dm.ProtocolMetadata, dm.MemberAssignment = m.MetadataFor(g.Protocol), m.Assignment
 		}
 		dg.Members = append(dg.Members, dm)
 	}

@@ -41,9 +41,7 @@ func (cn *conn) handleDescribeTransactions(req *kmsg.DescribeTransactionsRequest
 			code = kerr.TransactionalIDNotFound.Code
 		}
 		if code == 0 {
-			e.mu.Lock()
-			md, exists := e.md, e.exists
-			e.mu.Unlock()
+			md, exists, _ := e.View()
 			if !exists {
 				code = kerr.TransactionalIDNotFound.Code
 			} else {
@@ -112,16 +110,15 @@ func (c *Cluster) coordinatedTransactions(broker int32) []transaction.Metadata {
 	if c.topic(txnStateTopic) == nil {
 		return nil
 	}
-	shards, err := c.txnShards()
+	shards, err := c.txn.rt.Shards()
 	if err != nil {
 		return nil
 	}
 	var out []transaction.Metadata
-	for _, s := range shards {
-		if s.ensureLoaded(broker) != 0 {
-			continue
+	for _, sh := range shards {
+		if st, _, code := sh.Acquire(broker); code == 0 {
+			out = append(out, st.Snapshot()...)
 		}
-		out = append(out, s.snapshot()...)
 	}
 	slices.SortFunc(out, func(a, b transaction.Metadata) int {
 		switch {
@@ -132,24 +129,5 @@ func (c *Cluster) coordinatedTransactions(broker int32) []transaction.Metadata {
 		}
 		return 0
 	})
-	return out
-}
-
-// snapshot copies the metadata of every written id in the shard.
-func (s *txnShard) snapshot() []transaction.Metadata {
-	s.mu.Lock()
-	entries := make([]*txnEntry, 0, len(s.txns))
-	for _, e := range s.txns {
-		entries = append(entries, e)
-	}
-	s.mu.Unlock()
-	var out []transaction.Metadata
-	for _, e := range entries {
-		e.mu.Lock()
-		if e.exists {
-			out = append(out, e.md)
-		}
-		e.mu.Unlock()
-	}
 	return out
 }

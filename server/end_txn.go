@@ -43,7 +43,7 @@ func (cn *conn) handleEndTxn(req *kmsg.EndTxnRequest) (kmsg.Response, error) {
 	nowMs := c.now().UnixMilli()
 	er := transaction.EndRequest{ProducerID: req.ProducerID, ProducerEpoch: req.ProducerEpoch, Commit: req.Commit}
 	var res transaction.EndResult
-	_, code = e.apply(cn.b.id, TxnCauseEndTxn, func(cur *transaction.Metadata, pending bool) transaction.Decision {
+	_, code = c.txnApply(e, TxnCauseEndTxn, func(cur *transaction.Metadata, pending bool) transaction.Decision {
 		if cur == nil {
 			res.Code = kerr.InvalidProducerIDMapping.Code
 			return res.Decision

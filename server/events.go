@@ -326,26 +326,6 @@ func (r *FaultRule) describe() string {
 // emitGroup reports a change of group g, of member if not "".
 func (c *Cluster) emitGroup(t EventType, g *group, member, reason, detail string) {
 	c.emit(t, func(e *Event) {
-		e.Group, e.Member, e.Reason, e.Detail, e.Generation = g.id, member, reason, detail, g.generation
+		e.Group, e.Member, e.Reason, e.Detail, e.Generation = g.id, member, reason, detail, g.Generation
 	})
-}
-
-// emitConsumerGroup reports a change of KIP-848 group g, whose generation
-// is its group epoch.
-func (c *Cluster) emitConsumerGroup(t EventType, g *group, cg *consumerGroup, reason string) {
-	c.emit(t, func(e *Event) {
-		e.Group, e.Reason, e.Generation = g.id, reason, cg.epoch
-		e.Detail = fmt.Sprintf("%d members, assignment epoch %d", len(cg.members), cg.assignmentEpoch)
-	})
-}
-
-// consumerGroupSettled reports whether every member of a KIP-848 group is
-// at the target assignment's epoch with exactly its target partitions.
-func consumerGroupSettled(cg *consumerGroup) bool {
-	for id, m := range cg.members {
-		if m.epoch != cg.assignmentEpoch || !m.assigned.equal(cg.target[id]) {
-			return false
-		}
-	}
-	return len(cg.members) > 0
 }

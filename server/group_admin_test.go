@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	grp "github.com/fakekafka/fakekafka/group"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -204,8 +205,8 @@ func TestGroupRestoredAfterFailover(t *testing.T) {
 		t.Fatalf("before the crash %+v\nafter %+v", before, after)
 	}
 	code, a := m.sync(t, ctx, nil)
-	if code != 0 || len(decodeAssignment(a)["work"]) != 4 {
-		t.Fatalf("sync at the new coordinator: %v %v", errorName(code), decodeAssignment(a))
+	if code != 0 || len(grp.DecodeAssignment(a)["work"]) != 4 {
+		t.Fatalf("sync at the new coordinator: %v %v", errorName(code), grp.DecodeAssignment(a))
 	}
 	// The member falls silent: its restored session expires.
 	gs := waitGroup(t, c, "g", "the member expired", func(gs GroupState) bool { return gs.State == "Empty" })

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/fakekafka/fakekafka/clock"
+	grp "github.com/fakekafka/fakekafka/group"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -439,8 +440,8 @@ func TestStaticMembership(t *testing.T) {
 	cur := &rawMember{cl: cl, group: "g", id: again.MemberID, instance: instance, generation: generation}
 	code, a := cur.sync(t, ctx, nil)
 	wantCode(t, "sync of the new incarnation", code, nil)
-	if len(decodeAssignment(a)["work"]) == 0 {
-		t.Fatalf("new incarnation got %v", decodeAssignment(a))
+	if len(grp.DecodeAssignment(a)["work"]) == 0 {
+		t.Fatalf("new incarnation got %v", grp.DecodeAssignment(a))
 	}
 	wantCode(t, "heartbeat of the old incarnation", old.heartbeat(t, ctx), kerr.FencedInstanceID)
 	code, _ = old.sync(t, ctx, nil)

@@ -8,6 +8,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	grp "github.com/fakekafka/fakekafka/group"
 )
 
 // Groups returns every group whose coordinator is up, sorted by id.
@@ -18,19 +20,19 @@ func (c *Cluster) Groups() []GroupState {
 	if c.topic(offsetsTopic) == nil {
 		return out
 	}
-	ss, err := c.shards()
+	ss, err := c.coord.Shards()
 	if err != nil {
 		return out
 	}
-	for _, s := range ss {
-		s.p.mu.Lock()
-		leader, _, _ := s.p.st.View(-1)
-		s.p.mu.Unlock()
-		if b := c.broker(leader); b == nil || !b.up.Load() {
+	for _, sh := range ss {
+		leader, code := sh.Coordinator()
+		if code != 0 {
 			continue
 		}
-		for _, g := range s.groupsOn(leader) {
-			out = append(out, g.snapshot(leader))
+		if s, _, code := sh.Acquire(leader); code == 0 {
+			for _, g := range s.list() {
+				out = append(out, g.snapshot(leader))
+			}
 		}
 	}
 	slices.SortFunc(out, func(a, b GroupState) int { return strings.Compare(a.Group, b.Group) })
@@ -60,15 +62,15 @@ func (g *group) snapshot(broker int32) GroupState {
 	gs := GroupState{Group: g.id, Coordinator: broker, Members: []GroupMemberState{}, Offsets: []GroupOffsetState{}}
 	gs.Type, gs.State, gs.ProtocolType = g.kind()
 	if cg := g.consumerProtocol(); cg != nil {
-		gs.Protocol, gs.Generation = cg.assignor, cg.epoch
-		ae := cg.assignmentEpoch
+		gs.Protocol, gs.Generation = cg.Assignor, cg.Epoch
+		ae := cg.AssignmentEpoch
 		gs.AssignmentEpoch = &ae
-		for _, id := range slices.Sorted(maps.Keys(cg.members)) {
-			m := cg.members[id]
-			epoch := m.epoch
-			ms := GroupMemberState{MemberID: m.id, InstanceID: m.instanceID, ClientID: m.clientID, ClientHost: m.clientHost,
-				RebalanceTimeoutMillis: m.rebalanceTimeout.Milliseconds(), Subscription: m.subscribed, Assignment: map[string][]int32{}, MemberEpoch: &epoch}
-			for tid, ps := range m.assigned {
+		for _, id := range slices.Sorted(maps.Keys(cg.Members)) {
+			m := cg.Members[id]
+			epoch := m.Epoch
+			ms := GroupMemberState{MemberID: m.ID, InstanceID: m.InstanceID, ClientID: m.ClientID, ClientHost: m.ClientHost,
+				RebalanceTimeoutMillis: m.RebalanceTimeout.Milliseconds(), Subscription: m.Subscribed, Assignment: map[string][]int32{}, MemberEpoch: &epoch}
+			for tid, ps := range m.Assigned {
 				if t := c.topicByID(tid); t != nil {
 					ms.Assignment[t.name] = slices.Clone(ps)
 				}
@@ -76,24 +78,24 @@ func (g *group) snapshot(broker int32) GroupState {
 			gs.Members = append(gs.Members, ms)
 		}
 	} else {
-		gs.Protocol, gs.Generation, gs.Leader = g.protocol, g.generation, g.leader
-		for _, m := range g.sortedMembers() {
-			ms := GroupMemberState{MemberID: m.id, InstanceID: m.instanceID, ClientID: m.clientID, ClientHost: m.clientHost,
-				SessionTimeoutMillis: m.sessionTimeout.Milliseconds(), RebalanceTimeoutMillis: m.rebalanceTimeout.Milliseconds()}
-			if g.protocolType == "consumer" {
-				ms.Assignment = decodeAssignment(m.assignment)
-				if len(m.protocols) > 0 {
-					md := m.protocols[0].metadata
-					if g.protocol != "" {
-						md = m.metadataFor(g.protocol)
+		gs.Protocol, gs.Generation, gs.Leader = g.Protocol, g.Generation, g.Leader
+		for _, m := range g.SortedMembers() {
+			ms := GroupMemberState{MemberID: m.ID, InstanceID: m.InstanceID, ClientID: m.ClientID, ClientHost: m.ClientHost,
+				SessionTimeoutMillis: m.SessionTimeout.Milliseconds(), RebalanceTimeoutMillis: m.RebalanceTimeout.Milliseconds()}
+			if g.ProtocolType == "consumer" {
+				ms.Assignment = grp.DecodeAssignment(m.Assignment)
+				if len(m.Protocols) > 0 {
+					md := m.Protocols[0].Metadata
+					if g.Protocol != "" {
+						md = m.MetadataFor(g.Protocol)
 					}
-					ms.Subscription, _ = subscription(md)
+					ms.Subscription, _ = grp.Subscription(md)
 				}
 			}
 			gs.Members = append(gs.Members, ms)
 		}
 	}
-	for tp, o := range g.offsets {
+	for tp, o := range g.Committed {
 		gs.Offsets = append(gs.Offsets, GroupOffsetState{Topic: tp.Topic, Partition: tp.Partition, Offset: o.Offset,
 			LeaderEpoch: o.LeaderEpoch, Metadata: o.Metadata, CommitTimestamp: o.Timestamp})
 	}

@@ -35,18 +35,5 @@ func (cn *conn) heartbeat(req *kmsg.HeartbeatRequest) int16 {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.ready()
-	if g.state == groupDead {
-		return kerr.CoordinatorNotAvailable.Code
-	}
-	if code := g.validateMember(req.MemberID, req.InstanceID); code != 0 {
-		return code
-	}
-	if req.Generation != g.generation {
-		return kerr.IllegalGeneration.Code
-	}
-	g.touch(g.members[req.MemberID])
-	if g.state == groupPreparing {
-		return kerr.RebalanceInProgress.Code
-	}
-	return 0
+	return g.Heartbeat(req.MemberID, req.InstanceID, req.Generation)
 }

@@ -84,8 +84,8 @@ func (cn *conn) initTransactionalProducerID(req *kmsg.InitProducerIDRequest, res
 			code = kerr.InvalidRequest.Code
 		} else {
 			var md transaction.Metadata
-			md, code = e.apply(cn.b.id, TxnCauseInitProducerID, func(cur *transaction.Metadata, pending bool) transaction.Decision {
-				m := transaction.New(e.id, -1, ir.TimeoutMs, nowMs)
+			md, code = c.txnApply(e, TxnCauseInitProducerID, func(cur *transaction.Metadata, pending bool) transaction.Decision {
+				m := transaction.New(e.ID(), -1, ir.TimeoutMs, nowMs)
 				if cur != nil {
 					m = *cur
 				} else {

@@ -18,6 +18,7 @@ package server
 
 import (
 	"github.com/fakekafka/fakekafka/authorizer"
+	grp "github.com/fakekafka/fakekafka/group"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -64,40 +65,11 @@ func (cn *conn) leaveGroup(groupID string, leaving []kmsg.LeaveGroupRequestMembe
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.ready()
-	if g.state == groupDead {
+	if g.State == grp.Dead {
 		return kerr.CoordinatorNotAvailable.Code, nil
 	}
 	for _, lm := range leaving {
-		answer(lm, g.leave(lm))
+		answer(lm, g.Leave(lm.MemberID, lm.InstanceID, lm.Reason))
 	}
 	return 0, out
-}
-
-// leave removes one member. Callers hold g.mu.
-func (g *group) leave(lm kmsg.LeaveGroupRequestMember) int16 {
-	reason := "member left"
-	if lm.Reason != nil {
-		reason += ": " + *lm.Reason
-	}
-	id := lm.MemberID
-	_, pending := g.pending[id]
-	switch {
-	case id == "" && lm.InstanceID != nil:
-		cur, ok := g.statics[*lm.InstanceID]
-		if !ok {
-			return kerr.UnknownMemberID.Code
-		}
-		id = cur
-	case pending:
-		g.removePending(id)
-		return 0
-	default:
-		if code := g.validateMember(id, lm.InstanceID); code != 0 {
-			return code
-		}
-	}
-	g.s.c.log.Info("group member leaving", "group", g.id, "member", id, "reason", reason)
-	g.s.c.emitGroup(EventGroupMemberLeft, g, id, reason, "")
-	g.removeAndRebalance(g.members[id], reason+" ("+id+")")
-	return 0
 }

@@ -11,7 +11,6 @@ package server
 // Both filters match case-insensitively.
 
 import (
-	"maps"
 	"slices"
 	"strings"
 
@@ -47,33 +46,25 @@ func (c *Cluster) groupsOn(broker int32) []*group {
 	if c.topic(offsetsTopic) == nil {
 		return nil // no group has ever been used
 	}
-	ss, err := c.shards()
+	ss, err := c.coord.Shards()
 	if err != nil {
 		return nil
 	}
 	var out []*group
-	for _, s := range ss {
-		out = append(out, s.groupsOn(broker)...)
+	for _, sh := range ss {
+		if s, _, code := sh.Acquire(broker); code == 0 { // else not the coordinator of this shard
+			out = append(out, s.list()...)
+		}
 	}
 	slices.SortFunc(out, func(a, b *group) int { return strings.Compare(a.id, b.id) })
 	return out
-}
-
-// groupsOn returns the shard's groups if broker coordinates them.
-func (s *shard) groupsOn(broker int32) []*group {
-	if _, code := s.group(broker, "", false); code != 0 {
-		return nil // not the coordinator of this shard
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Collect(maps.Values(s.groups))
 }
 
 // kind is the group's type ("classic" or "consumer"), state and protocol
 // type. Callers hold g.mu.
 func (g *group) kind() (typ, state, protocolType string) {
 	if cg := g.consumerProtocol(); cg != nil {
-		return "consumer", cg.state(), "consumer"
+		return "consumer", cg.State(), "consumer"
 	}
-	return "classic", g.state, g.protocolType
+	return "classic", g.State, g.ProtocolType
 }

@@ -16,6 +16,7 @@ package server
 
 import (
 	"github.com/fakekafka/fakekafka/authorizer"
+	grp "github.com/fakekafka/fakekafka/group"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -39,10 +40,10 @@ func (cn *conn) handleOffsetDelete(req *kmsg.OffsetDeleteRequest) (kmsg.Response
 	g.ready()
 	typ, _, protocolType := g.kind()
 	switch {
-	case g.state == groupDead:
+	case g.State == grp.Dead:
 		g.mu.Unlock()
 		return fail(kerr.GroupIDNotFound.Code)
-	case !g.empty() && typ == "classic" && protocolType != "consumer":
+	case !g.NoMembers() && typ == "classic" && protocolType != "consumer":
 		g.mu.Unlock()
 		return fail(kerr.NonEmptyGroup.Code)
 	}
@@ -57,13 +58,13 @@ func (cn *conn) handleOffsetDelete(req *kmsg.OffsetDeleteRequest) (kmsg.Response
 		for j, rp := range rt.Partitions {
 			sp := &st.Partitions[j]
 			sp.Partition = rp.Partition
-			_, committed := g.offsets[topicPartition{rt.Topic, rp.Partition}]
+			_, committed := g.Committed[grp.TopicPartition{Topic: rt.Topic, Partition: rp.Partition}]
 			switch {
 			case !cn.allowedTopic(authorizer.OpRead, rt.Topic):
 				sp.ErrorCode = errTopicAuth
 			case c.partition(rt.Topic, rp.Partition) == nil:
 				sp.ErrorCode = kerr.UnknownTopicOrPartition.Code
-			case !g.empty() && (!readable || subscribed[rt.Topic]):
+			case !g.NoMembers() && (!readable || subscribed[rt.Topic]):
 				sp.ErrorCode = kerr.GroupSubscribedToTopic.Code
 			case committed:
 				recs = append(recs, coordinatorRecord{key: recordKey{Group: g.id, Topic: rt.Topic, Partition: rp.Partition}})
@@ -73,7 +74,7 @@ func (cn *conn) handleOffsetDelete(req *kmsg.OffsetDeleteRequest) (kmsg.Response
 	}
 	g.mu.Unlock()
 	if len(recs) > 0 {
-		code := g.write(cn.b.id, recs)
+		code := g.write(recs)
 		for _, sp := range written {
 			sp.ErrorCode = code
 		}

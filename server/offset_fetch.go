@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/fakekafka/fakekafka/authorizer"
+	grp "github.com/fakekafka/fakekafka/group"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -73,7 +74,7 @@ func (cn *conn) fetchOffsets(groupID string, topics []kmsg.OffsetFetchRequestTop
 		sp := kmsg.NewOffsetFetchResponseTopicPartition()
 		sp.Partition, sp.Offset, sp.LeaderEpoch = p, -1, -1
 		md := ""
-		if requireStable && g != nil && g.unstableOffset(topicPartition{topic, p}) {
+		if requireStable && g != nil && g.Unstable(grp.TopicPartition{Topic: topic, Partition: p}) {
 			sp.ErrorCode, ok = kerr.UnstableOffsetCommit.Code, false
 		}
 		if ok {
@@ -129,14 +130,14 @@ func (cn *conn) fetchOffsets(groupID string, topics []kmsg.OffsetFetchRequestTop
 					out[i].Partitions[j].ErrorCode = errTopicAuth
 					continue
 				}
-				o, ok := g.offsets[topicPartition{rt.Topic, p}]
+				o, ok := g.Committed[grp.TopicPartition{Topic: rt.Topic, Partition: p}]
 				out[i].Partitions[j] = partition(rt.Topic, p, o, ok)
 			}
 		}
 		return out, 0
 	}
 	byTopic := map[string][]int32{}
-	for tp := range g.offsets {
+	for tp := range g.Committed {
 		if !cn.allowedTopic(authorizer.OpDescribe, tp.Topic) {
 			continue // all offsets: only those of topics it may describe
 		}
@@ -148,7 +149,7 @@ func (cn *conn) fetchOffsets(groupID string, topics []kmsg.OffsetFetchRequestTop
 		st := kmsg.NewOffsetFetchResponseTopic()
 		st.Topic = topic
 		for _, p := range ps {
-			st.Partitions = append(st.Partitions, partition(topic, p, g.offsets[topicPartition{topic, p}], true))
+			st.Partitions = append(st.Partitions, partition(topic, p, g.Committed[grp.TopicPartition{Topic: topic, Partition: p}], true))
 		}
 		out = append(out, st)
 	}

@@ -19,8 +19,8 @@ package server
 // NOT_COORDINATOR.
 
 import (
-	"fmt"
 	"github.com/fakekafka/fakekafka/authorizer"
+	grp "github.com/fakekafka/fakekafka/group"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -40,102 +40,41 @@ func (cn *conn) handleSyncGroup(req *kmsg.SyncGroupRequest) (kmsg.Response, erro
 		return fail(code)
 	}
 
+	sr := grp.SyncRequest{MemberID: req.MemberID, InstanceID: req.InstanceID, Generation: req.Generation,
+		ProtocolType: req.ProtocolType, Protocol: req.Protocol}
+	if len(req.GroupAssignment) > 0 {
+		sr.Assignments = map[string][]byte{}
+		for _, a := range req.GroupAssignment {
+			sr.Assignments[a.MemberID] = a.MemberAssignment
+		}
+	}
 	g.mu.Lock()
 	g.ready()
-	code = g.validateMember(req.MemberID, req.InstanceID)
-	switch {
-	case g.state == groupDead:
-		code = kerr.CoordinatorNotAvailable.Code
-	case code != 0:
-	case req.Generation != g.generation:
-		code = kerr.IllegalGeneration.Code
-	case req.ProtocolType != nil && *req.ProtocolType != g.protocolType, req.Protocol != nil && *req.Protocol != g.protocol:
-		code = kerr.InconsistentGroupProtocol.Code
-	case g.state == groupEmpty:
-		code = kerr.UnknownMemberID.Code
-	case g.state == groupPreparing:
-		code = kerr.RebalanceInProgress.Code
+	res, protocolType, protocol, ch, leader := g.Sync(sr)
+	g.mu.Unlock()
+	if res.Code != 0 {
+		return fail(res.Code)
 	}
-	if code != 0 {
-		g.mu.Unlock()
-		return fail(code)
-	}
-	protocolType, protocol := g.protocolType, g.protocol
-	m := g.members[req.MemberID]
-	delete(g.awaitingSync, m.id)
-	g.touch(m)
-	if g.state == groupStable {
-		assignment := m.assignment
-		g.mu.Unlock()
-		resp.ProtocolType, resp.Protocol, resp.MemberAssignment = &protocolType, &protocol, assignment
+	if ch == nil {
+		resp.ProtocolType, resp.Protocol, resp.MemberAssignment = &protocolType, &protocol, res.Assignment
 		return resp, nil
 	}
-
-	// CompletingRebalance: wait for the leader's assignment.
-	m.deliverSync(syncResult{code: kerr.RebalanceInProgress.Code}) // a previous SyncGroup still waiting
-	ch := make(chan syncResult, 1)
-	m.sync = ch
-	var snap metaSnapshot
-	var assignments map[string][]byte
-	generation := g.generation
-	leader := m.id == g.leader
-	if leader {
-		assignments = map[string][]byte{}
-		for _, a := range req.GroupAssignment {
-			if g.members[a.MemberID] != nil {
-				assignments[a.MemberID] = a.MemberAssignment
-			}
-		}
-		for id := range g.members {
-			if assignments[id] == nil {
-				assignments[id] = []byte{}
-			}
-		}
-		snap = g.snapshotMeta(assignments)
-	}
-	g.mu.Unlock()
-
-	if leader {
-		code := g.storeMeta(snap)
+	if leader != nil {
+		code := g.storeMeta(leader.Snap)
 		g.mu.Lock()
-		g.completeSync(generation, assignments, code)
+		g.CompleteSync(leader.Generation, leader.Assignments, code)
 		g.mu.Unlock()
 	}
 	cn.parkBegin() // a delayed sync: no handler time
 	select {
 	case r := <-ch:
-		if r.code != 0 {
-			return fail(r.code)
+		if r.Code != 0 {
+			return fail(r.Code)
 		}
-		resp.ProtocolType, resp.Protocol, resp.MemberAssignment = &protocolType, &protocol, r.assignment
+		resp.ProtocolType, resp.Protocol, resp.MemberAssignment = &protocolType, &protocol, r.Assignment
 		return resp, nil
 	case <-cn.closed:
 	case <-c.closing:
 	}
 	return nil, errCloseConn
-}
-
-// completeSync ends CompletingRebalance once the leader's assignments are
-// written (code 0): the group is Stable and every waiting member gets its
-// assignment. A failed write fails the waiting members and rebalances.
-// Nothing happens if a rebalance began meanwhile. Callers hold g.mu.
-func (g *group) completeSync(generation int32, assignments map[string][]byte, code int16) {
-	if g.generation != generation || g.state != groupCompleting {
-		return
-	}
-	if code != 0 {
-		g.s.c.log.Warn("writing group metadata failed; rebalancing", "group", g.id, "generation", generation, "error", errorName(code))
-		g.resetAssignments(code)
-		g.prepareRebalance("group metadata write failed")
-		return
-	}
-	for id, m := range g.members {
-		m.assignment = assignments[id] // every member: joins would have rebalanced
-	}
-	g.state = groupStable
-	g.s.c.log.Info("group stable", "group", g.id, "generation", g.generation, "members", len(g.members))
-	g.s.c.emitGroup(EventGroupRebalanceCompleted, g, "", "", fmt.Sprintf("stable, %d members", len(g.members)))
-	for _, m := range g.members {
-		m.deliverSync(syncResult{assignment: m.assignment})
-	}
 }

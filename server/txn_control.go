@@ -17,20 +17,22 @@ func (c *Cluster) Transactions() []TransactionState {
 	if c.topic(txnStateTopic) == nil {
 		return out
 	}
-	shards, err := c.txnShards()
+	shards, err := c.txn.rt.Shards()
 	if err != nil {
 		return out
 	}
 	var mds []transaction.Metadata
 	var coords []int32
-	for _, s := range shards {
-		s.p.mu.Lock()
-		leader := s.p.st.Leader()
-		s.p.mu.Unlock()
-		if b := c.broker(leader); b == nil || !b.up.Load() || s.ensureLoaded(leader) != 0 {
+	for _, sh := range shards {
+		leader, code := sh.Coordinator()
+		if code != 0 {
 			continue
 		}
-		for _, md := range s.snapshot() {
+		st, _, code := sh.Acquire(leader)
+		if code != 0 {
+			continue
+		}
+		for _, md := range st.Snapshot() {
 			mds = append(mds, md)
 			coords = append(coords, leader)
 		}

@@ -43,7 +43,7 @@ func (c *Cluster) sendMarkers(broker int32, e *txnEntry, md transaction.Metadata
 	commit := md.State == transaction.PrepareCommit
 	alive := func() bool {
 		b := c.broker(broker)
-		return b != nil && b.up.Load() && e.current()
+		return b != nil && b.up.Load() && c.txnCurrent(e)
 	}
 	for _, tp := range md.Partitions {
 		for {
@@ -53,9 +53,9 @@ func (c *Cluster) sendMarkers(broker int32, e *txnEntry, md transaction.Metadata
 			if !alive() {
 				return // the next coordinator finishes the transaction
 			}
-			code := c.writeMarker(tp, txnMarker{md.ProducerID, md.ProducerEpoch, commit, e.coordEpoch, markerTxnVersion(md)})
+			code := c.writeMarker(tp, txnMarker{md.ProducerID, md.ProducerEpoch, commit, e.Shard().At().Epoch, markerTxnVersion(md)})
 			if code == 0 {
-				c.emitTxnMarker(e.id, tp, md.ProducerID, md.ProducerEpoch, commit)
+				c.emitTxnMarker(e.ID(), tp, md.ProducerID, md.ProducerEpoch, commit)
 			}
 			if code == 0 || code == kerr.UnknownTopicOrPartition.Code || code == kerr.InvalidProducerEpoch.Code {
 				// Written, or the partition is gone, or a newer epoch of
@@ -78,7 +78,7 @@ func (c *Cluster) sendMarkers(broker int32, e *txnEntry, md transaction.Metadata
 	if !alive() {
 		return
 	}
-	e.apply(broker, TxnCauseMarkers, func(cur *transaction.Metadata, pending bool) transaction.Decision {
+	c.txnApply(e, TxnCauseMarkers, func(cur *transaction.Metadata, pending bool) transaction.Decision {
 		if cur == nil || pending || cur.State != md.State || cur.ProducerEpoch != md.ProducerEpoch {
 			return transaction.Decision{}
 		}
@@ -135,7 +135,11 @@ func (c *Cluster) appendMarker(p *partition, broker int32, m txnMarker) int16 {
 		TxnVersion: m.txnVersion, CoordinatorEpoch: m.coordEpoch}
 	_, code := c.appendInternal(p, broker, b, txnWriteTimeout)
 	if code == 0 && p.t.name == offsetsTopic {
-		c.completeTxnOffsets(p.index, m.producerID, m.commit)
+		// The group coordinator's shard replays the marker: the
+		// transaction's pending offsets become committed or go.
+		if sh := c.coord.Shard(p.index); sh != nil {
+			sh.Marker(m.producerID, m.epoch, m.commit)
+		}
 	}
 	return code
 }

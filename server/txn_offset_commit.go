@@ -16,11 +16,9 @@ package server
 // transaction implicitly, as AddOffsetsToTxn would have done.
 
 import (
-	"encoding/json"
-	"maps"
-	"slices"
-
 	"github.com/fakekafka/fakekafka/authorizer"
+	"github.com/fakekafka/fakekafka/coordinator"
+	grp "github.com/fakekafka/fakekafka/group"
 	"github.com/fakekafka/fakekafka/transaction"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -132,7 +130,7 @@ func (cn *conn) handleTxnOffsetCommit(req *kmsg.TxnOffsetCommitRequest) (kmsg.Re
 	written := int16(0)
 	if len(recs) > 0 {
 		g.writeMu.Lock()
-		written = g.writeAs(cn.b.id, recs, req.ProducerID, req.ProducerEpoch)
+		written = g.writeAs(recs, coordinator.Producer{ID: req.ProducerID, Epoch: req.ProducerEpoch})
 		g.writeMu.Unlock()
 		if written == kerr.ProducerFenced.Code && req.Version < 3 {
 			written = kerr.InvalidProducerEpoch.Code
@@ -152,7 +150,7 @@ func (cn *conn) handleTxnOffsetCommit(req *kmsg.TxnOffsetCommitRequest) (kmsg.Re
 // refuse it. Callers hold g.mu.
 func (g *group) checkTxnCommit(memberID string, generation int32, instanceID *string) int16 {
 	if m := g.consumerMember(memberID); m != nil {
-		return checkMemberEpoch(m, generation)
+		return grp.CheckMemberEpoch(m, generation)
 	}
 	code := g.checkCommit(memberID, generation, instanceID)
 	if code == kerr.RebalanceInProgress.Code {
@@ -161,100 +159,12 @@ func (g *group) checkTxnCommit(memberID string, generation int32, instanceID *st
 	return code
 }
 
-// applyTxn records a pending transactional offset of producer pid.
-// Callers hold g.mu or own g.
-func (g *group) applyTxn(pid int64, k recordKey, value []byte) {
-	if k.Topic == "" || value == nil {
-		return
-	}
-	var o committedOffset
-	if json.Unmarshal(value, &o) == nil {
-		if g.txnOffsets == nil {
-			g.txnOffsets = map[int64]map[topicPartition]committedOffset{}
-		}
-		m := g.txnOffsets[pid]
-		if m == nil {
-			m = map[topicPartition]committedOffset{}
-			g.txnOffsets[pid] = m
-		}
-		m[topicPartition{k.Topic, k.Partition}] = o
-	}
-}
-
-// completeTxn applies a marker of producer pid to the group: a commit
-// makes its pending offsets committed, an abort drops them. With applied
-// set it is called for each offset a commit made committed. Callers hold
-// g.mu or own g.
-func (g *group) completeTxn(pid int64, commit bool, applied func(group string, rec coordinatorRecord)) {
-	pending, ok := g.txnOffsets[pid]
-	if !ok {
-		return
-	}
-	if commit {
-		for tp, o := range pending {
-			g.offsets[tp] = o
-			if applied != nil {
-				applied(g.id, coordinatorRecord{key: recordKey{Group: g.id, Topic: tp.Topic, Partition: tp.Partition}, value: o})
-			}
-		}
-	}
-	delete(g.txnOffsets, pid)
-}
-
-// completeTxnOffsets applies a committed marker on __consumer_offsets
-// partition index to the groups loaded there. A shard loaded later replays
-// the marker from its log instead.
-//
-// The groups are listed under the shard's lock and each is then locked
-// alone: a group's timers and first use take the shard's lock while they
-// hold the group's (g.mu, then s.mu), so holding s.mu while taking g.mu
-// here would close a lock-order cycle and hang the coordinator. A group
-// the shard drops or reloads meanwhile gets the marker too, harmlessly: a
-// reload replays it from the log, where it already is.
-func (c *Cluster) completeTxnOffsets(index int32, pid int64, commit bool) {
-	ss, err := c.shards()
-	if err != nil || int(index) >= len(ss) {
-		return
-	}
-	s := ss[index]
-	// The chaos checker learns a transaction's offsets when its commit
-	// marker makes them committed, as it learns OffsetCommit's on success.
-	var applied func(string, coordinatorRecord)
-	var byGroup map[string][]coordinatorRecord
-	if commit && c.chaos.Load() != nil {
-		byGroup = map[string][]coordinatorRecord{}
-		applied = func(group string, rec coordinatorRecord) { byGroup[group] = append(byGroup[group], rec) }
-	}
-	s.mu.Lock()
-	groups := slices.Collect(maps.Values(s.groups))
-	s.mu.Unlock()
-	for _, g := range groups {
-		g.mu.Lock()
-		g.completeTxn(pid, commit, applied)
-		g.mu.Unlock()
-	}
-	for group, recs := range byGroup {
-		c.recordCommits(group, recs)
-	}
-}
-
-// unstableOffset reports whether a transaction still holds a pending
-// offset of tp (OffsetFetch with require_stable). Callers hold g.mu.
-func (g *group) unstableOffset(tp topicPartition) bool {
-	for _, m := range g.txnOffsets {
-		if _, ok := m[tp]; ok {
-			return true
-		}
-	}
-	return false
-}
-
 // offsetsPartitionOf is the __consumer_offsets partition of a group, the
 // partition AddOffsetsToTxn adds to a transaction.
 func (c *Cluster) offsetsPartitionOf(groupID string) (transaction.Partition, int16) {
-	s, err := c.shardFor(groupID)
+	sh, err := c.coord.ShardFor(groupID)
 	if err != nil {
 		return transaction.Partition{}, kerr.CoordinatorNotAvailable.Code
 	}
-	return transaction.Partition{Topic: offsetsTopic, Partition: s.p.index}, 0
+	return transaction.Partition{Topic: offsetsTopic, Partition: sh.Index()}, 0
 }

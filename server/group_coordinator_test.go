@@ -8,31 +8,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-func TestJavaHashMatchesStringHashCode(t *testing.T) {
-	// Values printed by Java 17's String.hashCode.
-	for s, want := range map[string]int32{"": 0, "a": 97, "group": 98629247, "my-consumer-group": 1513705513, "日本": 835047, "😀x": 54959989} {
-		if got := javaHash(s); got != want {
-			t.Errorf("javaHash(%q) = %d, want %d", s, got, want)
-		}
-	}
-}
-
-// TestCoordinatorShardIsKafkas: a key's coordinator partition is Kafka's
-// Utils.abs(hashCode) % partitions, which differs from masking the sign bit
-// for every negative hash (Kafka 4.4 put "cg-txn" in partition 2 of 3; the
-// mask gave 0). MinInt32 ("polygenelubricants") maps to 0.
-func TestCoordinatorShardIsKafkas(t *testing.T) {
-	for _, c := range []struct {
-		key        string
-		partitions int
-		want       int
-	}{{"cg-txn", 3, 2}, {"cg-txn", 50, 33}, {"cg-empty", 50, 10}, {"polygenelubricants", 50, 0}, {"group", 50, 47}} {
-		if got := coordinatorShard(c.key, c.partitions); got != c.want {
-			t.Errorf("coordinatorShard(%q, %d) = %d, want %d", c.key, c.partitions, got, c.want)
-		}
-	}
-}
-
 // TestCommittedOffsetsSurviveCoordinatorCrash commits offsets, crashes the
 // coordinator's broker and reads them back from the new coordinator, which
 // rebuilt the group from its replica of __consumer_offsets.

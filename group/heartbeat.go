@@ -1,0 +1,216 @@
+package group
+
+// The KIP-848 ConsumerGroupHeartbeat step. Member epoch 0 joins (or
+// rejoins), -1 leaves, -2 leaves a static member; any other epoch must be
+// the member's current one (FENCED_MEMBER_EPOCH otherwise,
+// UNKNOWN_MEMBER_ID for an unknown member). Null fields mean "unchanged
+// since the last heartbeat". A subscription change or a member joining or
+// leaving bumps the group epoch and the target assignment is recomputed
+// with the group's assignor. The answer carries the member's epoch and,
+// when it changed, its assignment.
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"regexp"
+	"slices"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+)
+
+// HeartbeatRequest is a ConsumerGroupHeartbeat as the step sees it, with
+// who sent it.
+type HeartbeatRequest struct {
+	Group            string
+	MemberID         string
+	MemberEpoch      int32
+	InstanceID       *string
+	RackID           *string
+	RebalanceTimeout time.Duration // 0: unchanged
+	// SubscribedTopicNames nil, SubscribedTopicRegex nil, ServerAssignor
+	// nil and Owned nil mean unchanged.
+	SubscribedTopicNames []string
+	SubscribedTopicRegex *string
+	ServerAssignor       *string
+	Owned                Assignment
+
+	ClientID, ClientHost string
+	// Principal and Host are who subscribes: a regex matches only what
+	// they may describe.
+	Principal, Host string
+}
+
+// EventType is a group change the coordinator reports.
+type EventType int
+
+const (
+	MemberJoined EventType = iota
+	MemberLeft
+	MemberExpired
+	RebalanceStarted
+	RebalanceCompleted
+)
+
+// Event is one change a step made. A group event (Group true) reports the
+// KIP-848 group itself as it was then: its epoch, and in Detail its
+// members and assignment epoch.
+type Event struct {
+	Type   EventType
+	Group  bool
+	Epoch  int32
+	Member string
+	Reason string
+	Detail string
+}
+
+// groupEvent is a group event of cg as it is now.
+func (cg *ConsumerGroup) groupEvent(t EventType, reason string) Event {
+	return Event{Type: t, Group: true, Epoch: cg.Epoch, Reason: reason,
+		Detail: fmt.Sprintf("%d members, assignment epoch %d", len(cg.Members), cg.AssignmentEpoch)}
+}
+
+// HeartbeatResult is the step's answer.
+type HeartbeatResult struct {
+	Code    int16
+	Message string // with an error
+	// Member is the member the heartbeat was for (left or not); nil on
+	// error. Its session is to be restarted unless it left.
+	Member      *ConsumerMember
+	Left        bool
+	MemberEpoch int32
+	// Assignment is the member's assignment when it changed since the last
+	// one sent (else nil).
+	Assignment Assignment
+	Events     []Event
+}
+
+func heartbeatError(err *kerr.Error, format string, args ...any) HeartbeatResult {
+	return HeartbeatResult{Code: err.Code, Message: fmt.Sprintf(format, args...)}
+}
+
+// CompileSubscription compiles a subscription regex: it must match a whole
+// topic name.
+func CompileSubscription(re string) (*regexp.Regexp, error) {
+	return regexp.Compile("^(?:" + re + ")$")
+}
+
+// Heartbeat applies one heartbeat of a member to the group.
+func (cg *ConsumerGroup) Heartbeat(req HeartbeatRequest, topics Topics) HeartbeatResult {
+	var res HeartbeatResult
+	m := cg.Members[req.MemberID]
+	if req.MemberEpoch < 0 { // leave
+		if m == nil {
+			return heartbeatError(kerr.UnknownMemberID, "group %s has no member %s", req.Group, req.MemberID)
+		}
+		res.Events = append(res.Events, cg.Remove(m, topics)...)
+		res.Events = append(res.Events, Event{Type: MemberLeft, Member: m.ID, Reason: "left (member epoch -1)"})
+		res.Member, res.Left, res.MemberEpoch = m, true, req.MemberEpoch
+		return res
+	}
+
+	switch {
+	case req.MemberEpoch == 0:
+		if m == nil {
+			id := req.MemberID
+			if id == "" {
+				id = newMemberID()
+			}
+			// A static member coming back under a new id replaces its
+			// previous incarnation, keeping its target.
+			if req.InstanceID != nil {
+				for _, old := range cg.Members {
+					if old.InstanceID != nil && *old.InstanceID == *req.InstanceID {
+						res.Events = append(res.Events, cg.Remove(old, topics)...)
+					}
+				}
+			}
+			m = &ConsumerMember{ID: id, Assigned: Assignment{}, Owned: Assignment{}}
+			cg.Members[id] = m
+			res.Events = append(res.Events, Event{Type: MemberJoined, Member: id, Detail: "consumer"})
+			cg.NextEpoch()
+		}
+		m.Epoch = 0
+		m.Sent = nil
+		m.ClientID, m.ClientHost = req.ClientID, req.ClientHost
+	case m == nil:
+		return heartbeatError(kerr.UnknownMemberID, "group %s has no member %s", req.Group, req.MemberID)
+	case req.MemberEpoch != m.Epoch:
+		return heartbeatError(kerr.FencedMemberEpoch, "member %s is at epoch %d, not %d", m.ID, m.Epoch, req.MemberEpoch)
+	}
+
+	if req.SubscribedTopicNames != nil && !slices.Equal(sortedCopy(req.SubscribedTopicNames), m.Subscribed) {
+		m.Subscribed = sortedCopy(req.SubscribedTopicNames)
+		cg.NextEpoch()
+	}
+	if req.SubscribedTopicRegex != nil && *req.SubscribedTopicRegex != m.Regex {
+		m.Regex = *req.SubscribedTopicRegex
+		m.RegexPrincipal, m.RegexHost = req.Principal, req.Host // its matches are what they may DESCRIBE
+		cg.NextEpoch()
+	}
+	if req.ServerAssignor != nil && *req.ServerAssignor != cg.Assignor {
+		cg.Assignor = *req.ServerAssignor
+		cg.NextEpoch()
+	}
+	if req.InstanceID != nil {
+		m.InstanceID = req.InstanceID
+	}
+	if req.RackID != nil {
+		m.RackID = req.RackID
+	}
+	if req.RebalanceTimeout > 0 {
+		m.RebalanceTimeout = req.RebalanceTimeout
+	}
+	if req.Owned != nil {
+		m.Owned = req.Owned
+	}
+
+	if cg.SubscriptionsMoved(topics) {
+		cg.NextEpoch()
+	}
+	if cg.AssignmentEpoch < cg.Epoch {
+		cg.ComputeTarget(topics)
+		res.Events = append(res.Events, cg.groupEvent(RebalanceStarted, "new target assignment"))
+	}
+	settled := cg.Settled()
+	cg.Reconcile(m)
+	if !settled && cg.Settled() {
+		res.Events = append(res.Events, cg.groupEvent(RebalanceCompleted, "every member has its target assignment"))
+	}
+
+	res.Member, res.MemberEpoch = m, m.Epoch
+	if m.Sent == nil || !m.Assigned.Equal(m.Sent) {
+		res.Assignment = m.Assigned.Clone()
+		m.Sent = m.Assigned.Clone()
+	}
+	return res
+}
+
+// Remove drops m (stopping its session timer) and bumps the group epoch;
+// the target is recomputed for the members left.
+func (cg *ConsumerGroup) Remove(m *ConsumerMember, topics Topics) []Event {
+	if m.Session != nil {
+		m.Session.Stop()
+	}
+	delete(cg.Members, m.ID)
+	delete(cg.Target, m.ID)
+	cg.NextEpoch()
+	if len(cg.Members) > 0 {
+		cg.ComputeTarget(topics)
+		return []Event{cg.groupEvent(RebalanceStarted, "member "+m.ID+" left")}
+	}
+	return nil
+}
+
+func newMemberID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func sortedCopy(s []string) []string {
+	out := slices.Clone(s)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
