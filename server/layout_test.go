@@ -12,8 +12,9 @@ import (
 )
 
 // The repository's dependency direction (docs/layout.md): the packages
-// below server never import it, server never imports control, and api uses
-// only the standard library. A package that does not exist yet (coordinator/,
+// below server never import it (nor control), server never imports
+// control, the coordinator runtime imports no coordinator and the
+// coordinators not each other, and api uses only the standard library. A package that does not exist yet (coordinator/,
 // group/, storage/) is checked as soon as it does.
 
 const modulePath = "github.com/fakekafka/fakekafka"
@@ -21,6 +22,15 @@ const modulePath = "github.com/fakekafka/fakekafka"
 // belowServer are the packages (with those under them) that server uses and
 // that must not use server back.
 var belowServer = []string{"api", "coordinator", "group", "transaction", "storage", "certs", "replication", "protocol"}
+
+// apart are packages that must not import each other's named packages:
+// the runtime knows no coordinator, and the coordinators know each other
+// only through the runtime.
+var apart = map[string][]string{
+	"coordinator": {"group", "transaction"},
+	"group":       {"transaction"},
+	"transaction": {"group"},
+}
 
 type listedPackage struct {
 	ImportPath string
@@ -95,6 +105,19 @@ func layoutViolations(path string, deps []string) []string {
 			if under("server") {
 				out = append(out, path+" imports "+d+": server must not import control")
 			}
+			for _, dir := range belowServer {
+				if under(dir) {
+					out = append(out, path+" imports "+d+": nothing under "+dir+"/ may import control")
+				}
+			}
+		default:
+			for dir, banned := range apart {
+				for _, b := range banned {
+					if under(dir) && (drel == b || strings.HasPrefix(drel, b+"/")) {
+						out = append(out, path+" imports "+d+": "+dir+"/ must not import "+b)
+					}
+				}
+			}
 		}
 	}
 	return out
@@ -118,6 +141,12 @@ func TestLayoutViolationsCatchBreaks(t *testing.T) {
 		{modulePath + "/api", []string{modulePath + "/transaction"}, true},
 		{modulePath + "/group", []string{modulePath + "/coordinator", modulePath + "/api"}, false},
 		{modulePath + "/group", []string{modulePath + "/server"}, true},
+		{modulePath + "/group", []string{modulePath + "/transaction"}, true},
+		{modulePath + "/coordinator", []string{modulePath + "/group"}, true},
+		{modulePath + "/coordinator", []string{modulePath + "/replication", modulePath + "/clock"}, false},
+		{modulePath + "/transaction", []string{modulePath + "/group"}, true},
+		{modulePath + "/transaction", []string{modulePath + "/coordinator"}, false},
+		{modulePath + "/group", []string{modulePath + "/control"}, true},
 		{modulePath + "/storage/segments", []string{modulePath + "/server"}, true},
 		{modulePath + "/transaction", []string{modulePath + "/server"}, true},
 		{modulePath + "/server", []string{modulePath + "/control"}, true},
