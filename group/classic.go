@@ -64,8 +64,9 @@ type ClassicHost interface {
 	After(d time.Duration, f func()) *clock.Timer
 	// Emit reports a change of the group.
 	Emit(ev Event)
-	// PersistAsync writes the group's metadata in the background (a timer
-	// or a leave ended a rebalance).
+	// PersistAsync writes the group's metadata in the background, through
+	// the same Write and Replay as every write (a timer or a leave ended a
+	// rebalance Empty under the group's lock, where no write may wait).
 	PersistAsync(snap MetaSnapshot)
 	// ConsumerMembers is the number of members on the group's KIP-848
 	// side (a group has members of one protocol at a time).

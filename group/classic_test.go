@@ -23,8 +23,11 @@ type host struct {
 	persists []MetaSnapshot
 }
 
+// After arms f on the manual clock. A timer already due would fire on the
+// clock's own goroutine, racing the test, which plays the group's lock:
+// such a timer waits for the test's next Advance instead.
 func (h *host) After(d time.Duration, f func()) *clock.Timer {
-	return h.clk.AfterFunc(d, func() {
+	return h.clk.AfterFunc(max(d, time.Nanosecond), func() {
 		if !h.g.Shut {
 			f()
 		}

@@ -149,10 +149,10 @@ func (c *Cluster) recordCommits(group string, recs []coordinatorRecord) {
 	run.mu.Lock()
 	defer run.mu.Unlock()
 	for _, r := range recs {
-		o, ok := r.value.(committedOffset)
+		o, ok := r.Value.(committedOffset)
 		if !ok || !run.take() {
 			continue
 		}
-		run.commits = append(run.commits, chaos.Commit{Group: group, TP: chaos.TP{Topic: r.key.Topic, Partition: r.key.Partition}, Offset: o.Offset, Seq: seq})
+		run.commits = append(run.commits, chaos.Commit{Group: group, TP: chaos.TP{Topic: r.Key.Topic, Partition: r.Key.Partition}, Offset: o.Offset, Seq: seq})
 	}
 }

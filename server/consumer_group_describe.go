@@ -33,8 +33,8 @@ func (cn *conn) handleConsumerGroupDescribe(req *kmsg.ConsumerGroupDescribeReque
 		case g == nil:
 			rg.ErrorCode = kerr.GroupIDNotFound.Code
 		default:
-			g.mu.Lock()
-			if cg := c.consumerGroupOf(g); cg == nil {
+			g.Mu.Lock()
+			if cg := g.ConsumerGroup(); cg == nil {
 				rg.ErrorCode = kerr.GroupIDNotFound.Code
 			} else {
 				describeConsumerGroup(c, cg, &rg)
@@ -45,7 +45,7 @@ func (cn *conn) handleConsumerGroupDescribe(req *kmsg.ConsumerGroupDescribeReque
 					rg.AuthorizedOperations = cn.authorizedOps(authorizer.ResourceGroup, id)
 				}
 			}
-			g.mu.Unlock()
+			g.Mu.Unlock()
 		}
 		if rg.ErrorCode != 0 {
 			msg := kerr.ErrorForCode(rg.ErrorCode).Error()

@@ -80,17 +80,17 @@ func (cn *conn) consumerGroupHeartbeat(req *kmsg.ConsumerGroupHeartbeatRequest) 
 	}
 	// Heartbeats of one group take turns: each one's state change is
 	// written to the log (and committed) before the answer, in order.
-	g.writeMu.Lock()
-	defer g.writeMu.Unlock()
+	g.WriteMu.Lock()
+	defer g.WriteMu.Unlock()
 	if c.consumerHeartbeat(req, cn.heartbeatRequest(req), g, resp); resp.ErrorCode != 0 {
 		return resp, nil
 	}
 	// A failed write leaves nothing applied (revertConsumer), as Kafka's
 	// runtime reverts a failed write's records.
-	if code := c.persistConsumerGroup(g); code != 0 {
-		g.mu.Lock()
-		g.revertConsumer()
-		g.mu.Unlock()
+	if code := g.PersistConsumer(); code != 0 {
+		g.Mu.Lock()
+		g.RevertConsumer()
+		g.Mu.Unlock()
 		*resp = *req.ResponseKind().(*kmsg.ConsumerGroupHeartbeatResponse)
 		resp.ErrorCode = code
 	}
@@ -106,19 +106,19 @@ func (c *Cluster) consumerHeartbeat(req *kmsg.ConsumerGroupHeartbeatRequest, hr 
 		resp.ErrorMessage = &msg
 		return nil
 	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	c.consumerGroupOf(g)
-	if g.consumer == nil {
+	g.Mu.Lock()
+	defer g.Mu.Unlock()
+	g.ConsumerGroup()
+	if g.Consumer == nil {
 		if req.MemberEpoch != 0 {
 			return fail(kerr.UnknownMemberID, "group %s has no member %s", req.Group, req.MemberID)
 		}
-		if g.hasClassicMembers() {
+		if g.HasClassicMembers() {
 			return fail(kerr.GroupIDNotFound, "group %s is a classic group with members", req.Group)
 		}
-		g.consumer = grp.NewConsumerGroup()
+		g.Consumer = grp.NewConsumerGroup()
 	}
-	res := g.consumer.Heartbeat(hr, assignorTopics{c})
+	res := g.Consumer.Heartbeat(hr, assignorTopics{c})
 	c.emitConsumerEvents(g, res.Events)
 	if res.Code != 0 {
 		resp.ErrorCode = res.Code
@@ -127,7 +127,7 @@ func (c *Cluster) consumerHeartbeat(req *kmsg.ConsumerGroupHeartbeatRequest, hr 
 	}
 	m := res.Member
 	if !res.Left {
-		c.touchConsumerMember(g, m)
+		g.TouchConsumerMember(m)
 	}
 	resp.MemberID, resp.MemberEpoch = &m.ID, res.MemberEpoch
 	if res.Assignment != nil {
@@ -165,42 +165,16 @@ func (cn *conn) heartbeatRequest(req *kmsg.ConsumerGroupHeartbeatRequest) grp.He
 }
 
 // emitConsumerEvents reports what a KIP-848 step changed. Callers hold
-// g.mu.
+// g.Mu.
 func (c *Cluster) emitConsumerEvents(g *group, evs []grp.Event) {
 	for _, ev := range evs {
 		t := groupEventType(ev.Type)
 		if ev.Group {
 			c.emit(t, func(e *Event) {
-				e.Group, e.Reason, e.Generation, e.Detail = g.id, ev.Reason, ev.Epoch, ev.Detail
+				e.Group, e.Reason, e.Generation, e.Detail = g.ID, ev.Reason, ev.Epoch, ev.Detail
 			})
 			continue
 		}
 		c.emitGroup(t, g, ev.Member, ev.Reason, ev.Detail)
 	}
-}
-
-// touchConsumerMember restarts the member's session timer. Callers hold g.mu.
-func (c *Cluster) touchConsumerMember(g *group, m *consumerMember) {
-	if m.Session != nil {
-		m.Session.Stop()
-	}
-	// g.after fires only while this copy of the group is still the
-	// coordinator's (not after a failover or Close).
-	m.Session = g.after(c.cfg.ConsumerGroupSessionTimeout, func() {
-		if g.consumer == nil || g.consumer.Members[m.ID] != m {
-			return
-		}
-		c.log.Info("consumer group member session expired", "group", g.id, "member", m.ID)
-		c.emitGroup(EventGroupMemberExpired, g, m.ID, "session timeout", "")
-		c.emitConsumerEvents(g, g.consumer.Remove(m, assignorTopics{c}))
-		g.goLocked(func() {
-			g.writeMu.Lock()
-			defer g.writeMu.Unlock()
-			if c.persistConsumerGroup(g) != 0 {
-				g.mu.Lock()
-				g.revertConsumer()
-				g.mu.Unlock()
-			}
-		})
-	})
 }

@@ -46,7 +46,7 @@ func (c *Cluster) newCoordinators() {
 				map[string]string{"cleanup.policy": "compact", "segment.bytes": "104857600"}) // offsets.topic.segment.bytes
 		},
 		NewState:     c.newGroupShard,
-		AfterReplay:  (*groupShard).loaded,
+		AfterReplay:  (*groupShard).Loaded,
 		Alive:        alive,
 		Clock:        c.cfg.Clock,
 		WriteTimeout: offsetsCommitTimeout,

@@ -44,31 +44,31 @@ func (cn *conn) deleteGroup(id string) int16 {
 	case g == nil:
 		return kerr.GroupIDNotFound.Code
 	}
-	g.writeMu.Lock()
-	defer g.writeMu.Unlock()
-	g.mu.Lock()
-	g.ready()
+	g.WriteMu.Lock()
+	defer g.WriteMu.Unlock()
+	g.Mu.Lock()
+	g.Ready()
 	switch {
 	case g.State == grp.Dead:
-		g.mu.Unlock()
+		g.Mu.Unlock()
 		return kerr.GroupIDNotFound.Code
 	case !g.NoMembers():
-		g.mu.Unlock()
+		g.Mu.Unlock()
 		return kerr.NonEmptyGroup.Code
 	}
 	g.State = grp.Dead
-	g.shutdown(kerr.CoordinatorNotAvailable.Code)
-	recs := []coordinatorRecord{{key: recordKey{Group: id}}}
-	if g.consumerMeta != nil {
-		recs = append(recs, coordinatorRecord{key: recordKey{Kind: consumerKind, Group: id}})
+	g.Stop(kerr.CoordinatorNotAvailable.Code)
+	recs := []coordinatorRecord{{Key: recordKey{Group: id}}}
+	if g.ConsumerMeta != nil {
+		recs = append(recs, coordinatorRecord{Key: recordKey{Kind: consumerKind, Group: id}})
 	}
 	for tp := range g.Committed {
-		recs = append(recs, coordinatorRecord{key: recordKey{Group: id, Topic: tp.Topic, Partition: tp.Partition}})
+		recs = append(recs, coordinatorRecord{Key: recordKey{Group: id, Topic: tp.Topic, Partition: tp.Partition}})
 	}
-	g.mu.Unlock()
+	g.Mu.Unlock()
 
-	code = g.write(recs)
-	g.s.forget(g)
+	code = g.Write(recs)
+	g.Shard().Forget(g)
 	cn.b.c.log.Info("group deleted", "group", id, "code", code)
 	return code
 }

@@ -37,18 +37,18 @@ func (cn *conn) handleDescribeGroups(req *kmsg.DescribeGroupsRequest) (kmsg.Resp
 		} else if g, code := c.group(cn.b.id, id, false); code != 0 {
 			dg.ErrorCode = code
 		} else if g != nil {
-			g.mu.Lock()
-			g.describe(&dg)
-			g.mu.Unlock()
+			g.Mu.Lock()
+			describeGroup(g, &dg)
+			g.Mu.Unlock()
 		}
 		resp.Groups = append(resp.Groups, dg)
 	}
 	return resp, nil
 }
 
-// describe fills a classic group's description. Callers hold g.mu.
-func (g *group) describe(dg *kmsg.DescribeGroupsResponseGroup) {
-	if g.consumerProtocol() != nil {
+// describe fills a classic group's description. Callers hold g.Mu.
+func describeGroup(g *group, dg *kmsg.DescribeGroupsResponseGroup) {
+	if g.ConsumerProtocol() != nil {
 		return // not a classic group: Dead
 	}
 	dg.State, dg.ProtocolType = g.State, g.ProtocolType

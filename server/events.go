@@ -326,6 +326,6 @@ func (r *FaultRule) describe() string {
 // emitGroup reports a change of group g, of member if not "".
 func (c *Cluster) emitGroup(t EventType, g *group, member, reason, detail string) {
 	c.emit(t, func(e *Event) {
-		e.Group, e.Member, e.Reason, e.Detail, e.Generation = g.id, member, reason, detail, g.Generation
+		e.Group, e.Member, e.Reason, e.Detail, e.Generation = g.ID, member, reason, detail, g.Generation
 	})
 }

@@ -30,8 +30,8 @@ func (c *Cluster) Groups() []GroupState {
 			continue
 		}
 		if s, _, code := sh.Acquire(leader); code == 0 {
-			for _, g := range s.list() {
-				out = append(out, g.snapshot(leader))
+			for _, g := range s.List() {
+				out = append(out, c.groupSnapshot(g, leader))
 			}
 		}
 	}
@@ -53,15 +53,14 @@ func (c *Cluster) Group(id string) (GroupState, bool) {
 	if code != 0 || g == nil {
 		return GroupState{}, false
 	}
-	return g.snapshot(broker), true
+	return c.groupSnapshot(g, broker), true
 }
 
-func (g *group) snapshot(broker int32) GroupState {
-	c := g.s.c
-	g.mu.Lock()
-	gs := GroupState{Group: g.id, Coordinator: broker, Members: []GroupMemberState{}, Offsets: []GroupOffsetState{}}
-	gs.Type, gs.State, gs.ProtocolType = g.kind()
-	if cg := g.consumerProtocol(); cg != nil {
+func (c *Cluster) groupSnapshot(g *group, broker int32) GroupState {
+	g.Mu.Lock()
+	gs := GroupState{Group: g.ID, Coordinator: broker, Members: []GroupMemberState{}, Offsets: []GroupOffsetState{}}
+	gs.Type, gs.State, gs.ProtocolType = groupKind(g)
+	if cg := g.ConsumerProtocol(); cg != nil {
 		gs.Protocol, gs.Generation = cg.Assignor, cg.Epoch
 		ae := cg.AssignmentEpoch
 		gs.AssignmentEpoch = &ae
@@ -99,7 +98,7 @@ func (g *group) snapshot(broker int32) GroupState {
 		gs.Offsets = append(gs.Offsets, GroupOffsetState{Topic: tp.Topic, Partition: tp.Partition, Offset: o.Offset,
 			LeaderEpoch: o.LeaderEpoch, Metadata: o.Metadata, CommitTimestamp: o.Timestamp})
 	}
-	g.mu.Unlock()
+	g.Mu.Unlock()
 
 	slices.SortFunc(gs.Offsets, func(a, b GroupOffsetState) int {
 		return cmp.Or(strings.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))

@@ -32,8 +32,8 @@ func (cn *conn) heartbeat(req *kmsg.HeartbeatRequest) int16 {
 	if code != 0 {
 		return code
 	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.ready()
+	g.Mu.Lock()
+	defer g.Mu.Unlock()
+	g.Ready()
 	return g.Heartbeat(req.MemberID, req.InstanceID, req.Generation)
 }

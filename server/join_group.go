@@ -81,20 +81,20 @@ func (cn *conn) joinGroup(groupID string, r grp.JoinRequest) (grp.JoinResult, bo
 	case g == nil:
 		return grp.JoinError(kerr.UnknownMemberID.Code, r.MemberID), true
 	}
-	g.mu.Lock()
-	g.ready()
+	g.Mu.Lock()
+	g.Ready()
 	if g.State != grp.Dead {
-		if cg := c.consumerGroupOf(g); cg != nil && len(cg.Members) == 0 {
-			g.consumer, g.consumerMeta = nil, nil // an empty KIP-848 group turns classic
+		if cg := g.ConsumerGroup(); cg != nil && len(cg.Members) == 0 {
+			g.Consumer, g.ConsumerMeta = nil, nil // an empty KIP-848 group turns classic
 		}
 	}
 	res, ch, static := g.Join(r)
-	g.mu.Unlock()
+	g.Mu.Unlock()
 	if static != nil {
-		code := g.storeMeta(static.Snap)
-		g.mu.Lock()
+		code := g.StoreMeta(static.Snap)
+		g.Mu.Lock()
 		g.FinishStaticRejoin(static, code)
-		g.mu.Unlock()
+		g.Mu.Unlock()
 	}
 	if ch == nil {
 		return res, true

@@ -62,9 +62,9 @@ func (cn *conn) leaveGroup(groupID string, leaving []kmsg.LeaveGroupRequestMembe
 		}
 		return 0, out
 	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.ready()
+	g.Mu.Lock()
+	defer g.Mu.Unlock()
+	g.Ready()
 	if g.State == grp.Dead {
 		return kerr.CoordinatorNotAvailable.Code, nil
 	}

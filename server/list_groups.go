@@ -25,14 +25,14 @@ func (cn *conn) handleListGroups(req *kmsg.ListGroupsRequest) (kmsg.Response, er
 	}
 	all := cn.allowedCluster(authorizer.OpDescribe)
 	for _, g := range cn.b.c.groupsOn(cn.b.id) {
-		if !all && !cn.allowedGroup(authorizer.OpDescribe, g.id) {
+		if !all && !cn.allowedGroup(authorizer.OpDescribe, g.ID) {
 			continue // Kafka lists only the groups one may describe
 		}
-		g.mu.Lock()
+		g.Mu.Lock()
 		lg := kmsg.NewListGroupsResponseGroup()
-		lg.Group = g.id
-		lg.GroupType, lg.GroupState, lg.ProtocolType = g.kind()
-		g.mu.Unlock()
+		lg.Group = g.ID
+		lg.GroupType, lg.GroupState, lg.ProtocolType = groupKind(g)
+		g.Mu.Unlock()
 		if match(req.StatesFilter, lg.GroupState) && match(req.TypesFilter, lg.GroupType) {
 			resp.Groups = append(resp.Groups, lg)
 		}
@@ -53,17 +53,17 @@ func (c *Cluster) groupsOn(broker int32) []*group {
 	var out []*group
 	for _, sh := range ss {
 		if s, _, code := sh.Acquire(broker); code == 0 { // else not the coordinator of this shard
-			out = append(out, s.list()...)
+			out = append(out, s.List()...)
 		}
 	}
-	slices.SortFunc(out, func(a, b *group) int { return strings.Compare(a.id, b.id) })
+	slices.SortFunc(out, func(a, b *group) int { return strings.Compare(a.ID, b.ID) })
 	return out
 }
 
 // kind is the group's type ("classic" or "consumer"), state and protocol
-// type. Callers hold g.mu.
-func (g *group) kind() (typ, state, protocolType string) {
-	if cg := g.consumerProtocol(); cg != nil {
+// type. Callers hold g.Mu.
+func groupKind(g *group) (typ, state, protocolType string) {
+	if cg := g.ConsumerProtocol(); cg != nil {
 		return "consumer", cg.State(), "consumer"
 	}
 	return "classic", g.State, g.ProtocolType

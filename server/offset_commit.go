@@ -57,13 +57,13 @@ func (cn *conn) handleOffsetCommit(req *kmsg.OffsetCommitRequest) (kmsg.Response
 		}
 	}
 	if code == 0 {
-		g.mu.Lock()
-		if m := g.consumerMember(req.MemberID); m != nil {
+		g.Mu.Lock()
+		if m := g.ConsumerMember(req.MemberID); m != nil {
 			code = grp.CheckMemberEpoch(m, generation)
 		} else {
-			code = g.checkCommit(req.MemberID, generation, req.InstanceID)
+			code = g.CheckCommit(req.MemberID, generation, req.InstanceID)
 		}
-		g.mu.Unlock()
+		g.Mu.Unlock()
 	}
 	if code != 0 {
 		return fail(code)
@@ -97,14 +97,14 @@ func (cn *conn) handleOffsetCommit(req *kmsg.OffsetCommitRequest) (kmsg.Response
 				if rp.Metadata != nil {
 					o.Metadata = *rp.Metadata
 				}
-				recs = append(recs, coordinatorRecord{key: recordKey{Group: req.Group, Topic: rt.Topic, Partition: rp.Partition}, value: o})
+				recs = append(recs, coordinatorRecord{Key: recordKey{Group: req.Group, Topic: rt.Topic, Partition: rp.Partition}, Value: o})
 				written = append(written, sp)
 			}
 		}
 	}
 	if len(recs) > 0 {
 		// The chaos checker learns the offsets when they are replayed.
-		code := g.write(recs)
+		code := g.Write(recs)
 		for _, sp := range written {
 			sp.ErrorCode = code
 		}

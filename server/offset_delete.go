@@ -36,18 +36,18 @@ func (cn *conn) handleOffsetDelete(req *kmsg.OffsetDeleteRequest) (kmsg.Response
 		return fail(code)
 	}
 
-	g.mu.Lock()
-	g.ready()
-	typ, _, protocolType := g.kind()
+	g.Mu.Lock()
+	g.Ready()
+	typ, _, protocolType := groupKind(g)
 	switch {
 	case g.State == grp.Dead:
-		g.mu.Unlock()
+		g.Mu.Unlock()
 		return fail(kerr.GroupIDNotFound.Code)
 	case !g.NoMembers() && typ == "classic" && protocolType != "consumer":
-		g.mu.Unlock()
+		g.Mu.Unlock()
 		return fail(kerr.NonEmptyGroup.Code)
 	}
-	subscribed, readable := g.subscribedTopics()
+	subscribed, readable := g.SubscribedTopics()
 	var recs []coordinatorRecord
 	var written []*kmsg.OffsetDeleteResponseTopicPartition
 	resp.Topics = make([]kmsg.OffsetDeleteResponseTopic, len(req.Topics))
@@ -67,14 +67,14 @@ func (cn *conn) handleOffsetDelete(req *kmsg.OffsetDeleteRequest) (kmsg.Response
 			case !g.NoMembers() && (!readable || subscribed[rt.Topic]):
 				sp.ErrorCode = kerr.GroupSubscribedToTopic.Code
 			case committed:
-				recs = append(recs, coordinatorRecord{key: recordKey{Group: g.id, Topic: rt.Topic, Partition: rp.Partition}})
+				recs = append(recs, coordinatorRecord{Key: recordKey{Group: g.ID, Topic: rt.Topic, Partition: rp.Partition}})
 				written = append(written, sp)
 			}
 		}
 	}
-	g.mu.Unlock()
+	g.Mu.Unlock()
 	if len(recs) > 0 {
-		code := g.write(recs)
+		code := g.Write(recs)
 		for _, sp := range written {
 			sp.ErrorCode = code
 		}

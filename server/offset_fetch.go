@@ -119,8 +119,8 @@ func (cn *conn) fetchOffsets(groupID string, topics []kmsg.OffsetFetchRequestTop
 		}
 		return out, 0
 	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
+	g.Mu.Lock()
+	defer g.Mu.Unlock()
 	if topics != nil {
 		out := requested(0)
 		for i, rt := range topics {

@@ -48,10 +48,10 @@ func (cn *conn) handleSyncGroup(req *kmsg.SyncGroupRequest) (kmsg.Response, erro
 			sr.Assignments[a.MemberID] = a.MemberAssignment
 		}
 	}
-	g.mu.Lock()
-	g.ready()
+	g.Mu.Lock()
+	g.Ready()
 	res, protocolType, protocol, ch, leader := g.Sync(sr)
-	g.mu.Unlock()
+	g.Mu.Unlock()
 	if res.Code != 0 {
 		return fail(res.Code)
 	}
@@ -60,10 +60,10 @@ func (cn *conn) handleSyncGroup(req *kmsg.SyncGroupRequest) (kmsg.Response, erro
 		return resp, nil
 	}
 	if leader != nil {
-		code := g.storeMeta(leader.Snap)
-		g.mu.Lock()
+		code := g.StoreMeta(leader.Snap)
+		g.Mu.Lock()
 		g.CompleteSync(leader.Generation, leader.Assignments, code)
-		g.mu.Unlock()
+		g.Mu.Unlock()
 	}
 	cn.parkBegin() // a delayed sync: no handler time
 	select {

@@ -85,9 +85,9 @@ func (cn *conn) handleTxnOffsetCommit(req *kmsg.TxnOffsetCommitRequest) (kmsg.Re
 	generation := int32(-1)
 	if req.Version >= 3 {
 		generation = req.Generation
-		g.mu.Lock()
-		code = g.checkTxnCommit(req.MemberID, generation, req.InstanceID)
-		g.mu.Unlock()
+		g.Mu.Lock()
+		code = checkTxnCommit(g, req.MemberID, generation, req.InstanceID)
+		g.Mu.Unlock()
 		if code != 0 {
 			return fail(code)
 		}
@@ -123,15 +123,15 @@ func (cn *conn) handleTxnOffsetCommit(req *kmsg.TxnOffsetCommitRequest) (kmsg.Re
 				if rp.Metadata != nil {
 					o.Metadata = *rp.Metadata
 				}
-				recs = append(recs, coordinatorRecord{key: recordKey{Group: req.Group, Topic: rt.Topic, Partition: rp.Partition}, value: o})
+				recs = append(recs, coordinatorRecord{Key: recordKey{Group: req.Group, Topic: rt.Topic, Partition: rp.Partition}, Value: o})
 			}
 		}
 	}
 	written := int16(0)
 	if len(recs) > 0 {
-		g.writeMu.Lock()
-		written = g.writeAs(recs, coordinator.Producer{ID: req.ProducerID, Epoch: req.ProducerEpoch})
-		g.writeMu.Unlock()
+		g.WriteMu.Lock()
+		written = g.WriteAs(recs, coordinator.Producer{ID: req.ProducerID, Epoch: req.ProducerEpoch})
+		g.WriteMu.Unlock()
 		if written == kerr.ProducerFenced.Code && req.Version < 3 {
 			written = kerr.InvalidProducerEpoch.Code
 		}
@@ -147,12 +147,12 @@ func (cn *conn) handleTxnOffsetCommit(req *kmsg.TxnOffsetCommitRequest) (kmsg.Re
 
 // checkTxnCommit is KIP-447's check of a transactional offset commit's
 // member: like an offset commit's, but a rebalance in progress does not
-// refuse it. Callers hold g.mu.
-func (g *group) checkTxnCommit(memberID string, generation int32, instanceID *string) int16 {
-	if m := g.consumerMember(memberID); m != nil {
+// refuse it. Callers hold g.Mu.
+func checkTxnCommit(g *group, memberID string, generation int32, instanceID *string) int16 {
+	if m := g.ConsumerMember(memberID); m != nil {
 		return grp.CheckMemberEpoch(m, generation)
 	}
-	code := g.checkCommit(memberID, generation, instanceID)
+	code := g.CheckCommit(memberID, generation, instanceID)
 	if code == kerr.RebalanceInProgress.Code {
 		return 0
 	}
