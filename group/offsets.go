@@ -36,6 +36,9 @@ type Offset struct {
 	LeaderEpoch int32  `json:"leader_epoch"`
 	Metadata    string `json:"metadata"`
 	Timestamp   int64  `json:"timestamp"`
+	// ExpireTimestamp is when the offset expires regardless of the
+	// group (OffsetCommit v2-v4 with a retention time), 0 when not set.
+	ExpireTimestamp int64 `json:"expire_timestamp,omitempty"`
 }
 
 // ConsumerKind marks __consumer_offsets records holding KIP-848 state.

@@ -97,6 +97,9 @@ func (cn *conn) handleOffsetCommit(req *kmsg.OffsetCommitRequest) (kmsg.Response
 				if rp.Metadata != nil {
 					o.Metadata = *rp.Metadata
 				}
+				if req.Version >= 2 && req.Version <= 4 && req.RetentionTimeMillis != -1 {
+					o.ExpireTimestamp = now + req.RetentionTimeMillis // KIP-211's old semantics
+				}
 				recs = append(recs, coordinatorRecord{key: recordKey{Group: req.Group, Topic: rt.Topic, Partition: rp.Partition}, value: o})
 				written = append(written, sp)
 			}

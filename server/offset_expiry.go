@@ -1,0 +1,141 @@
+package server
+
+// Committed-offset expiry on the cluster's clock (offsets.retention.minutes,
+// KIP-211): every offsets.retention.check.interval.ms each coordinator
+// removes the offsets package group's rules say expired (group.Expiry:
+// Kafka's offsetExpirationCondition) from the groups of the
+// __consumer_offsets shards it leads, by writing their tombstones through
+// the runtime (acks=all; the replay drops them), and deletes an Empty
+// group left without offsets, as Kafka's cleanupGroupMetadata does.
+// Moving a manual clock past the retention is how a test sees a consumer
+// group that restarts after a long weekend reprocess everything.
+//
+// The round only starts the work: the tombstones wait for replication,
+// which a clock callback must not, so they are written on a tracked
+// goroutine, one round at a time.
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	grp "github.com/fakekafka/fakekafka/group"
+	"github.com/twmb/franz-go/pkg/kerr"
+)
+
+func (c *Cluster) offsetsRetentionCheckInterval() time.Duration {
+	return c.cfg.OffsetsRetentionCheckInterval
+}
+
+// expireOffsets is one round of the expiry job.
+func (c *Cluster) expireOffsets() {
+	if c.topic(offsetsTopic) == nil || !c.expiringOffsets.CompareAndSwap(false, true) {
+		return // no group was ever used, or the last round still writes
+	}
+	now := c.now()
+	if !c.goTracked(func() {
+		defer c.expiringOffsets.Store(false)
+		c.expireOffsetsAt(now)
+	}) {
+		c.expiringOffsets.Store(false)
+	}
+}
+
+// expireOffsetsAt expires, as of now, the offsets of every group whose
+// shard is led by a live broker, on that broker's load of the shard.
+func (c *Cluster) expireOffsetsAt(now time.Time) {
+	ss, err := c.coord.Shards()
+	if err != nil {
+		return
+	}
+	for _, sh := range ss {
+		leader, code := sh.Coordinator()
+		if code != 0 {
+			continue
+		}
+		s, _, code := sh.Acquire(leader)
+		if code != 0 {
+			continue
+		}
+		for _, g := range s.list() {
+			g.expireOffsets(now, c.cfg.OffsetsRetention)
+		}
+	}
+}
+
+// expireOffsets writes the tombstones of g's expired offsets and, when
+// none is left and g is Empty, deletes g.
+func (g *group) expireOffsets(now time.Time, retention time.Duration) {
+	c := g.s.c
+	g.writeMu.Lock()
+	defer g.writeMu.Unlock()
+	g.mu.Lock()
+	g.ready()
+	if g.State == grp.Dead || !g.current() {
+		g.mu.Unlock()
+		return
+	}
+	var e grp.Expiry
+	ok, empty := true, g.State == grp.Empty && !g.HasMembers()
+	if cg := g.consumerProtocol(); cg != nil {
+		e, empty = grp.ConsumerExpiry(cg), empty && len(cg.Members) == 0
+	} else if cg := c.consumerGroupOf(g); cg != nil && len(cg.Members) > 0 {
+		ok = false // members of the other protocol
+	} else {
+		e, ok = grp.ClassicExpiry(&g.Classic, g.emptySince())
+	}
+	if !ok {
+		g.mu.Unlock()
+		return
+	}
+	expired, all := g.Expired(e, now, retention)
+	var recs []coordinatorRecord
+	for _, tp := range expired {
+		recs = append(recs, coordinatorRecord{key: recordKey{Group: g.id, Topic: tp.Topic, Partition: tp.Partition}})
+	}
+	deleted := all && empty
+	if deleted {
+		g.State = grp.Dead
+		g.shutdown(kerr.CoordinatorNotAvailable.Code)
+		recs = append(recs, coordinatorRecord{key: recordKey{Group: g.id}})
+		if g.consumerMeta != nil {
+			recs = append(recs, coordinatorRecord{key: recordKey{Kind: consumerKind, Group: g.id}})
+		}
+	}
+	g.mu.Unlock()
+	if len(recs) == 0 {
+		return
+	}
+	code := g.write(recs)
+	if deleted {
+		g.s.forget(g)
+	}
+	if code != 0 {
+		c.log.Warn("expiring offsets failed", "group", g.id, "error", errorName(code))
+		return
+	}
+	names := make([]string, len(expired))
+	for i, tp := range expired {
+		names[i] = fmt.Sprintf("%s-%d", tp.Topic, tp.Partition)
+	}
+	c.log.Info("offsets expired", "group", g.id, "offsets", len(expired), "group_deleted", deleted)
+	c.emit(EventOffsetsExpired, func(e *Event) {
+		e.Group, e.Detail = g.id, strings.Join(names, ",")
+		if deleted {
+			e.Reason = "group_deleted"
+		}
+	})
+}
+
+// emptySince is when the classic group became Empty: the time of its last
+// metadata record if that record has no members, else zero (unknown: the
+// offsets' commit times count, as for Kafka's records without
+// currentStateTimestamp). Callers hold g.mu.
+func (g *group) emptySince() time.Time {
+	var md grp.Meta
+	if g.meta == nil || json.Unmarshal(g.meta, &md) != nil || len(md.Members) > 0 || md.Timestamp <= 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(md.Timestamp)
+}
