@@ -67,7 +67,7 @@ type Cluster struct {
 	retention, compaction  *job // log_retention.go, log_compaction.go
 	producerExpiry         *job // producer_expiry.go
 	offsetExpiry           *job // offset_expiry.go
-	expiringOffsets        atomic.Bool
+	expiringOffsets        offsetExpiryRuns
 	lastCheckpoint         time.Time
 
 	// configMu serialises config changes (alter_configs.go); brokerCfg holds

@@ -71,6 +71,7 @@ type group struct {
 	// across the snapshot and its replication.
 	writeMu    sync.Mutex
 	writtenSeq uint64        // last metadata snapshot written (writeMu)
+	expiryMu   sync.RWMutex  // OffsetCommit's writes read-lock it, the offset expiry locks it (offset_expiry.go)
 	done       chan struct{} // closed on shutdown, ending the watcher
 }
 

@@ -107,7 +107,9 @@ func (cn *conn) handleOffsetCommit(req *kmsg.OffsetCommitRequest) (kmsg.Response
 	}
 	if len(recs) > 0 {
 		// The chaos checker learns the offsets when they are replayed.
+		g.expiryMu.RLock() // no expiry decides while a commit is written
 		code := g.write(recs)
+		g.expiryMu.RUnlock()
 		for _, sp := range written {
 			sp.ErrorCode = code
 		}

@@ -12,12 +12,15 @@ package server
 //
 // The round only starts the work: the tombstones wait for replication,
 // which a clock callback must not, so they are written on a tracked
-// goroutine, one round at a time.
+// goroutine, one round at a time. Rounds that fall due meanwhile (an
+// AdvanceClock of days runs hundreds inline) are folded into one more
+// run at the latest round's time, so the last round is never lost.
 
 import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	grp "github.com/fakekafka/fakekafka/group"
@@ -28,18 +31,39 @@ func (c *Cluster) offsetsRetentionCheckInterval() time.Duration {
 	return c.cfg.OffsetsRetentionCheckInterval
 }
 
+// offsetExpiryRuns serialises the expiry runs.
+type offsetExpiryRuns struct {
+	mu      sync.Mutex
+	running bool
+	next    time.Time // a round that fell due while one ran; zero: none
+}
+
 // expireOffsets is one round of the expiry job.
 func (c *Cluster) expireOffsets() {
-	if c.topic(offsetsTopic) == nil || !c.expiringOffsets.CompareAndSwap(false, true) {
-		return // no group was ever used, or the last round still writes
+	if c.topic(offsetsTopic) == nil {
+		return // no group was ever used
+	}
+	r := &c.expiringOffsets
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.running {
+		r.next = c.now()
+		return
 	}
 	now := c.now()
-	if !c.goTracked(func() {
-		defer c.expiringOffsets.Store(false)
-		c.expireOffsetsAt(now)
-	}) {
-		c.expiringOffsets.Store(false)
-	}
+	r.running = c.goTracked(func() {
+		for {
+			c.expireOffsetsAt(now)
+			r.mu.Lock()
+			if r.next.IsZero() {
+				r.running = false
+				r.mu.Unlock()
+				return
+			}
+			now, r.next = r.next, time.Time{}
+			r.mu.Unlock()
+		}
+	})
 }
 
 // expireOffsetsAt expires, as of now, the offsets of every group whose
@@ -68,8 +92,13 @@ func (c *Cluster) expireOffsetsAt(now time.Time) {
 // none is left and g is Empty, deletes g.
 func (g *group) expireOffsets(now time.Time, retention time.Duration) {
 	c := g.s.c
+	// No other write of g (metadata, transactional or plain commits) is in
+	// flight while the expiry decides and writes: a commit landing between
+	// the decision and the tombstones would be deleted with them.
 	g.writeMu.Lock()
 	defer g.writeMu.Unlock()
+	g.expiryMu.Lock()
+	defer g.expiryMu.Unlock()
 	g.mu.Lock()
 	g.ready()
 	if g.State == grp.Dead || !g.current() {
