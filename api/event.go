@@ -48,6 +48,10 @@ const (
 	EventGroupMemberJoined       EventType = "group_member_joined"
 	EventGroupMemberLeft         EventType = "group_member_left"
 	EventGroupMemberExpired      EventType = "group_member_expired"
+	// Committed offsets of Group expired (offsets.retention.minutes):
+	// Detail lists them (topic-partition, comma-separated); Reason
+	// group_deleted when the Empty group went with them.
+	EventOffsetsExpired EventType = "offsets_expired"
 
 	// The LSO moved after a transaction held it below the HW (a marker
 	// let it go): From, To, coalesced with hw_advanced. Partitions without
@@ -164,6 +168,7 @@ var EventTypes = []EventType{
 	EventPartitionsCreated, EventReassignmentStarted, EventReassignmentCompleted, EventReassignmentCancelled,
 	EventACLCreated, EventACLDeleted, EventQuotaChanged, EventClientThrottled,
 	EventGroupRebalanceStarted, EventGroupRebalanceCompleted, EventGroupMemberJoined, EventGroupMemberLeft, EventGroupMemberExpired,
+	EventOffsetsExpired,
 	EventLSOAdvanced, EventReplicaPaused, EventReplicaResumed,
 	EventTxnStateChanged, EventTxnPartitionsAdded, EventTxnEpochBumped, EventTxnTimedOut, EventTxnMarkerWritten, EventTxnExpired,
 	EventClientAuthenticated, EventClientReauthenticated, EventAuthenticationFailed, EventSASLUserChanged,

@@ -39,8 +39,12 @@ type Group struct {
 	// WriteMu orders the group's state writes: taken before Mu, held
 	// across a write and its replication.
 	WriteMu    sync.Mutex
-	writtenSeq uint64        // last metadata snapshot written (WriteMu)
-	done       chan struct{} // closed on shutdown, ending the watcher
+	writtenSeq uint64 // last metadata snapshot written (WriteMu)
+	// ExpiryMu keeps the offset expiry's decision and its tombstones
+	// apart from commits: OffsetCommit's writes read-lock it, the expiry
+	// (server/offset_expiry.go) locks it.
+	ExpiryMu sync.RWMutex
+	done     chan struct{} // closed on shutdown, ending the watcher
 }
 
 func newGroup(s *Shard, id string) *Group {

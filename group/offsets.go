@@ -9,16 +9,22 @@
 //     from);
 //   - ConsumerGroup: KIP-848 groups (member epochs, target assignment,
 //     reconciliation and revocation, the uniform and range assignors, the
-//     heartbeat step).
+//     heartbeat step);
+//   - Expiry: which committed offsets offsets.retention.minutes expires
+//     (KIP-211);
+//   - Shard and Group: one __consumer_offsets partition's groups as a
+//     load holds them (the runtime's state: Replay of records and markers,
+//     the same path for a load and for every committed write), and one
+//     group with its lock, its write order and its timers.
 //
 // Steps take a request and answer a result and the events they made;
-// none does I/O or imports the server. What a step needs of its
-// coordinator comes through small interfaces: ClassicHost (timers bound
-// to the shard's load, events, the metadata writes, the clock) and Topics
-// (the topic metadata the assignors read). The server guards each group
-// with its lock, writes what the steps decide through the runtime and
-// replays what was committed. The tests drive every step on a manual
-// clock with exact outcomes.
+// none does I/O or imports the server. What the coordinator needs of the
+// broker comes through small interfaces: Host (the runtime shard, events,
+// clock, config, logging, tracked goroutines, the chaos hook, topic
+// metadata), ClassicHost and Topics. Writes go through the runtime
+// (append acks=all, wait for the HW, then Replay), so a failed write
+// leaves nothing applied. The tests drive every step on a manual clock
+// with exact outcomes.
 package group
 
 import "encoding/json"
@@ -36,6 +42,9 @@ type Offset struct {
 	LeaderEpoch int32  `json:"leader_epoch"`
 	Metadata    string `json:"metadata"`
 	Timestamp   int64  `json:"timestamp"`
+	// ExpireTimestamp is when the offset expires regardless of the
+	// group (OffsetCommit v2-v4 with a retention time), 0 when not set.
+	ExpireTimestamp int64 `json:"expire_timestamp,omitempty"`
 }
 
 // ConsumerKind marks __consumer_offsets records holding KIP-848 state.

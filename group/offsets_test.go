@@ -27,7 +27,7 @@ func TestOffsetsReplayCommit(t *testing.T) {
 		t.Fatal("new offsets are not empty")
 	}
 	got, ok := o.ReplayCommit(tp0, offsetValue(t, Offset{Offset: 5, LeaderEpoch: 2, Metadata: "m", Timestamp: 100}))
-	if !ok || got != (Offset{5, 2, "m", 100}) {
+	if !ok || got != (Offset{Offset: 5, LeaderEpoch: 2, Metadata: "m", Timestamp: 100}) {
 		t.Fatalf("commit: %v %v", got, ok)
 	}
 	o.ReplayCommit(tp1, offsetValue(t, Offset{Offset: 7, LeaderEpoch: -1}))

@@ -71,6 +71,7 @@ const (
 	EventGroupMemberJoined       = api.EventGroupMemberJoined
 	EventGroupMemberLeft         = api.EventGroupMemberLeft
 	EventGroupMemberExpired      = api.EventGroupMemberExpired
+	EventOffsetsExpired          = api.EventOffsetsExpired
 	EventLSOAdvanced             = api.EventLSOAdvanced
 	EventLogStartMoved           = api.EventLogStartMoved
 	EventReplicaPaused           = api.EventReplicaPaused

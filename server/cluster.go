@@ -66,6 +66,8 @@ type Cluster struct {
 	isrChecks, checkpoints *job
 	retention, compaction  *job // log_retention.go, log_compaction.go
 	producerExpiry         *job // producer_expiry.go
+	offsetExpiry           *job // offset_expiry.go
+	expiringOffsets        offsetExpiryRuns
 	lastCheckpoint         time.Time
 
 	// configMu serialises config changes (alter_configs.go); brokerCfg holds
@@ -154,6 +156,7 @@ func NewCluster(cfg Config) (*Cluster, error) {
 	c.checkpoints = c.every(c.checkpointInterval, c.checkpoint)
 	c.retention = c.every(c.retentionCheckInterval, c.checkRetention)
 	c.producerExpiry = c.every(c.producerExpiryInterval, c.expireProducers)
+	c.offsetExpiry = c.every(c.offsetsRetentionCheckInterval, c.expireOffsets)
 	c.compaction = c.every(c.cleanerBackoff, c.cleanLogs)
 	for _, b := range c.brokers {
 		for _, bl := range b.listeners {
@@ -219,6 +222,7 @@ func (c *Cluster) Close() error {
 		c.checkpoints.stop()
 		c.retention.stop()
 		c.producerExpiry.stop()
+		c.offsetExpiry.stop()
 		c.compaction.stop()
 		c.wg.Wait()
 		c.flushData(true)

@@ -129,6 +129,14 @@ type Config struct {
 	// long the first rebalance of an empty group waits for more members.
 	// Default 0 (Kafka's 3 s only slows tests down).
 	GroupInitialRebalanceDelay time.Duration
+	// OffsetsRetention is offsets.retention.minutes: how long committed
+	// offsets are kept once their group is Empty (or, for simple commits,
+	// after the commit) (offset_expiry.go). Default 7 days, Kafka's.
+	// OffsetsRetentionCheckInterval is
+	// offsets.retention.check.interval.ms, how often that is checked on
+	// the cluster's clock. Default 10 minutes.
+	OffsetsRetention              time.Duration
+	OffsetsRetentionCheckInterval time.Duration
 	// GroupMinSessionTimeout and GroupMaxSessionTimeout bound the session
 	// timeouts members may ask for (group.min/max.session.timeout.ms).
 	// Defaults 6 s and 30 min, Kafka's.
@@ -298,6 +306,15 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.RetentionCheckInterval <= 0 {
 		c.RetentionCheckInterval = 5 * time.Minute
+	}
+	if c.OffsetsRetention == 0 {
+		c.OffsetsRetention = 7 * 24 * time.Hour
+	}
+	if c.OffsetsRetentionCheckInterval == 0 {
+		c.OffsetsRetentionCheckInterval = 10 * time.Minute
+	}
+	if c.OffsetsRetention < 0 || c.OffsetsRetentionCheckInterval < 0 {
+		return c, fmt.Errorf("offsets.retention.minutes and its check interval must not be negative")
 	}
 	if c.ProducerIDExpiration == 0 {
 		c.ProducerIDExpiration = 24 * time.Hour

@@ -97,6 +97,9 @@ func (cn *conn) handleOffsetCommit(req *kmsg.OffsetCommitRequest) (kmsg.Response
 				if rp.Metadata != nil {
 					o.Metadata = *rp.Metadata
 				}
+				if req.Version >= 2 && req.Version <= 4 && req.RetentionTimeMillis != -1 {
+					o.ExpireTimestamp = now + req.RetentionTimeMillis // KIP-211's old semantics
+				}
 				recs = append(recs, coordinatorRecord{Key: recordKey{Group: req.Group, Topic: rt.Topic, Partition: rp.Partition}, Value: o})
 				written = append(written, sp)
 			}
@@ -104,7 +107,9 @@ func (cn *conn) handleOffsetCommit(req *kmsg.OffsetCommitRequest) (kmsg.Response
 	}
 	if len(recs) > 0 {
 		// The chaos checker learns the offsets when they are replayed.
+		g.ExpiryMu.RLock() // no expiry decides while a commit is written
 		code := g.Write(recs)
+		g.ExpiryMu.RUnlock()
 		for _, sp := range written {
 			sp.ErrorCode = code
 		}

@@ -55,6 +55,22 @@ func (v durationMs) String() string {
 	return v.d.String()
 }
 
+// durationMin parses Kafka-style minutes ("10080") or a Go duration ("168h").
+type durationMin struct{ d *time.Duration }
+
+func (v durationMin) String() string { return durationMs(v).String() }
+
+func (v durationMin) Set(s string) error {
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		if n <= 0 {
+			return fmt.Errorf("must be positive, got %q", s)
+		}
+		*v.d = time.Duration(n) * time.Minute
+		return nil
+	}
+	return durationMs(v).Set(s)
+}
+
 func (v durationMs) Set(s string) error {
 	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
 		*v.d = time.Duration(n) * time.Millisecond
@@ -130,6 +146,8 @@ func parseFlags(args []string, getenv func(string) string, help io.Writer) (*opt
 	fs.Var(durationMs{&o.cfg.RetentionCheckInterval}, "log-retention-check-interval", "log.retention.check.interval.ms")
 	fs.Var(durationMs{&o.cfg.ProducerIDExpiration}, "producer-id-expiration", "producer.id.expiration.ms: how long an idle idempotent producer's state is kept")
 	fs.Var(durationMs{&o.cfg.ProducerIDExpirationCheckInterval}, "producer-id-expiration-check-interval", "producer.id.expiration.check.interval.ms")
+	fs.Var(durationMin{&o.cfg.OffsetsRetention}, "offsets-retention-minutes", "offsets.retention.minutes: committed offsets of an Empty group (or simple commits) are kept this long (minutes or a duration)")
+	fs.Var(durationMs{&o.cfg.OffsetsRetentionCheckInterval}, "offsets-retention-check-interval", "offsets.retention.check.interval.ms: how often expired offsets are removed")
 	fs.Var(durationMs{&o.cfg.CleanerBackoff}, "log-cleaner-backoff", "log.cleaner.backoff.ms: how often the log cleaner looks for work")
 	fs.IntVar(&o.cfg.TransactionStatePartitions, "transaction-state-log-num-partitions", 50, "transaction.state.log.num.partitions: __transaction_state partitions")
 	fs.Var(durationMs{&o.cfg.TransactionMaxTimeout}, "transaction-max-timeout", "transaction.max.timeout.ms")
