@@ -171,8 +171,12 @@ func (s *Shard) Replay(b coordinator.Batch) {
 		}
 	}
 	// The chaos checker learns every offset an OffsetCommit committed.
-	for _, group := range slices.Sorted(maps.Keys(commits)) {
-		s.host.Committed(group, commits[group])
+	// (Guarded: sorting even no keys allocates, on every batch a load
+	// replays.)
+	if len(commits) > 0 {
+		for _, group := range slices.Sorted(maps.Keys(commits)) {
+			s.host.Committed(group, commits[group])
+		}
 	}
 }
 
@@ -204,7 +208,10 @@ func (s *Shard) replayMarker(pid int64, commit bool) {
 	// The chaos checker learns a transaction's offsets when its commit
 	// marker makes them committed, as it learns OffsetCommit's.
 	record := commit && s.host.Recording()
-	byGroup := map[string][]CoordinatorRecord{}
+	var byGroup map[string][]CoordinatorRecord
+	if record {
+		byGroup = map[string][]CoordinatorRecord{}
+	}
 	for _, g := range s.List() {
 		var applied func(TopicPartition, Offset)
 		if record {
@@ -216,8 +223,10 @@ func (s *Shard) replayMarker(pid int64, commit bool) {
 		g.CompleteTxn(pid, commit, applied)
 		g.Mu.Unlock()
 	}
-	for _, group := range slices.Sorted(maps.Keys(byGroup)) {
-		s.host.Committed(group, byGroup[group])
+	if len(byGroup) > 0 {
+		for _, group := range slices.Sorted(maps.Keys(byGroup)) {
+			s.host.Committed(group, byGroup[group])
+		}
 	}
 }
 
