@@ -14,38 +14,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// evLine is an event in brief, for exact comparisons of a story:
-// type, then broker/leader, offsets, ISR and reason where they apply.
-func evLine(e Event) string {
-	var b strings.Builder
-	b.WriteString(string(e.Type))
-	if e.Topic != "" && e.Partition >= 0 {
-		fmt.Fprintf(&b, " %s/%d", e.Topic, e.Partition)
-	}
-	switch e.Type {
-	case EventLeaderElected, EventPartitionLeaderless:
-		fmt.Fprintf(&b, " leader %d (was %d) epoch %d isr %v", e.Leader, e.OldLeader, e.Epoch, e.ISR)
-		if e.Unclean {
-			b.WriteString(" unclean")
-		}
-	case EventLogTruncated, EventRecordsLost:
-		fmt.Fprintf(&b, " broker %d %d->%d", e.Broker, e.From, e.To)
-	case EventISRShrunk, EventISRExpanded:
-		fmt.Fprintf(&b, " broker %d isr %v", e.Broker, e.ISR)
-	default:
-		if e.Broker >= 0 {
-			fmt.Fprintf(&b, " %d", e.Broker)
-		}
-		if e.Mode != "" {
-			fmt.Fprintf(&b, " %s", e.Mode)
-		}
-	}
-	if e.Reason != "" {
-		fmt.Fprintf(&b, " (%s)", e.Reason)
-	}
-	return b.String()
-}
-
 // evStory is the events after since about topic (and brokers), without the
 // timing-dependent hw_advanced ones, in brief.
 func evStory(c *Cluster, since uint64, topic string) []string {

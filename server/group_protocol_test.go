@@ -26,45 +26,6 @@ type rawMember struct {
 	assignment []byte
 }
 
-func consumerMetadata(topics ...string) []byte {
-	md := kmsg.NewConsumerMemberMetadata()
-	md.Topics = topics
-	return md.AppendTo(nil)
-}
-
-func consumerAssignment(topic string, partitions ...int32) []byte {
-	a := kmsg.NewConsumerMemberAssignment()
-	a.Topics = []kmsg.ConsumerMemberAssignmentTopic{{Topic: topic, Partitions: partitions}}
-	return a.AppendTo(nil)
-}
-
-func rawJoinRequest(group, memberID string, session time.Duration, protocol string, topics ...string) *kmsg.JoinGroupRequest {
-	req := kmsg.NewPtrJoinGroupRequest()
-	req.Group, req.MemberID = group, memberID
-	req.SessionTimeoutMillis, req.RebalanceTimeoutMillis = int32(session.Milliseconds()), 5000
-	req.ProtocolType = "consumer"
-	req.Protocols = []kmsg.JoinGroupRequestProtocol{{Name: protocol, Metadata: consumerMetadata(topics...)}}
-	return req
-}
-
-func mustJoin(t *testing.T, ctx context.Context, cl *kgo.Client, req *kmsg.JoinGroupRequest) *kmsg.JoinGroupResponse {
-	t.Helper()
-	resp, err := req.RequestWith(ctx, cl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp.ErrorCode == kerr.MemberIDRequired.Code {
-		req.MemberID = resp.MemberID
-		if resp, err = req.RequestWith(ctx, cl); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if resp.ErrorCode != 0 {
-		t.Fatalf("join %s: %v", req.Group, errorName(resp.ErrorCode))
-	}
-	return resp
-}
-
 // joinAndSync joins as a follower (members already there lead) and syncs.
 func joinAndSync(t *testing.T, ctx context.Context, cl *kgo.Client, group string, session time.Duration, protocol string, topics ...string) *rawMember {
 	t.Helper()
@@ -116,17 +77,6 @@ func groupCluster(t *testing.T, cfg Config) (*Cluster, *kgo.Client, context.Cont
 		t.Fatal(err)
 	}
 	return c, newClient(t, c, kgo.ClientID("raw")), testContext(t)
-}
-
-func wantCode(t *testing.T, what string, got int16, want *kerr.Error) {
-	t.Helper()
-	wantCode := int16(0)
-	if want != nil {
-		wantCode = want.Code
-	}
-	if got != wantCode {
-		t.Fatalf("%s: %v, want %v", what, errorName(got), errorName(wantCode))
-	}
 }
 
 // TestJoinGroupMemberIDRequired: from v4 a new member first gets

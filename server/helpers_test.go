@@ -1,44 +1,30 @@
 package server
 
 import (
-	"context"
 	"testing"
-	"time"
 
+	"github.com/fakekafka/fakekafka/internal/testkit"
 	"github.com/fakekafka/fakekafka/protocol"
-	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// waitFor polls cond until it holds or timeout passes, then fails the test.
-// Tests wait on conditions, never on sleeps.
-func waitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", timeout, what)
-		}
-		time.Sleep(2 * time.Millisecond) // polling interval, not synchronisation
-	}
-}
-
-// newClient returns a franz-go client on c, closed at the end of the test.
-func newClient(t testing.TB, c *Cluster, opts ...kgo.Opt) *kgo.Client {
-	t.Helper()
-	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(c.Bootstrap()...)}, opts...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(cl.Close)
-	return cl
-}
-
-func testContext(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
+// The helpers shared with control's tests (internal/testkit).
+var (
+	waitFor            = testkit.WaitFor
+	testContext        = testkit.Context
+	newClient          = testkit.NewClient
+	scMust             = testkit.Must
+	evLine             = testkit.EventLine
+	containsEvent      = testkit.ContainsEvent
+	txnLine            = testkit.TxnLine
+	runTxn             = testkit.RunTxn
+	firstRequestErr    = testkit.FirstRequestErr
+	rawJoinRequest     = testkit.JoinRequest
+	mustJoin           = testkit.MustJoin
+	wantCode           = testkit.WantCode
+	consumerMetadata   = testkit.ConsumerMetadata
+	consumerAssignment = testkit.ConsumerAssignment
+)
 
 // rawProduce is a Produce request of one plain record to topic/0, for the
 // acks and timeouts no client library lets a test set exactly.

@@ -144,13 +144,6 @@ func scProduce(ctx context.Context, cl *kgo.Client, broker int32, topic string, 
 	return resp.(*kmsg.ProduceResponse).Topics[0].Partitions[0], nil
 }
 
-func scMust(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 func scPartition(t *testing.T, c *Cluster, topic string, partition int32) PartitionState {
 	t.Helper()
 	ps, ok := c.Partition(topic, partition)

@@ -13,7 +13,6 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/twmb/franz-go/pkg/sasl"
 	"github.com/twmb/franz-go/pkg/sasl/oauth"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
@@ -149,29 +148,6 @@ func TestSASLWrongPassword(t *testing.T) {
 	if evs := c.Events(0); !containsEvent(evs, EventAuthenticationFailed, "Authentication failed: Invalid username or password") {
 		t.Fatal("no authentication_failed event for the wrong PLAIN password")
 	}
-}
-
-// firstRequestErr is the error of one Metadata request, without retries.
-func firstRequestErr(t *testing.T, opts ...kgo.Opt) error {
-	t.Helper()
-	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.RequestRetries(0)}, opts...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	_, err = cl.Request(ctx, kmsg.NewPtrMetadataRequest())
-	return err
-}
-
-func containsEvent(evs []Event, typ EventType, detail string) bool {
-	for _, e := range evs {
-		if e.Type == typ && e.Detail == detail {
-			return true
-		}
-	}
-	return false
 }
 
 func TestMutualTLSPrincipal(t *testing.T) {

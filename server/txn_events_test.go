@@ -12,27 +12,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kversion"
 )
 
-// txnLine is a transaction event in brief: type, states, partitions,
-// producer epoch and cause.
-func txnLine(e Event) string {
-	var b strings.Builder
-	b.WriteString(string(e.Type))
-	if e.PreviousState != "" || e.State != "" {
-		fmt.Fprintf(&b, " %s->%s", e.PreviousState, e.State)
-	}
-	if e.Topic != "" {
-		fmt.Fprintf(&b, " %s/%d", e.Topic, e.Partition)
-	}
-	for _, tp := range e.Partitions {
-		fmt.Fprintf(&b, " %s/%d", tp.Topic, tp.Partition)
-	}
-	fmt.Fprintf(&b, " epoch %d", e.ProducerEpoch)
-	if e.Reason != "" {
-		fmt.Fprintf(&b, " (%s)", e.Reason)
-	}
-	return b.String()
-}
-
 // txnStory is the events of transactional id after since, in brief.
 func txnStory(c *Cluster, since uint64, id string) []string {
 	var out []string

@@ -22,25 +22,6 @@ func txnCluster(t *testing.T, cfg Config) *Cluster {
 	return NewTestCluster(t, cfg)
 }
 
-// runTxn produces values in one transaction and commits or aborts it.
-func runTxn(t *testing.T, cl *kgo.Client, commit bool, values ...string) {
-	t.Helper()
-	ctx := testContext(t)
-	if err := cl.BeginTransaction(); err != nil {
-		t.Fatalf("begin: %v", err)
-	}
-	var rs []*kgo.Record
-	for _, v := range values {
-		rs = append(rs, &kgo.Record{Value: []byte(v)})
-	}
-	if err := cl.ProduceSync(ctx, rs...).FirstErr(); err != nil {
-		t.Fatalf("produce: %v", err)
-	}
-	if err := cl.EndTransaction(ctx, kgo.TransactionEndTry(commit)); err != nil {
-		t.Fatalf("end (commit %v): %v", commit, err)
-	}
-}
-
 // consumeValues reads topic from the start with the given isolation until
 // it has read everything below end, and returns the values with offsets.
 func consumeValues(t *testing.T, c *Cluster, topic string, committed bool, until func([]*kgo.Record) bool) []*kgo.Record {
