@@ -9,71 +9,10 @@ import (
 	"time"
 
 	"github.com/fakekafka/fakekafka/clock"
-	"github.com/fakekafka/fakekafka/protocol"
+	"github.com/fakekafka/fakekafka/coordinator/coordinatortest"
 	"github.com/fakekafka/fakekafka/replication"
 	"github.com/twmb/franz-go/pkg/kerr"
 )
-
-// fakeLog is a partition with a leader, an epoch and a log; appends
-// commit at once unless fail is set.
-type fakeLog struct {
-	mu      sync.Mutex
-	index   int32
-	leader  int32
-	epoch   int32
-	batches []*replication.Batch
-	fail    int16 // the next appends' error
-	moveTo  *Epoch
-	appends int
-}
-
-func (l *fakeLog) Index() int32 { return l.index }
-
-func (l *fakeLog) Leader(int32) (int32, int32) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.leader, l.epoch
-}
-
-func (l *fakeLog) Load(broker int32) (int32, int32, []*replication.Batch) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if broker != l.leader {
-		return l.leader, l.epoch, nil
-	}
-	return l.leader, l.epoch, slices.Clone(l.batches)
-}
-
-func (l *fakeLog) Append(broker int32, b *replication.Batch, _ time.Duration) (int32, int16) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.appends++
-	if l.fail != 0 {
-		return l.epoch, l.fail
-	}
-	if broker != l.leader {
-		return l.epoch, kerr.NotLeaderForPartition.Code
-	}
-	b.BaseOffset = int64(len(l.batches))
-	l.batches = append(l.batches, b)
-	if l.moveTo != nil { // leadership moves while the write waits
-		l.leader, l.epoch = l.moveTo.Leader, l.moveTo.Epoch
-	}
-	return l.epoch, 0
-}
-
-func (l *fakeLog) elect(leader int32) {
-	l.mu.Lock()
-	l.leader, l.epoch = leader, l.epoch+1
-	l.mu.Unlock()
-}
-
-func (l *fakeLog) marker(pid int64, commit bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.batches = append(l.batches, &replication.Batch{BaseOffset: int64(len(l.batches)), ProducerID: pid,
-		Transactional: true, Control: true, Commit: commit, Raw: protocol.BuildControlBatch(pid, 0, commit, 0, 0)})
-}
 
 // kv is a test state: the last value per key, pending transactional
 // values per producer.
@@ -129,7 +68,7 @@ func (s *kv) get(k string) (string, bool) {
 }
 
 type rig struct {
-	logs  []*fakeLog
+	logs  []*coordinatortest.MemLog
 	rt    *Runtime[*kv]
 	clk   *clock.Clock
 	loads []Epoch
@@ -139,7 +78,7 @@ type rig struct {
 func newRig(t *testing.T, shards int) *rig {
 	r := &rig{clk: clock.NewManual(time.Unix(1000, 0)), down: map[int32]bool{}}
 	for i := range shards {
-		r.logs = append(r.logs, &fakeLog{index: int32(i), leader: 1, epoch: 0})
+		r.logs = append(r.logs, &coordinatortest.MemLog{Part: int32(i), Lead: 1, Epoch: 0})
 	}
 	var mu sync.Mutex
 	r.rt = New(Config[*kv]{
@@ -188,7 +127,7 @@ func TestLoadAtEpoch(t *testing.T) {
 	if _, _, code := sh.Acquire(2); code != kerr.NotCoordinator.Code {
 		t.Fatalf("Acquire on a follower: %v", kerr.ErrorForCode(code))
 	}
-	r.logs[0].elect(2)
+	r.logs[0].Elect(2)
 	if sh.Current(e) {
 		t.Fatal("the old load is still current after the election")
 	}
@@ -206,10 +145,10 @@ func TestLoadAtEpoch(t *testing.T) {
 	if code := sh.Write(e, NoProducer, []Record{put("c", "3")}); code != kerr.NotCoordinator.Code {
 		t.Fatalf("stale write: %v", kerr.ErrorForCode(code))
 	}
-	if r.logs[0].appends != 1 {
-		t.Fatalf("the stale write was appended: %d appends", r.logs[0].appends)
+	if r.logs[0].Appends != 1 {
+		t.Fatalf("the stale write was appended: %d appends", r.logs[0].Appends)
 	}
-	r.logs[0].elect(-1)
+	r.logs[0].Elect(-1)
 	if _, _, code := sh.Acquire(2); code != kerr.CoordinatorNotAvailable.Code {
 		t.Fatalf("Acquire without leader: %v", kerr.ErrorForCode(code))
 	}
@@ -226,7 +165,7 @@ func TestFailedWriteLeavesNothingApplied(t *testing.T) {
 		{kerr.InvalidProducerEpoch.Code, kerr.ProducerFenced.Code},
 		{kerr.CorruptMessage.Code, kerr.CorruptMessage.Code},
 	} {
-		r.logs[0].fail = c.append
+		r.logs[0].Fail = c.append
 		if code := sh.Write(e, NoProducer, []Record{put("a", "1")}); code != c.want {
 			t.Errorf("append %v: answered %v, want %v", kerr.ErrorForCode(c.append), kerr.ErrorForCode(code), kerr.ErrorForCode(c.want))
 		}
@@ -236,8 +175,8 @@ func TestFailedWriteLeavesNothingApplied(t *testing.T) {
 	}
 	// Leadership moving during the wait: committed in the log, but not
 	// replayed into the old load; the next load reads it.
-	r.logs[0].fail = 0
-	r.logs[0].moveTo = &Epoch{1, 5}
+	r.logs[0].Fail = 0
+	r.logs[0].MoveTo = &[2]int32{1, 5}
 	if code := sh.Write(e, NoProducer, []Record{put("a", "1")}); code != kerr.NotCoordinator.Code {
 		t.Fatalf("write across a move: %v", kerr.ErrorForCode(code))
 	}
@@ -263,9 +202,9 @@ func TestTransactionalWriteAndMarkers(t *testing.T) {
 	if _, ok := st.get("a"); ok {
 		t.Fatal("a pending offset is visible before its marker")
 	}
-	r.logs[0].marker(7, true)
+	r.logs[0].Marker(7, true)
 	sh.Marker(7, 0, true)
-	r.logs[0].marker(8, false)
+	r.logs[0].Marker(8, false)
 	sh.Marker(8, 0, false)
 	if v, _ := st.get("a"); v != "1" {
 		t.Fatalf("committed: a=%q", v)
@@ -274,7 +213,7 @@ func TestTransactionalWriteAndMarkers(t *testing.T) {
 		t.Fatal("aborted b is visible")
 	}
 	// A new load replays the same from the log, markers included.
-	r.logs[0].elect(1)
+	r.logs[0].Elect(1)
 	st2, _, _ := sh.Acquire(1)
 	if v, _ := st2.get("a"); v != "1" || len(st2.pending) != 0 {
 		t.Fatalf("reloaded: a=%q pending %v", v, st2.pending)
@@ -296,7 +235,7 @@ func TestStaleEpochTimers(t *testing.T) {
 	sh.AfterFunc(e, 3*time.Second, func() { fired = append(fired, "second") }, func() { stale = append(stale, "second") })
 	sh.AfterFunc(e, 4*time.Second, func() { fired = append(fired, "third") }, nil)
 	r.clk.Advance(time.Second)
-	r.logs[0].elect(1) // a new epoch on the same broker
+	r.logs[0].Elect(1) // a new epoch on the same broker
 	_, e2, _ := sh.Acquire(1)
 	sh.AfterFunc(e2, 2*time.Second, func() { fired = append(fired, "new") }, nil)
 	r.clk.Advance(5 * time.Second)
@@ -368,7 +307,7 @@ const math32Min = -1 << 31
 
 func TestLoadSkipsUnreadableBatches(t *testing.T) {
 	r := newRig(t, 1)
-	r.logs[0].batches = append(r.logs[0].batches, &replication.Batch{Raw: []byte{1, 2, 3}})
+	r.logs[0].Batches = append(r.logs[0].Batches, &replication.Batch{Raw: []byte{1, 2, 3}})
 	sh := r.rt.Shard(0)
 	st, _, code := sh.Acquire(1)
 	if code != 0 || len(st.replays) != 0 {
@@ -400,11 +339,11 @@ func TestConcurrentWritesAndLoads(t *testing.T) {
 		}()
 	}
 	for range 10 {
-		r.logs[0].elect(1)
+		r.logs[0].Elect(1)
 		sh.Acquire(1)
 	}
 	wg.Wait()
-	r.logs[0].elect(1)
+	r.logs[0].Elect(1)
 	st, _, _ := sh.Acquire(1)
 	for i := range 8 {
 		if v, _ := st.get(string(rune('a' + i))); v != "9" {
@@ -450,7 +389,7 @@ func TestWriteLive(t *testing.T) {
 	if !slices.Equal(st.lives, []any{"a=1"}) {
 		t.Fatalf("live replay got %v", st.lives)
 	}
-	r.logs[0].elect(1)
+	r.logs[0].Elect(1)
 	st2, _, _ := sh.Acquire(1)
 	if len(st2.lives) != 0 {
 		t.Fatalf("a load replayed %v", st2.lives)

@@ -3,78 +3,22 @@ package group
 import (
 	"encoding/json"
 	"log/slog"
-	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/fakekafka/fakekafka/clock"
 	"github.com/fakekafka/fakekafka/coordinator"
-	"github.com/fakekafka/fakekafka/protocol"
-	"github.com/fakekafka/fakekafka/replication"
+	"github.com/fakekafka/fakekafka/coordinator/coordinatortest"
 	"github.com/twmb/franz-go/pkg/kerr"
 )
-
-// memLog is one __consumer_offsets partition: appends commit at once
-// unless fail is set.
-type memLog struct {
-	mu      sync.Mutex
-	leader  int32
-	epoch   int32
-	batches []*replication.Batch
-	fail    int16
-}
-
-func (l *memLog) Index() int32 { return 0 }
-
-func (l *memLog) Leader(int32) (int32, int32) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.leader, l.epoch
-}
-
-func (l *memLog) Load(broker int32) (int32, int32, []*replication.Batch) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if broker != l.leader {
-		return l.leader, l.epoch, nil
-	}
-	return l.leader, l.epoch, slices.Clone(l.batches)
-}
-
-func (l *memLog) Append(broker int32, b *replication.Batch, _ time.Duration) (int32, int16) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.fail != 0 {
-		return l.epoch, l.fail
-	}
-	if broker != l.leader {
-		return l.epoch, kerr.NotLeaderForPartition.Code
-	}
-	b.BaseOffset = int64(len(l.batches))
-	l.batches = append(l.batches, b)
-	return l.epoch, 0
-}
-
-func (l *memLog) elect(leader int32) {
-	l.mu.Lock()
-	l.leader, l.epoch = leader, l.epoch+1
-	l.mu.Unlock()
-}
-
-func (l *memLog) marker(pid int64, commit bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.batches = append(l.batches, &replication.Batch{BaseOffset: int64(len(l.batches)), ProducerID: pid,
-		Transactional: true, Control: true, Commit: commit, Raw: protocol.BuildControlBatch(pid, 0, commit, 0, 0)})
-}
 
 // shardHost is a test broker: a manual clock, the events and the offsets
 // the chaos checker would learn.
 type shardHost struct {
 	rt      *coordinator.Runtime[*Shard]
 	clk     *clock.Clock
-	log     *memLog
+	log     *coordinatortest.MemLog
 	wg      sync.WaitGroup
 	closing chan struct{}
 
@@ -86,7 +30,7 @@ type shardHost struct {
 const sessionTimeout = 45 * time.Second
 
 func newShardHost() *shardHost {
-	h := &shardHost{clk: clock.NewManual(time.Unix(1_000_000, 0)), log: &memLog{leader: 1, epoch: 1},
+	h := &shardHost{clk: clock.NewManual(time.Unix(1_000_000, 0)), log: &coordinatortest.MemLog{Lead: 1, Epoch: 1},
 		closing: make(chan struct{}), committed: map[string][]CoordinatorRecord{}}
 	h.rt = coordinator.New(coordinator.Config[*Shard]{
 		Topic:        "__consumer_offsets",
@@ -180,7 +124,7 @@ func TestShardWriteReplayAndLoad(t *testing.T) {
 		t.Fatalf("write gone: %v", kerr.ErrorForCode(code))
 	}
 
-	h.log.elect(2)
+	h.log.Elect(2)
 	if g.Current() {
 		t.Fatal("the old load is still current")
 	}
@@ -216,14 +160,14 @@ func TestShardFailedWriteAppliesNothing(t *testing.T) {
 	h := newShardHost()
 	defer h.close()
 	g := h.load(t, 1).Group("g", true)
-	h.log.fail = kerr.NotEnoughReplicas.Code
+	h.log.Fail = kerr.NotEnoughReplicas.Code
 	if code := g.Write([]CoordinatorRecord{offsetRec("g", 0, 5)}); code != kerr.CoordinatorNotAvailable.Code || len(g.Committed) != 0 {
 		t.Fatalf("write: %v %+v", kerr.ErrorForCode(code), g.Committed)
 	}
 	if code := g.StoreMeta(MetaSnapshot{Seq: 1, Meta: Meta{Generation: 1}}); code != kerr.CoordinatorNotAvailable.Code || g.MetaRecord != nil {
 		t.Fatalf("store meta: %v %s", kerr.ErrorForCode(code), g.MetaRecord)
 	}
-	h.log.fail = 0
+	h.log.Fail = 0
 	if code := g.StoreMeta(MetaSnapshot{Seq: 1, Meta: Meta{Generation: 1}}); code != 0 || g.MetaRecord == nil {
 		t.Fatalf("retry: %v", kerr.ErrorForCode(code))
 	}
@@ -248,9 +192,9 @@ func TestShardTxnOffsets(t *testing.T) {
 	if len(g.Committed) != 0 || g.Pending[9][tp0].Offset != 7 {
 		t.Fatalf("pending %+v committed %+v", g.Pending, g.Committed)
 	}
-	h.log.marker(9, true)
+	h.log.Marker(9, true)
 	h.rt.Shard(0).Marker(9, 0, true)
-	h.log.marker(10, false)
+	h.log.Marker(10, false)
 	h.rt.Shard(0).Marker(10, 0, false)
 	if len(g.Committed) != 1 || g.Committed[tp0].Offset != 7 || len(g.Pending) != 0 {
 		t.Fatalf("after markers: committed %+v pending %+v", g.Committed, g.Pending)
@@ -258,7 +202,7 @@ func TestShardTxnOffsets(t *testing.T) {
 	if got := h.committed["g"]; len(got) != 1 || got[0].Key.Partition != 0 {
 		t.Fatalf("chaos checker learnt %+v", got)
 	}
-	h.log.elect(2)
+	h.log.Elect(2)
 	g2 := h.load(t, 2).Group("g", false)
 	if g2 == nil || len(g2.Committed) != 1 || g2.Committed[tp0].Offset != 7 || len(g2.Pending) != 0 {
 		t.Fatalf("loaded %+v", g2)
@@ -287,7 +231,7 @@ func TestShardConsumerSession(t *testing.T) {
 	}
 
 	// A new leader restores the member, with its own session timer.
-	h.log.elect(2)
+	h.log.Elect(2)
 	g2 := h.load(t, 2).Group("g", false)
 	g2.Mu.Lock()
 	cg := g2.ConsumerProtocol()
