@@ -33,7 +33,6 @@ var (
 	rawJoinRequest     = testkit.JoinRequest
 	mustJoin           = testkit.MustJoin
 	wantCode           = testkit.WantCode
-	consumerMetadata   = testkit.ConsumerMetadata
 	consumerAssignment = testkit.ConsumerAssignment
 )
 
