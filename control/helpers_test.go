@@ -149,7 +149,6 @@ type rawMember struct {
 	id         string
 	instance   *string
 	generation int32
-	assignment []byte
 }
 
 func groupCluster(t *testing.T, cfg server.Config) (*server.Cluster, *kgo.Client, context.Context) {
