@@ -30,7 +30,7 @@ var apart = map[string][]string{
 	"coordinator": {"group", "transaction", "share"},
 	"group":       {"transaction"},
 	"transaction": {"group", "share"},
-	"share":       {"group", "transaction", "coordinator"},
+	"share":       {"group", "transaction"},
 }
 
 type listedPackage struct {
