@@ -150,6 +150,19 @@ const (
 	TxnCauseMarkers     = "markers written"
 )
 
+// The share coordinator's events (KIP-932 share-group state).
+const (
+	// A share partition's state was initialized (InitializeShareGroupState,
+	// or AlterShareGroupOffsets): Group, Topic, Partition; Detail: the
+	// state epoch and start offset.
+	EventShareStateInitialized EventType = "share_state_initialized"
+	// A share partition's state was deleted: Group, Topic, Partition.
+	EventShareStateDeleted EventType = "share_state_deleted"
+	// A share coordinator loaded a __share_group_state partition:
+	// Broker, Partition, Epoch; Detail: how many share partitions it holds.
+	EventShareCoordinatorLoaded EventType = "share_coordinator_loaded"
+)
+
 // The authentication events (SASL and client certificates).
 const (
 	EventClientAuthenticated   EventType = "client_authenticated"   // Broker; Reason: SASL mechanism or SSL; Detail: principal
@@ -171,6 +184,7 @@ var EventTypes = []EventType{
 	EventOffsetsExpired,
 	EventLSOAdvanced, EventReplicaPaused, EventReplicaResumed,
 	EventTxnStateChanged, EventTxnPartitionsAdded, EventTxnEpochBumped, EventTxnTimedOut, EventTxnMarkerWritten, EventTxnExpired,
+	EventShareStateInitialized, EventShareStateDeleted, EventShareCoordinatorLoaded,
 	EventClientAuthenticated, EventClientReauthenticated, EventAuthenticationFailed, EventSASLUserChanged,
 	EventChaosStarted, EventChaosAction, EventChaosAnomaly, EventChaosStopped,
 }

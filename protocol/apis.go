@@ -64,6 +64,14 @@ var Supported = []APIRange{
 	{Key: 69, Min: 0, Max: 1}, // ConsumerGroupDescribe
 	{Key: 74, Min: 0, Max: 1}, // ListConfigResources
 	{Key: 75, Min: 0, Max: 0}, // DescribeTopicPartitions
+	{Key: 83, Min: 0, Max: 0}, // InitializeShareGroupState
+	{Key: 84, Min: 0, Max: 0}, // ReadShareGroupState
+	{Key: 85, Min: 0, Max: 1}, // WriteShareGroupState
+	{Key: 86, Min: 0, Max: 0}, // DeleteShareGroupState
+	{Key: 87, Min: 0, Max: 1}, // ReadShareGroupStateSummary
+	{Key: 90, Min: 0, Max: 1}, // DescribeShareGroupOffsets
+	{Key: 91, Min: 0, Max: 0}, // AlterShareGroupOffsets
+	{Key: 92, Min: 0, Max: 0}, // DeleteShareGroupOffsets
 }
 
 // Unadvertised are API keys the broker answers but leaves out of

@@ -90,6 +90,9 @@ const (
 	EventTxnTimedOut             = api.EventTxnTimedOut
 	EventTxnMarkerWritten        = api.EventTxnMarkerWritten
 	EventTxnExpired              = api.EventTxnExpired
+	EventShareStateInitialized   = api.EventShareStateInitialized
+	EventShareStateDeleted       = api.EventShareStateDeleted
+	EventShareCoordinatorLoaded  = api.EventShareCoordinatorLoaded
 	TxnCauseInitProducerID       = api.TxnCauseInitProducerID
 	TxnCauseAddPartitions        = api.TxnCauseAddPartitions
 	TxnCauseAddOffsets           = api.TxnCauseAddOffsets

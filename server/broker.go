@@ -361,4 +361,12 @@ var handlers = map[int16]handler{
 	72: typed((*conn).handlePushTelemetry),
 	74: typed((*conn).handleListConfigResources),
 	75: typed((*conn).handleDescribeTopicPartitions),
+	83: typed((*conn).handleInitializeShareGroupState),
+	84: typed((*conn).handleReadShareGroupState),
+	85: typed((*conn).handleWriteShareGroupState),
+	86: typed((*conn).handleDeleteShareGroupState),
+	87: typed((*conn).handleReadShareGroupStateSummary),
+	90: typed((*conn).handleDescribeShareGroupOffsets),
+	91: typed((*conn).handleAlterShareGroupOffsets),
+	92: typed((*conn).handleDeleteShareGroupOffsets),
 }

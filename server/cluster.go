@@ -48,6 +48,7 @@ type Cluster struct {
 
 	coord *coordinator.Runtime[*groupShard] // the group coordinators (group_coordinator.go)
 	txn   txnCoordinators                   // the transaction coordinators (txn_coordinator.go)
+	sc    shareCoordinators                 // the share coordinators (share_coordinator.go)
 
 	events *eventLog // the event ring (events.go)
 
@@ -109,6 +110,7 @@ func NewCluster(cfg Config) (*Cluster, error) {
 	c := &Cluster{cfg: cfg, log: cfg.Logger, closing: make(chan struct{})}
 	c.txn.wake = make(chan struct{}, 1)
 	c.newCoordinators()
+	c.newShareCoordinators()
 	c.events = newEventLog(cfg.EventBuffer)
 	c.topics.Store(&topics{byName: map[string]*topic{}, byID: map[[16]byte]*topic{}})
 	c.nextProducerID.Store(1000)

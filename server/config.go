@@ -155,6 +155,21 @@ type Config struct {
 	// TransactionStateReplicationFactor is
 	// transaction.state.log.replication.factor. Default min(3, Brokers).
 	TransactionStateReplicationFactor int
+	// ShareStatePartitions is share.coordinator.state.topic.num.partitions:
+	// the number of __share_group_state partitions, hence of share
+	// coordinator shards. Default 50, Kafka's; tests may lower it.
+	ShareStatePartitions int
+	// ShareStateReplicationFactor is
+	// share.coordinator.state.topic.replication.factor. Default min(3,
+	// Brokers); the topic's min.insync.replicas is
+	// share.coordinator.state.topic.min.isr, 2, capped by it.
+	ShareStateReplicationFactor int
+	// ShareSnapshotUpdateRecordsPerSnapshot is
+	// share.coordinator.snapshot.update.records.per.snapshot: how many
+	// ShareUpdate records a share partition gets between two ShareSnapshot
+	// records. 0 means Kafka's default, 500; a negative value means
+	// Kafka's 0 (every write a snapshot). At most 500, as Kafka allows.
+	ShareSnapshotUpdateRecordsPerSnapshot int
 	// TransactionMaxTimeout is transaction.max.timeout.ms, the largest
 	// transaction.timeout.ms a producer may ask for. Default 15 min.
 	TransactionMaxTimeout time.Duration
@@ -336,6 +351,21 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.TransactionStatePartitions < 1 || c.TransactionStatePartitions > 1000 || c.TransactionStateReplicationFactor < 1 || c.TransactionStateReplicationFactor > c.Brokers {
 		return c, fmt.Errorf("transaction state topic: %d partitions (1-1000) and replication factor %d (1-%d)", c.TransactionStatePartitions, c.TransactionStateReplicationFactor, c.Brokers)
+	}
+	if c.ShareStatePartitions == 0 {
+		c.ShareStatePartitions = 50
+	}
+	if c.ShareStateReplicationFactor == 0 {
+		c.ShareStateReplicationFactor = min(3, c.Brokers)
+	}
+	if c.ShareStatePartitions < 1 || c.ShareStatePartitions > 1000 || c.ShareStateReplicationFactor < 1 || c.ShareStateReplicationFactor > c.Brokers {
+		return c, fmt.Errorf("share state topic: %d partitions (1-1000) and replication factor %d (1-%d)", c.ShareStatePartitions, c.ShareStateReplicationFactor, c.Brokers)
+	}
+	switch {
+	case c.ShareSnapshotUpdateRecordsPerSnapshot == 0:
+		c.ShareSnapshotUpdateRecordsPerSnapshot = 500
+	case c.ShareSnapshotUpdateRecordsPerSnapshot > 500:
+		return c, fmt.Errorf("share.coordinator.snapshot.update.records.per.snapshot must be at most 500, got %d", c.ShareSnapshotUpdateRecordsPerSnapshot)
 	}
 	if c.TransactionVersion == 0 {
 		c.TransactionVersion = 2

@@ -6,9 +6,12 @@ package server
 // partition, a transactional id's (key type 1) the leader of its
 // __transaction_state partition (each topic is created on the first
 // request). COORDINATOR_NOT_AVAILABLE while that partition has no live
-// leader, so clients retry and find the new one after a failover. Share
-// coordinators do not exist here: COORDINATOR_NOT_AVAILABLE with a message
-// saying so; other key types INVALID_REQUEST.
+// leader, so clients retry and find the new one after a failover. A share
+// partition's share coordinator (key type 2, SHARE, v6 only; key
+// "group:topicId:partition") is the leader of its __share_group_state
+// partition: INVALID_REQUEST before v6 or for a key not of that form,
+// CLUSTER_AUTHORIZATION_FAILED without CLUSTER_ACTION (share_coordinator.go).
+// Other key types INVALID_REQUEST.
 
 import (
 	"github.com/fakekafka/fakekafka/authorizer"
@@ -29,7 +32,7 @@ func (cn *conn) handleFindCoordinator(req *kmsg.FindCoordinatorRequest) (kmsg.Re
 		var msg string
 		switch {
 		case req.CoordinatorType == 2:
-			co.ErrorCode, msg = kerr.CoordinatorNotAvailable.Code, "fakekafka has no share coordinator"
+			co.ErrorCode = cn.findShareCoordinator(req.Version, key, &co)
 		case req.CoordinatorType != 0 && req.CoordinatorType != 1:
 			co.ErrorCode, msg = kerr.InvalidRequest.Code, "unknown coordinator type"
 		case req.CoordinatorType == 0 && !cn.allowedGroup(authorizer.OpDescribe, key):

@@ -103,7 +103,7 @@ func (p *partition) isPaused(broker int32) bool { return slices.Contains(p.pause
 // isInternalTopic reports whether name is one of Kafka's internal topics,
 // which Metadata flags so that clients leave them out of regex subscriptions.
 func isInternalTopic(name string) bool {
-	return name == offsetsTopic || name == txnStateTopic
+	return name == offsetsTopic || name == txnStateTopic || name == shareStateTopic
 }
 
 // topicSpec is a validated topic creation request.

@@ -1,0 +1,106 @@
+package server
+
+// STAND-IN, to be wired by the lead at merge: what the share-group offset
+// admin APIs (share_group_offsets.go) and DeleteGroups need of a share
+// group, which the share-group coordinator (the `share` helper's code)
+// knows. Until then these answer from the share coordinator's own state:
+// a share group "exists" when the share coordinators hold state for it,
+// it has no members, its group epoch is 0, and its initialized share
+// partitions are those with state. Tests set sc.groupHook to play a group
+// with members.
+
+import (
+	"slices"
+
+	grp "github.com/fakekafka/fakekafka/group"
+	"github.com/fakekafka/fakekafka/share"
+	"github.com/twmb/franz-go/pkg/kerr"
+)
+
+// shareGroupHook stands in for a share group in tests: exists, members,
+// group epoch.
+type shareGroupHook func(group string) (exists bool, members int, epoch int32)
+
+// shareGroupMembers says whether group is a share group and how many
+// members it has. STAND-IN: the lead wires the share group coordinator.
+func (c *Cluster) shareGroupMembers(group string) (exists bool, members int) {
+	if h := c.sc.groupHook; h != nil {
+		e, m, _ := h(group)
+		return e, m
+	}
+	return len(c.shareGroupStateKeys(group)) > 0, 0
+}
+
+// shareGroupEpoch is the share group's epoch, the state epoch
+// AlterShareGroupOffsets initializes share partitions at. STAND-IN.
+func (c *Cluster) shareGroupEpoch(group string) int32 {
+	if h := c.sc.groupHook; h != nil {
+		_, _, e := h(group)
+		return e
+	}
+	return 0
+}
+
+// shareGroupOtherType says whether a group of another type (classic,
+// consumer) holds the id, as coordinated by broker: GROUP_ID_NOT_FOUND
+// "Group %s is not a share group." then. STAND-IN: the lead makes it
+// "not a share group".
+func (c *Cluster) shareGroupOtherType(broker int32, group string) bool {
+	g, code := c.group(broker, group, false)
+	if code != 0 || g == nil {
+		return false
+	}
+	g.Mu.Lock()
+	defer g.Mu.Unlock()
+	return g.State != grp.Dead
+}
+
+// shareGroupInitialized lists a share group's initialized share
+// partitions by topic id (Kafka's initializedShareGroupPartitions from the
+// group's ShareGroupStatePartitionMetadata). STAND-IN: the partitions the
+// share coordinators hold state for.
+func (c *Cluster) shareGroupInitialized(group string) map[[16]byte][]int32 {
+	out := map[[16]byte][]int32{}
+	for _, k := range c.shareGroupStateKeys(group) {
+		out[k.TopicID] = append(out[k.TopicID], k.Partition)
+	}
+	for id := range out {
+		slices.Sort(out[id])
+	}
+	return out
+}
+
+// deleteShareGroupState deletes every share partition's state of group,
+// as Kafka's DeleteGroups does for a share group before it deletes the
+// group: the first error, 0 when all went. HOOK: the lead calls it from
+// DeleteGroups for a share group.
+func (c *Cluster) deleteShareGroupState(group string) int16 {
+	p := c.sc.persister
+	for id, parts := range c.shareGroupInitialized(group) {
+		for _, part := range parts {
+			if code := p.Delete(share.Key{Group: group, TopicID: id, Partition: part}); code != 0 {
+				return code
+			}
+		}
+	}
+	return 0
+}
+
+// shareGroupForAlter checks a share group for an offset change as Kafka's
+// group coordinator does: the group's epoch, or the top-level error and
+// message (GROUP_ID_NOT_FOUND for another type's group, NON_EMPTY_GROUP
+// while it has members). A group that does not exist is made by the
+// change (mustExist false) or GROUP_ID_NOT_FOUND (true).
+func (c *Cluster) shareGroupForAlter(broker int32, group string, mustExist bool) (int32, int16, string) {
+	if c.shareGroupOtherType(broker, group) {
+		return 0, kerr.GroupIDNotFound.Code, "Group " + group + " is not a share group."
+	}
+	exists, members := c.shareGroupMembers(group)
+	switch {
+	case !exists && mustExist:
+		return 0, kerr.GroupIDNotFound.Code, "Group " + group + " not found."
+	case members > 0:
+		return 0, kerr.NonEmptyGroup.Code, "The group is not empty."
+	}
+	return c.shareGroupEpoch(group), 0, ""
+}
