@@ -29,7 +29,9 @@ func shareCoordACLCases() []aclCase {
 				req.Topics = []kmsg.ReadShareGroupStateRequestTopic{{TopicID: e.topicID, Partitions: []kmsg.ReadShareGroupStateRequestTopicPartition{{Partition: 0}}}}
 				return req
 			},
-			code: func(r kmsg.Response) int16 { return r.(*kmsg.ReadShareGroupStateResponse).Topics[0].Partitions[0].ErrorCode }},
+			code: func(r kmsg.Response) int16 {
+				return r.(*kmsg.ReadShareGroupStateResponse).Topics[0].Partitions[0].ErrorCode
+			}},
 		{name: "WriteShareGroupState", key: 85, want: errClusterAuth, grants: onCluster(opClusterAction),
 			req: func(e *aclEnv) kmsg.Request {
 				req := kmsg.NewPtrWriteShareGroupStateRequest()
@@ -37,7 +39,9 @@ func shareCoordACLCases() []aclCase {
 				req.Topics = []kmsg.WriteShareGroupStateRequestTopic{{TopicID: e.topicID, Partitions: []kmsg.WriteShareGroupStateRequestTopicPartition{{Partition: 0}}}}
 				return req
 			},
-			code: func(r kmsg.Response) int16 { return r.(*kmsg.WriteShareGroupStateResponse).Topics[0].Partitions[0].ErrorCode }},
+			code: func(r kmsg.Response) int16 {
+				return r.(*kmsg.WriteShareGroupStateResponse).Topics[0].Partitions[0].ErrorCode
+			}},
 		{name: "DeleteShareGroupState", key: 86, want: errClusterAuth, grants: onCluster(opClusterAction),
 			req: func(e *aclEnv) kmsg.Request {
 				req := kmsg.NewPtrDeleteShareGroupStateRequest()
@@ -45,7 +49,9 @@ func shareCoordACLCases() []aclCase {
 				req.Topics = []kmsg.DeleteShareGroupStateRequestTopic{{TopicID: e.topicID, Partitions: []kmsg.DeleteShareGroupStateRequestTopicPartition{{Partition: 0}}}}
 				return req
 			},
-			code: func(r kmsg.Response) int16 { return r.(*kmsg.DeleteShareGroupStateResponse).Topics[0].Partitions[0].ErrorCode }},
+			code: func(r kmsg.Response) int16 {
+				return r.(*kmsg.DeleteShareGroupStateResponse).Topics[0].Partitions[0].ErrorCode
+			}},
 		{name: "ReadShareGroupStateSummary", key: 87, want: errClusterAuth, grants: onCluster(opClusterAction),
 			req: func(e *aclEnv) kmsg.Request {
 				req := kmsg.NewPtrReadShareGroupStateSummaryRequest()
