@@ -32,6 +32,8 @@ type sharePersister struct {
 	// attempts, backoff and backoffMax are Kafka's; tests shorten them.
 	attempts            int
 	backoff, backoffMax time.Duration
+	// attempted, if set, hears each attempt's number and code (tests).
+	attempted func(n int, code int16)
 }
 
 // newSharePersister is the persister share partitions use: the share
@@ -59,6 +61,9 @@ func (p *sharePersister) call(k share.Key, op func(broker int32) share.Result) s
 			res = op(broker)
 		} else {
 			res = share.Result{Code: code}
+		}
+		if p.attempted != nil {
+			p.attempted(attempt, res.Code)
 		}
 		if !shareRetriable(res.Code) || attempt >= p.attempts {
 			return res
