@@ -45,7 +45,10 @@ type corpusCase struct {
 	group string
 	// txnID: the transactional id whose coordinator gets it.
 	txnID string
-	req   func(e *corpusEnv) kmsg.Request
+	// shareKey: the FindCoordinator SHARE key whose share coordinator gets
+	// it (corpus_share_test.go).
+	shareKey func(e *corpusEnv) string
+	req      func(e *corpusEnv) kmsg.Request
 	// settle, when set, waits (on a condition) before the request is
 	// sent; after sees the response, to keep what later cases need.
 	settle func(r *run, e *corpusEnv)
@@ -259,6 +262,9 @@ func sendCase(t *testing.T, tg Target, e *corpusEnv, c corpusCase, sent sentVers
 	}
 	if c.txnID != "" {
 		to = r.txnCoordinator(c.txnID)
+	}
+	if c.shareKey != nil {
+		to = r.shareCoordinator(c.shareKey(e))
 	}
 	req := c.req(e)
 	sent.add(req)
