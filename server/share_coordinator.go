@@ -274,8 +274,17 @@ func (c *Cluster) shareGroupStateKeys(group string) []share.Key {
 }
 
 // findShareCoordinator answers a FindCoordinator key of type SHARE into
-// co, returning its error code.
+// co, returning its error code. A key that fails is answered as Kafka 4.4
+// does: no node (port -1) and an empty message.
 func (cn *conn) findShareCoordinator(version int16, key string, co *kmsg.FindCoordinatorResponseCoordinator) int16 {
+	code := cn.shareCoordinatorFor(version, key, co)
+	if code != 0 {
+		co.NodeID, co.Host, co.Port, co.ErrorMessage = -1, "", -1, kmsg.StringPtr("")
+	}
+	return code
+}
+
+func (cn *conn) shareCoordinatorFor(version int16, key string, co *kmsg.FindCoordinatorResponseCoordinator) int16 {
 	if version < 6 {
 		return kerr.InvalidRequest.Code
 	}

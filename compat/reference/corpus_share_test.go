@@ -9,6 +9,9 @@ package reference
 import (
 	"encoding/base64"
 	"fmt"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -37,46 +40,46 @@ var unknownTopicID = [16]byte{0x7e, 0x57, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
 func (r *run) shareCoordinator(key string) int32 {
 	r.Helper()
 	var node int32
-	r.waitFor("a share coordinator", func() bool {
+	var last string
+	ok := r.poll(60*time.Second, func() bool {
 		req := at(6, kmsg.NewPtrFindCoordinatorRequest())
 		req.CoordinatorType, req.CoordinatorKeys = 2, []string{key}
 		c := r.do(0, req).(*kmsg.FindCoordinatorResponse).Coordinators[0]
 		node = c.NodeID
+		last = fmt.Sprintf("FindCoordinator %q: node %d, %s", key, node, errName(c.ErrorCode))
 		if c.ErrorCode != 0 || r.down[node] {
 			return false
 		}
-		// A summary of a partition nobody initialized answers once the
-		// coordinator has loaded its partition.
+		// A summary of the key's own share partition (it writes nothing)
+		// answers once the coordinator has loaded its partition.
+		group, id, partition := splitShareKey(key)
 		sum := at(0, kmsg.NewPtrReadShareGroupStateSummaryRequest())
-		sum.GroupID = "corpus-probe"
-		id := keyTopic(key)
-		sum.Topics = []kmsg.ReadShareGroupStateSummaryRequestTopic{{TopicID: id, Partitions: []kmsg.ReadShareGroupStateSummaryRequestTopicPartition{{Partition: 0}}}}
+		sum.GroupID = group
+		sum.Topics = []kmsg.ReadShareGroupStateSummaryRequestTopic{{TopicID: id, Partitions: []kmsg.ReadShareGroupStateSummaryRequestTopicPartition{{Partition: partition}}}}
 		resp := r.do(node, sum).(*kmsg.ReadShareGroupStateSummaryResponse)
-		return len(resp.Topics) == 1 && !retriable(resp.Topics[0].Partitions[0].ErrorCode)
+		if len(resp.Topics) != 1 {
+			last += fmt.Sprintf("; summary: %d topics", len(resp.Topics))
+			return false
+		}
+		last += "; summary: " + errName(resp.Topics[0].Partitions[0].ErrorCode)
+		return !retriable(resp.Topics[0].Partitions[0].ErrorCode)
 	})
+	if !ok {
+		r.Fatalf("%s: timed out waiting for a share coordinator: %s", r.tg.Name(), last)
+	}
 	return node
 }
 
-// keyTopic is the topic id of a share key.
-func keyTopic(key string) [16]byte {
+// splitShareKey is the group, topic id and partition of a share key
+// "group:topicId:partition".
+func splitShareKey(key string) (string, [16]byte, int32) {
 	var id [16]byte
-	n := len(key)
-	last, prev := -1, -1
-	for i := n - 1; i >= 0; i-- {
-		if key[i] == ':' {
-			if last < 0 {
-				last = i
-			} else {
-				prev = i
-				break
-			}
-		}
-	}
-	if prev >= 0 {
-		b, _ := base64.RawURLEncoding.DecodeString(key[prev+1 : last])
-		copy(id[:], b)
-	}
-	return id
+	parts := strings.Split(key, ":")
+	n := len(parts)
+	b, _ := base64.RawURLEncoding.DecodeString(parts[n-2])
+	copy(id[:], b)
+	p, _ := strconv.Atoi(parts[n-1])
+	return strings.Join(parts[:n-2], ":"), id, int32(p)
 }
 
 func shareInit(v int16, group string, id [16]byte, partition, stateEpoch int32, start int64) *kmsg.InitializeShareGroupStateRequest {
