@@ -302,3 +302,41 @@ func (cn *conn) shareCoordinatorFor(version int16, key string, co *kmsg.FindCoor
 	}
 	return code
 }
+
+// shareTopicDeleted removes the share state of a deleted topic's
+// partitions, as Kafka's share coordinators do when the metadata drops the
+// topic: on each state partition's leader, in the background.
+func (c *Cluster) shareTopicDeleted(id [16]byte) {
+	if c.topic(shareStateTopic) == nil {
+		return
+	}
+	c.goTracked(func() {
+		shards, err := c.sc.rt.Shards()
+		if err != nil {
+			return
+		}
+		for _, sh := range shards {
+			leader, code := sh.Coordinator()
+			if code != 0 {
+				continue
+			}
+			st, e, code := sh.Acquire(leader)
+			if code != 0 {
+				continue
+			}
+			st.Lock()
+			recs, keys := st.TopicDeleted(id)
+			if len(recs) > 0 {
+				code = sh.Write(e, coordinator.NoProducer, recs)
+			}
+			st.Unlock()
+			if code != 0 {
+				c.log.Info("share state of a deleted topic not removed", "partition", sh.Index(), "code", code)
+				continue
+			}
+			for _, k := range keys {
+				c.emitShareState(EventShareStateDeleted, k, "topic deleted")
+			}
+		}
+	})
+}

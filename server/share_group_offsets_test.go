@@ -201,3 +201,29 @@ func TestDeleteShareGroupStateHook(t *testing.T) {
 		t.Fatalf("left: %v", groups)
 	}
 }
+
+// TestShareStateOfDeletedTopic: deleting a topic removes its share
+// partitions' state (tombstones), and only theirs.
+func TestShareStateOfDeletedTopic(t *testing.T) {
+	e := newShareEnv(t, Config{})
+	scMust(t, e.c.CreateTopic("kept", 1, 3, nil))
+	kept := share.Key{Group: "g", TopicID: e.c.topic("kept").id, Partition: 0}
+	p := fastPersister(e.c)
+	for _, k := range []share.Key{e.key("g", 0), e.key("g", 1), e.key("h", 0), kept} {
+		mustCode(t, "initialize", p.Initialize(k, 0, 0))
+	}
+	scMust(t, e.c.DeleteTopic("t"))
+	waitFor(t, 10*time.Second, "the deleted topic's share state gone", func() bool {
+		s := e.c.ShareStates()
+		return len(s) == 1 && s[0].TopicID == kept.TopicID
+	})
+	n := 0
+	for _, ev := range e.c.Events(0) {
+		if ev.Type == EventShareStateDeleted && ev.Detail == "topic deleted" {
+			n++
+		}
+	}
+	if n != 3 {
+		t.Fatalf("%d share_state_deleted events", n)
+	}
+}

@@ -465,6 +465,7 @@ func (c *Cluster) deleteTopic(t *topic) bool {
 	c.removeTopicData(t)
 	c.log.Info("topic deleted", "topic", t.name)
 	c.emit(EventTopicDeleted, func(e *Event) { e.Topic = t.name })
+	c.shareTopicDeleted(t.id) // share_coordinator.go
 	return true
 }
 

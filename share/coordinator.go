@@ -419,3 +419,23 @@ func compareKeys(a, b Key) int {
 	}
 	return int(a.Partition) - int(b.Partition)
 }
+
+// TopicDeleted decides the cleanup after topic id was deleted, as Kafka's
+// share coordinator does on the metadata change: the tombstones of every
+// share partition of that topic, and their keys.
+func (s *CoordinatorShard) TopicDeleted(id [16]byte) ([]coordinator.Record, []Key) {
+	s.mu.Lock()
+	var keys []Key
+	for k, e := range s.entries {
+		if k.TopicID == id && e.hasOffset {
+			keys = append(keys, k)
+		}
+	}
+	s.mu.Unlock()
+	slices.SortFunc(keys, compareKeys)
+	recs := make([]coordinator.Record, 0, len(keys))
+	for _, k := range keys {
+		recs = append(recs, tombstoneRecord(k))
+	}
+	return recs, keys
+}
