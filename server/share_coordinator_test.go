@@ -344,3 +344,26 @@ func TestFindShareCoordinator(t *testing.T) {
 func sb(first, last int64, st share.RecordState, count int16) share.StateBatch {
 	return share.StateBatch{FirstOffset: first, LastOffset: last, DeliveryState: st, DeliveryCount: count}
 }
+
+// TestShareAPIsAdvertised: ApiVersions lists the share coordinator's and
+// the share-group offset APIs at Kafka 4.4's versions, on every listener.
+func TestShareAPIsAdvertised(t *testing.T) {
+	c := NewTestCluster(t, Config{})
+	cl := newClient(t, c)
+	resp, err := kmsg.NewPtrApiVersionsRequest().RequestWith(testContext(t), cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[int16][2]int16{83: {0, 0}, 84: {0, 0}, 85: {0, 1}, 86: {0, 0}, 87: {0, 1}, 90: {0, 1}, 91: {0, 0}, 92: {0, 0}}
+	for _, k := range resp.ApiKeys {
+		if w, ok := want[k.ApiKey]; ok {
+			if k.MinVersion != w[0] || k.MaxVersion != w[1] {
+				t.Errorf("%s: v%d-%d, want v%d-%d", kmsg.NameForKey(k.ApiKey), k.MinVersion, k.MaxVersion, w[0], w[1])
+			}
+			delete(want, k.ApiKey)
+		}
+	}
+	for k := range want {
+		t.Errorf("%s not advertised", kmsg.NameForKey(k))
+	}
+}
