@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -334,4 +335,102 @@ func TestShareStateManyWritesWithMoves(t *testing.T) {
 			return len(ps2.ISR) == 3
 		})
 	}
+}
+
+// TestShareStateConcurrentWritesWithMoves: share partitions written at
+// once from many goroutines (several per state partition) while the state
+// partitions' leaders move keep every committed write. Each writer asks
+// for a move every 10 writes and waits for it, so the moves interleave
+// with the writes of the others.
+func TestShareStateConcurrentWritesWithMoves(t *testing.T) {
+	e := newShareEnv(t, Config{ShareStatePartitions: 2, ShareSnapshotUpdateRecordsPerSnapshot: 5})
+	p := fastPersister(e.c)
+	const writers, writes = 8, 40
+	var mu sync.Mutex
+	moved := sync.NewCond(&mu)
+	moves := 0
+	stop := make(chan struct{})
+	want := make(chan struct{}, writers*writes/10) // never full: a send holds mu
+	moverDone := make(chan error, 1)
+	go func() { // the mover: clean elections, alternating the partitions
+		for {
+			select {
+			case <-stop:
+				moverDone <- nil
+				return
+			case <-want:
+			}
+			mu.Lock()
+			idx := int32(moves % 2)
+			mu.Unlock()
+			ps, _ := e.c.Partition(shareStateTopic, idx)
+			for _, r := range ps.ISR {
+				if r != ps.Leader {
+					if _, err := e.c.ElectLeader(shareStateTopic, idx, r, false); err != nil {
+						moverDone <- err
+						return
+					}
+					break
+				}
+			}
+			mu.Lock()
+			moves++
+			moved.Broadcast()
+			mu.Unlock()
+		}
+	}()
+	type result struct {
+		k    share.Key
+		want share.PartitionState
+		err  error
+	}
+	results := make(chan result, writers)
+	for w := range writers {
+		k := e.key(fmt.Sprintf("conc-%d", w), int32(w%2))
+		mustCode(t, "initialize", p.Initialize(k, 3, 0))
+		go func() {
+			m := share.PartitionState{StateEpoch: 3, StartOffset: 0}
+			for i := range writes {
+				if i%10 == 9 {
+					mu.Lock()
+					want <- struct{}{}
+					for target := moves + 1; moves < target; {
+						moved.Wait()
+					}
+					mu.Unlock()
+				}
+				start := int64(i)
+				bs := []share.StateBatch{sb(start, start+2, share.Acknowledged, int16(i%3+1))}
+				if code := p.Write(k, share.PartitionState{StateEpoch: 3, LeaderEpoch: 1, StartOffset: start, Batches: bs}); code != 0 {
+					results <- result{k: k, err: fmt.Errorf("write %d: %v", i, kerr.ErrorForCode(code))}
+					return
+				}
+				m.StartOffset, m.Batches = start, share.CombineBatches(m.Batches, bs, start)
+			}
+			results <- result{k: k, want: m}
+		}()
+	}
+	var got []result
+	for range writers {
+		got = append(got, <-results)
+	}
+	close(stop)
+	if err := <-moverDone; err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range got {
+		if r.err != nil {
+			t.Fatalf("%s: %v", r.k.Group, r.err)
+		}
+		st, code := p.Read(r.k, 1)
+		if code != 0 || st.StartOffset != r.want.StartOffset || !slices.Equal(st.Batches, r.want.Batches) {
+			t.Fatalf("%s: %+v (%d), want %+v", r.k.Group, st, code, r.want)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if moves < 3 {
+		t.Fatalf("%d moves", moves)
+	}
+	t.Logf("%d writes while the state partitions' leaders moved %d times", writers*writes, moves)
 }
