@@ -150,6 +150,7 @@ func parseFlags(args []string, getenv func(string) string, help io.Writer) (*opt
 	fs.Var(durationMs{&o.cfg.OffsetsRetentionCheckInterval}, "offsets-retention-check-interval", "offsets.retention.check.interval.ms: how often expired offsets are removed")
 	fs.Var(durationMs{&o.cfg.CleanerBackoff}, "log-cleaner-backoff", "log.cleaner.backoff.ms: how often the log cleaner looks for work")
 	fs.IntVar(&o.cfg.TransactionStatePartitions, "transaction-state-log-num-partitions", 50, "transaction.state.log.num.partitions: __transaction_state partitions")
+	fs.IntVar(&o.cfg.ShareStatePartitions, "share-coordinator-state-topic-num-partitions", 50, "share.coordinator.state.topic.num.partitions: __share_group_state partitions")
 	fs.Var(durationMs{&o.cfg.TransactionMaxTimeout}, "transaction-max-timeout", "transaction.max.timeout.ms")
 	fs.Var(durationMs{&o.cfg.TransactionAbortTimedOutInterval}, "transaction-abort-timed-out-transaction-cleanup-interval", "how often coordinators abort transactions past their timeout")
 	fs.Var(durationMs{&o.cfg.TransactionalIDExpiration}, "transactional-id-expiration", "transactional.id.expiration.ms")
