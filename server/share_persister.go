@@ -10,6 +10,14 @@ package server
 // PersisterStateManager does; the last error is the answer. The backoff
 // runs on the wall clock (like the retry of marker writes): a test on the
 // manual clock need not advance it for a failover to heal.
+//
+// Its answers are the share coordinator's, as Kafka 4.4's: a Read (or a
+// Write) of a share partition never initialized is INVALID_REQUEST (Kafka's
+// group coordinator initializes a share partition, InitializeShareGroupState
+// at the group epoch, before it assigns it), and a Write's batches are merged
+// into the state kept (where they overlap, the higher delivery count wins,
+// then the higher state), not put in its place. A Write does not move the
+// stored leader epoch; a Read at a new leader epoch does.
 
 import (
 	"math/rand/v2"
