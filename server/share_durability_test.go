@@ -9,8 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fakekafka/fakekafka/clock"
 	"github.com/fakekafka/fakekafka/share"
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // fastPersister is the cluster's persister with a short backoff, so that
@@ -433,4 +435,89 @@ func TestShareStateConcurrentWritesWithMoves(t *testing.T) {
 		t.Fatalf("%d moves", moves)
 	}
 	t.Logf("%d writes while the state partitions' leaders moved %d times", writers*writes, moves)
+}
+
+// TestShareStateWriteTimeout: with the state partition's followers stuck
+// but still in the ISR, a write waits for them up to
+// share.coordinator.write.timeout.ms (5 s, on the cluster clock) and then
+// answers COORDINATOR_NOT_AVAILABLE, changing nothing the coordinator
+// answers. Once the followers catch up, the timed-out record is in the
+// committed log: the next coordinator to load the partition replays it,
+// as a coordinator reloading its log does.
+func TestShareStateWriteTimeout(t *testing.T) {
+	e := newShareEnv(t, Config{Clock: clock.NewManual(time.Time{})})
+	k := e.key("slow", 0)
+	co := e.coordinator(k)
+	if p := e.initialize(co, k, 0, 0); p.ErrorCode != 0 {
+		t.Fatalf("initialize: %d", p.ErrorCode)
+	}
+	idx := stateIndex(e.c, k)
+	ps, _ := e.c.Partition(shareStateTopic, idx)
+	for _, rs := range ps.Replicas {
+		if rs.Broker != ps.Leader {
+			scMust(t, e.c.PauseReplica(shareStateTopic, idx, rs.Broker))
+		}
+	}
+	answer := make(chan kmsg.WriteShareGroupStateResponseTopicPartition, 1)
+	go func() {
+		req := kmsg.NewPtrWriteShareGroupStateRequest()
+		req.GroupID = k.Group
+		req.Topics = []kmsg.WriteShareGroupStateRequestTopic{{TopicID: k.TopicID,
+			Partitions: []kmsg.WriteShareGroupStateRequestTopicPartition{{Partition: 0, StartOffset: 4}}}}
+		resp, err := e.cl.Broker(int(co)).Request(e.ctx, req)
+		if err != nil {
+			answer <- kmsg.WriteShareGroupStateResponseTopicPartition{ErrorCode: -1}
+			return
+		}
+		answer <- resp.(*kmsg.WriteShareGroupStateResponse).Topics[0].Partitions[0]
+	}()
+	// The record is on the leader, not committed: the write waits.
+	waitFor(t, 10*time.Second, "the write appended on the leader", func() bool {
+		p, _ := e.c.Partition(shareStateTopic, idx)
+		for _, r := range p.Replicas {
+			if r.Broker == p.Leader {
+				return r.LogEndOffset > p.HighWatermark
+			}
+		}
+		return false
+	})
+	var got kmsg.WriteShareGroupStateResponseTopicPartition
+	advanced := time.Duration(0)
+	waitFor(t, 10*time.Second, "the write to time out", func() bool {
+		select {
+		case got = <-answer:
+			return true
+		default:
+		}
+		if advanced < 20*time.Second { // never near replica.lag.time.max.ms (30 s)
+			scMust(t, e.c.AdvanceClock(time.Second))
+			advanced += time.Second
+		}
+		return false
+	})
+	if advanced < 5*time.Second {
+		t.Fatalf("answered after %v, before the write timeout", advanced)
+	}
+	if got.ErrorCode != kerr.CoordinatorNotAvailable.Code {
+		t.Fatalf("write past the timeout: %d", got.ErrorCode)
+	}
+	if s := e.summary(co, k); s.StartOffset != 0 {
+		t.Fatalf("start offset %d after the timed-out write", s.StartOffset)
+	}
+	for _, rs := range ps.Replicas {
+		if rs.Broker != ps.Leader {
+			scMust(t, e.c.ResumeReplica(shareStateTopic, idx, rs.Broker))
+		}
+	}
+	waitFor(t, 10*time.Second, "the followers caught up", func() bool {
+		p, _ := e.c.Partition(shareStateTopic, idx)
+		return p.HighWatermark == p.Replicas[0].LogEndOffset
+	})
+	// The coordinator that answered never replayed the record (its state
+	// is what it answered); a new load replays it, committed after all.
+	t.Logf("the coordinator that timed out answers start offset %d after healing", e.summary(co, k).StartOffset)
+	scMust(t, e.c.StopBroker(co, StopClean))
+	if s := e.summary(e.coordinator(k), k); s.StartOffset != 4 {
+		t.Fatalf("new coordinator: start offset %d", s.StartOffset)
+	}
 }
