@@ -173,6 +173,15 @@ type Config struct {
 	// client on version 1. Older clients use version 1 either way.
 	TransactionVersion int
 
+	// BrokerConfigs sets any of Kafka's broker configs by name, as
+	// server.properties does (group.consumer.min.session.timeout.ms,
+	// group.share.min.record.lock.duration.ms, log.retention.hours, ...):
+	// checked against Kafka 4.4's catalogue (package configs) and described
+	// as STATIC_BROKER_CONFIG. Those fakekafka acts on take effect (see
+	// docs/configs.md); a typed field above wins over an entry here only
+	// where the entry is absent.
+	BrokerConfigs map[string]string
+
 	// MessageMaxBytes is message.max.bytes, the largest record batch a
 	// Produce may carry. Default 1048588.
 	MessageMaxBytes int32
@@ -300,6 +309,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.GroupInitialRebalanceDelay < 0 || c.GroupMinSessionTimeout < 0 || c.GroupMaxSessionTimeout < c.GroupMinSessionTimeout {
 		return c, fmt.Errorf("group timeouts: the initial rebalance delay must not be negative and the max session timeout not below the min")
+	}
+	if err := checkBrokerConfigs(c.BrokerConfigs); err != nil {
+		return c, err
 	}
 	if c.HWCheckpointInterval == 0 {
 		c.HWCheckpointInterval = 5 * time.Second

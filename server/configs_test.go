@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fakekafka/fakekafka/configs"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -169,7 +170,11 @@ func TestDescribeTopicConfigs(t *testing.T) {
 	for _, cfg := range rc.Configs {
 		keys = append(keys, cfg.Key)
 	}
-	if want := slices.Sorted(maps.Keys(topicConfigs)); !slices.Equal(keys, want) {
+	var want []string
+	for _, d := range configs.Topic.Described() {
+		want = append(want, d.Name)
+	}
+	if !slices.Equal(keys, want) {
 		t.Errorf("described %v, want every topic config %v", keys, want)
 	}
 	for _, tc := range []struct {
@@ -177,7 +182,9 @@ func TestDescribeTopicConfigs(t *testing.T) {
 		source     kmsg.ConfigSource
 		synonyms   int
 	}{
-		{"retention.ms", "1000", kmsg.ConfigSourceDynamicTopicConfig, 2}, // topic, default
+		// log.retention.ms's default is null, and log.retention.hours is
+		// not retention.ms's synonym: Kafka lists the topic's value only.
+		{"retention.ms", "1000", kmsg.ConfigSourceDynamicTopicConfig, 1},
 		{"min.insync.replicas", "2", kmsg.ConfigSourceStaticBrokerConfig, 2},
 		{"max.message.bytes", "1048588", kmsg.ConfigSourceDefaultConfig, 1},
 		{"flush.messages", maxLong, kmsg.ConfigSourceDefaultConfig, 1},
@@ -345,9 +352,9 @@ func TestAlterConfigsValidation(t *testing.T) {
 		{"unknown key", setOp("no.such.config", "1"), kerr.InvalidConfig},
 		{"bad value", setOp("min.insync.replicas", "0"), kerr.InvalidConfig},
 		{"not an int", setOp("retention.ms", "soon"), kerr.InvalidConfig},
-		{"delete unknown key", kadm.AlterConfig{Op: kadm.DeleteConfig, Name: "no.such.config"}, kerr.InvalidConfig},
 		{"append to a non-list", kadm.AlterConfig{Op: kadm.AppendConfig, Name: "retention.ms", Value: kadm.StringPtr("1")}, kerr.InvalidConfig},
-		{"subtract to empty", kadm.AlterConfig{Op: kadm.SubtractConfig, Name: "cleanup.policy", Value: kadm.StringPtr("delete")}, kerr.InvalidConfig},
+		{"not in the list", setOp("cleanup.policy", "compact,nope"), kerr.InvalidConfig},
+		{"replica.lag.time.max.ms is no topic config", setOp("replica.lag.time.max.ms", "1000"), kerr.InvalidConfig},
 		{"null value", kadm.AlterConfig{Op: kadm.SetConfig, Name: "retention.ms"}, kerr.InvalidRequest},
 	} {
 		rs, err := adm.AlterTopicConfigs(ctx, []kadm.AlterConfig{tc.op}, "val")
@@ -382,12 +389,33 @@ func TestAlterConfigsValidation(t *testing.T) {
 		t.Errorf("cleanup.policy after SUBTRACT delete: %q, want compact", got)
 	}
 
-	// Broker configs: only the ones that can change at runtime.
-	for _, op := range []kadm.AlterConfig{setOp("num.partitions", "3"), setOp("no.such.config", "1"), setOp("message.max.bytes", "-1")} {
-		rs, err := adm.AlterBrokerConfigs(ctx, []kadm.AlterConfig{op})
-		if err != nil || !errors.Is(rs[0].Err, kerr.InvalidConfig) {
-			t.Errorf("broker %s=%s: %v %+v, want INVALID_CONFIG", op.Name, *op.Value, err, rs)
+	// Deleting a config that is not set, or not known, is no error; nor is
+	// SUBTRACT down to an empty list (Kafka 4.4).
+	for _, op := range []kadm.AlterConfig{{Op: kadm.DeleteConfig, Name: "no.such.config"}, {Op: kadm.SubtractConfig, Name: "cleanup.policy", Value: kadm.StringPtr("compact")}} {
+		rs, err := adm.AlterTopicConfigs(ctx, []kadm.AlterConfig{op}, "val")
+		if err != nil || rs[0].Err != nil {
+			t.Errorf("%v %s: %v %+v, want no error", op.Op, op.Name, err, rs)
 		}
+	}
+	if got := configs(); got["cleanup.policy"] != "" || got["retention.ms"] != "1000" || len(got) != 2 {
+		t.Fatalf("configs after SUBTRACT to empty: %v, want cleanup.policy empty", got)
+	}
+	rs, err = adm.AlterTopicConfigs(ctx, []kadm.AlterConfig{{Op: kadm.DeleteConfig, Name: "cleanup.policy"}}, "val")
+	if err != nil || rs[0].Err != nil {
+		t.Fatalf("delete: %v %+v", err, rs)
+	}
+
+	// Broker configs: only the ones Kafka changes dynamically, with valid
+	// values, as INVALID_REQUEST (Kafka's DynamicBrokerConfig); names
+	// Kafka does not know are taken.
+	for _, op := range []kadm.AlterConfig{setOp("num.partitions", "3"), setOp("message.max.bytes", "-1")} {
+		rs, err := adm.AlterBrokerConfigs(ctx, []kadm.AlterConfig{op})
+		if err != nil || !errors.Is(rs[0].Err, kerr.InvalidRequest) {
+			t.Errorf("broker %s=%s: %v %+v, want INVALID_REQUEST", op.Name, *op.Value, err, rs)
+		}
+	}
+	if rs, err := adm.AlterBrokerConfigs(ctx, []kadm.AlterConfig{setOp("no.such.config", "1")}); err != nil || rs[0].Err != nil {
+		t.Errorf("broker no.such.config: %v %+v, want it taken", err, rs)
 	}
 
 	// Whole-request checks: a resource twice, a key twice, a resource type
@@ -401,7 +429,7 @@ func TestAlterConfigsValidation(t *testing.T) {
 		{kmsg.ConfigResourceTypeTopic, "val", []string{"retention.ms"}},
 		{kmsg.ConfigResourceTypeTopic, "val", []string{"retention.ms"}},
 		{kmsg.ConfigResourceTypeBroker, "", []string{"min.insync.replicas", "min.insync.replicas"}},
-		{kmsg.ConfigResourceTypeBrokerLogger, "1", []string{"kafka"}},
+		{kmsg.ConfigResourceTypeClientMetrics, "m", []string{"interval.ms"}}, // not kept by fakekafka
 	} {
 		rr := kmsg.NewIncrementalAlterConfigsRequestResource()
 		rr.ResourceType, rr.ResourceName = r.typ, r.name
@@ -461,8 +489,17 @@ func TestBrokerMinISRDefault(t *testing.T) {
 		t.Errorf("new topic's min.insync.replicas %d, want 3", minISR)
 	}
 
-	// Per-broker resources change the same cluster-wide setting.
+	// A broker's own value is stored apart from the cluster-wide default
+	// (and only the default is acted on): deleting broker 2's, which it
+	// does not have, changes nothing.
 	rs, err = adm.AlterBrokerConfigs(ctx, []kadm.AlterConfig{{Op: kadm.DeleteConfig, Name: "min.insync.replicas"}}, 2)
+	if err != nil || rs[0].Err != nil {
+		t.Fatalf("alter: %v %+v", err, rs)
+	}
+	if err := produceErr(t, prod, "free"); !errors.Is(err, kerr.NotEnoughReplicas) {
+		t.Errorf("after deleting broker 2's own value: %v, want NOT_ENOUGH_REPLICAS still", err)
+	}
+	rs, err = adm.AlterBrokerConfigs(ctx, []kadm.AlterConfig{{Op: kadm.DeleteConfig, Name: "min.insync.replicas"}})
 	if err != nil || rs[0].Err != nil {
 		t.Fatalf("alter: %v %+v", err, rs)
 	}
@@ -669,32 +706,23 @@ func TestDeleteRecords(t *testing.T) {
 	}
 }
 
-// TestConfigTables keeps the config tables in step.
-func TestConfigTables(t *testing.T) {
-	for k := range topicConfigs {
-		def, ok := topicConfigDefs[k]
-		if !ok {
-			t.Errorf("topic config %s has no DescribeConfigs entry", k)
-			continue
-		}
-		if _, ok := brokerConfigDefs[def.broker]; !ok {
-			t.Errorf("topic config %s: its broker synonym %s is not a broker config", k, def.broker)
-		}
-	}
-	for k := range topicConfigDefs {
-		if _, ok := topicConfigs[k]; !ok {
-			t.Errorf("described topic config %s is not accepted", k)
-		}
-	}
+// TestStaticConfigNames keeps Config's typed fields named after Kafka's
+// broker configs, and their values valid ones.
+func TestStaticConfigNames(t *testing.T) {
 	var cfg Config
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for k, def := range brokerConfigDefs {
-		if def.check != nil {
-			if err := def.check(def.static(&cfg)); err != nil {
-				t.Errorf("broker config %s: default %q fails its own check: %v", k, def.static(&cfg), err)
+	for name, f := range staticFields {
+		d, ok := configs.Broker.Lookup(name)
+		if !ok {
+			t.Errorf("%s is no Kafka broker config", name)
+			continue
+		}
+		if v := f(&cfg); v != "" {
+			if err := d.Check(v); err != nil {
+				t.Errorf("%s: default %q: %v", name, v, err)
 			}
 		}
 	}
