@@ -20,7 +20,9 @@ type alterOp struct {
 }
 
 func set(name, value string) alterOp { return alterOp{name: name, value: value} }
-func del(name string) alterOp        { return alterOp{name: name, op: kmsg.IncrementalAlterConfigOpDelete, null: true} }
+func del(name string) alterOp {
+	return alterOp{name: name, op: kmsg.IncrementalAlterConfigOpDelete, null: true}
+}
 func appendOp(name, value string) alterOp {
 	return alterOp{name: name, value: value, op: kmsg.IncrementalAlterConfigOpAppend}
 }
