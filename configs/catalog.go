@@ -84,7 +84,7 @@ type Def struct {
 	// log.retention.hours): the first one set supplies it, times Factor.
 	BrokerChain []Fallback
 	Valid       *Validator
-	Doc           string
+	Doc         string
 }
 
 // Fallback is one broker config of a topic config's BrokerChain.

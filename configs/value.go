@@ -186,9 +186,11 @@ func (v *Validator) checkList(name string, items []string) *Error {
 		}
 		return &Error{Msg: "Configuration '" + name + "' must not be empty. Valid values include: " + valid}
 	}
+	// Only a list of any values refuses duplicates (anyNonDuplicateValues);
+	// one of given values takes cleanup.policy=compact,compact.
 	seen := map[string]bool{}
 	for _, it := range items {
-		if seen[it] {
+		if seen[it] && len(v.Strings) == 0 {
 			return &Error{Msg: "Configuration '" + name + "' values must not be duplicated."}
 		}
 		seen[it] = true
@@ -217,7 +219,7 @@ func init() {
 	opaque["org.apache.kafka.common.config.ConfigDef$LambdaValidator"] = func(name string, p parsed) *Error {
 		if name == "compression.gzip.level" {
 			if n := p.num; p.isNum && (n > 9 || n < 1 && n != -1) {
-				return invalid(name, p.text, "Value must be between 1 and 9 or be -1")
+				return invalid(name, p.text, "Value must be between 1 and 9 or equal to -1")
 			}
 		}
 		return nil
@@ -264,7 +266,7 @@ func ShareAutoOffsetReset(v string) string {
 	}
 	d, ok := strings.CutPrefix(strings.ToLower(v), "by_duration:")
 	if !ok {
-		return "Invalid value `" + v + "` for configuration share.auto.offset.reset. The value must be either 'earliest', 'latest' or of the format 'by_duration:<PnDTnHnMn.nS.>'."
+		return "Invalid value `" + v + "` for configuration share.auto.offset.reset. The value must be either 'earliest', 'latest' or of the format 'by_duration:<PnDTnHnMn.nS>'."
 	}
 	dur, err := ParseISODuration(d)
 	if err != nil {

@@ -156,6 +156,11 @@ func validateBrokerConfigs(cfg map[string]string, perBroker bool) string {
 			perBrokerOnly = append(perBrokerOnly, k)
 		}
 	}
+	if v, ok := cfg["log.cleaner.threads"]; ok && strings.TrimSpace(v) == "0" {
+		// Kafka's cleaner divides its buffer by the thread count while it
+		// checks the change, and answers the ArithmeticException.
+		return "/ by zero"
+	}
 	if !perBroker && len(perBrokerOnly) > 0 {
 		return "Cannot update these configs at default cluster level, broker id must be specified: [" + strings.Join(perBrokerOnly, ", ") + "]"
 	}

@@ -73,7 +73,7 @@ func (bs *brokerSettings) defaultFor(id int32, d *configs.Def) (string, bool) {
 // first, from the first entry for name itself on.
 func (bs *brokerSettings) brokerSynonyms(id int32, name string) []kmsg.DescribeConfigsResponseResourceConfigConfigSynonym {
 	names := []string{name}
-	sensitive := false
+	sensitive := true // a name Kafka does not know may be a password
 	if d, ok := configs.Broker.Lookup(name); ok {
 		names, sensitive = d.BrokerSynonyms(), d.Sensitive()
 	}

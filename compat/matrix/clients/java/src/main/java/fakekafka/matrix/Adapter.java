@@ -55,6 +55,7 @@ public final class Adapter {
         case "group" -> group(cfg);
         case "metadata" -> metadata(cfg);
         case "transact" -> transact(cfg);
+        case "configs" -> Configs.run(cfg);
         default -> emit("fatal", Map.of("error", error("usage", "unknown operation " + op)));
       }
     } catch (Exception e) {
