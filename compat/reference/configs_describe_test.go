@@ -28,26 +28,17 @@ func TestConfigCatalogueCurrent(t *testing.T) {
 // source, read-only, sensitive, type, synonyms and documentation.
 var describeDiffAllowed = map[string]string{
 	// Set in the reference nodes' server.properties and not modelled by
-	// fakekafka (a single process has no listeners per node, log dirs,
-	// threads or a separate KRaft controller).
-	"advertised.listeners":                             "the reference node's listener and port",
-	"listeners":                                        "the reference node's listener and port",
-	"controller.listener.names":                        "KRaft controller settings of the reference nodes",
-	"controller.quorum.voters":                         "KRaft controller settings of the reference nodes",
-	"inter.broker.listener.name":                       "the reference node's listener",
-	"listener.security.protocol.map":                   "the reference node's listeners",
-	"log.dirs":                                         "the reference node's data directory",
-	"process.roles":                                    "the reference nodes are broker-only",
-	"num.network.threads":                              "thread counts of the reference nodes",
-	"num.io.threads":                                   "thread counts of the reference nodes",
-	"num.recovery.threads.per.data.dir":                "thread counts of the reference nodes",
-	"background.threads":                               "thread counts of the reference nodes",
-	"log.cleaner.threads":                              "thread counts of the reference nodes",
-	"log.cleaner.dedupe.buffer.size":                   "the reference cleaner's buffer",
-	"broker.heartbeat.interval.ms":                     "the reference nodes' heartbeat to their controller",
-	"unclean.leader.election.interval.ms":              "how often the reference controller looks for leaderless partitions; fakekafka elects at once",
-	"share.coordinator.state.topic.replication.factor": "share coordinator settings of the reference nodes",
-	"transaction.state.log.min.isr":                    "the reference nodes' transaction log settings",
+	// fakekafka (a single process has no listeners per node, log dirs or
+	// a separate KRaft controller). NewFake passes the rest of
+	// KafkaSettings as Config.BrokerConfigs.
+	"advertised.listeners":           "the reference node's listener and port",
+	"listeners":                      "the reference node's listener and port",
+	"controller.listener.names":      "KRaft controller settings of the reference nodes",
+	"controller.quorum.voters":       "KRaft controller settings of the reference nodes",
+	"inter.broker.listener.name":     "the reference node's listener",
+	"listener.security.protocol.map": "the reference node's listeners",
+	"log.dirs":                       "the reference node's data directory",
+	"process.roles":                  "the reference nodes are broker-only",
 }
 
 // describeAll describes a resource with synonyms and documentation and
