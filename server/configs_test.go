@@ -405,6 +405,17 @@ func TestAlterConfigsValidation(t *testing.T) {
 		t.Fatalf("delete: %v %+v", err, rs)
 	}
 
+	// An unknown operation: Kafka's controller fails it with
+	// UNKNOWN_SERVER_ERROR and no message.
+	unknownOp := kmsg.NewPtrIncrementalAlterConfigsRequest()
+	uo := kmsg.NewIncrementalAlterConfigsRequestResource()
+	uo.ResourceType, uo.ResourceName = kmsg.ConfigResourceTypeTopic, "val"
+	uo.Configs = []kmsg.IncrementalAlterConfigsRequestResourceConfig{{Name: "retention.ms", Op: 7, Value: kmsg.StringPtr("1")}}
+	unknownOp.Resources = append(unknownOp.Resources, uo)
+	if r := callHandler[*kmsg.IncrementalAlterConfigsResponse](t, c, 1, unknownOp).Resources[0]; r.ErrorCode != kerr.UnknownServerError.Code || r.ErrorMessage != nil {
+		t.Errorf("unknown operation: %v %v, want UNKNOWN_SERVER_ERROR without a message", errorName(r.ErrorCode), r.ErrorMessage)
+	}
+
 	// Broker configs: only the ones Kafka changes dynamically, with valid
 	// values, as INVALID_REQUEST (Kafka's DynamicBrokerConfig); names
 	// Kafka does not know are taken.

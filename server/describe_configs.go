@@ -130,17 +130,18 @@ func (c *Cluster) brokerEntries(id int32, name string) ([]configEntry, *configEr
 	for _, d := range configs.Broker.Described() {
 		add(d.Name, d)
 	}
-	// Names Kafka does not know, set at runtime: in its originals, listed.
-	unknown := map[string]bool{}
-	for _, m := range []map[string]string{bs.dynamic, bs.perBroker[id]} {
+	// What is set but not described otherwise (names Kafka does not know,
+	// internal configs): in Kafka's originals, so listed too.
+	extra := map[string]bool{}
+	for _, m := range []map[string]string{bs.static, bs.dynamic, bs.perBroker[id]} {
 		for k := range m {
-			if _, ok := configs.Broker.Lookup(k); !ok {
-				unknown[k] = true
+			if d, ok := configs.Broker.Lookup(k); !ok || d.Internal {
+				extra[k] = true
 			}
 		}
 	}
-	for _, k := range slices.Sorted(maps.Keys(unknown)) {
-		add(k, nil)
+	for _, k := range slices.Sorted(maps.Keys(extra)) {
+		add(k, brokerDef(k))
 	}
 	return out, nil
 }
@@ -178,7 +179,10 @@ func (cn *conn) handleDescribeConfigs(req *kmsg.DescribeConfigsRequest) (kmsg.Re
 		sr.ResourceType, sr.ResourceName = rr.ResourceType, rr.ResourceName
 		entries, e := c.describeResource(cn, rr.ResourceType, rr.ResourceName)
 		if e != nil {
-			sr.ErrorCode, sr.ErrorMessage = e.err.Code, e.msg
+			sr.ErrorCode = e.err.Code
+			if e.msg != nil {
+				sr.ErrorMessage = e.msg
+			}
 			resp.Resources = append(resp.Resources, sr)
 			continue
 		}
