@@ -44,7 +44,7 @@ func TestMatrixJavaGroupConfigs(t *testing.T) {
 	for _, d := range described {
 		byName[d.Name] = d
 	}
-	if s := byName["consumer.session.timeout.ms"]; s.Value == nil || *s.Value != "50000" || s.Source != "GROUP_CONFIG" || s.ConfigType != "INT" || !s.Documented ||
+	if s := byName["consumer.session.timeout.ms"]; s.Value == nil || *s.Value != "50000" || s.Source != "DYNAMIC_GROUP_CONFIG" || s.ConfigType != "INT" || !s.Documented ||
 		len(s.Synonyms) != 2 || s.Synonyms[1] != "group.consumer.session.timeout.ms=45000(DEFAULT_CONFIG)" {
 		t.Errorf("consumer.session.timeout.ms: %+v", s)
 	}
