@@ -178,8 +178,7 @@ type Config struct {
 	// group.share.min.record.lock.duration.ms, log.retention.hours, ...):
 	// checked against Kafka 4.4's catalogue (package configs) and described
 	// as STATIC_BROKER_CONFIG. Those fakekafka acts on take effect (see
-	// docs/configs.md); a typed field above wins over an entry here only
-	// where the entry is absent.
+	// docs/configs.md): an entry sets the typed field of the same config.
 	BrokerConfigs map[string]string
 
 	// MessageMaxBytes is message.max.bytes, the largest record batch a
@@ -229,6 +228,9 @@ const defaultMessageMaxBytes = 1048588
 const defaultReplicaFetchWaitMax = 500 * time.Millisecond
 
 func (c Config) withDefaults() (Config, error) {
+	if err := c.applyBrokerConfigs(); err != nil {
+		return c, err
+	}
 	if c.Brokers == 0 {
 		c.Brokers = 3
 	}
@@ -309,9 +311,6 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.GroupInitialRebalanceDelay < 0 || c.GroupMinSessionTimeout < 0 || c.GroupMaxSessionTimeout < c.GroupMinSessionTimeout {
 		return c, fmt.Errorf("group timeouts: the initial rebalance delay must not be negative and the max session timeout not below the min")
-	}
-	if err := checkBrokerConfigs(c.BrokerConfigs); err != nil {
-		return c, err
 	}
 	if c.HWCheckpointInterval == 0 {
 		c.HWCheckpointInterval = 5 * time.Second

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"maps"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/fakekafka/fakekafka/configs"
@@ -101,6 +102,58 @@ func checkBrokerConfigs(m map[string]string) error {
 		}
 		if err := d.Check(v); err != nil {
 			return fmt.Errorf("BrokerConfigs: %v", err)
+		}
+	}
+	return nil
+}
+
+// typedFields set Config's typed fields from BrokerConfigs entries of the
+// same configs, so a config set by name acts as its typed field does.
+var typedFields = map[string]func(c *Config, v string){
+	"min.insync.replicas":                           func(c *Config, v string) { c.MinInsyncReplicas = atoi(v) },
+	"unclean.leader.election.enable":                func(c *Config, v string) { c.UncleanLeaderElection = strings.EqualFold(v, "true") },
+	"replica.lag.time.max.ms":                       func(c *Config, v string) { c.ReplicaLagTimeMax = millis(v) },
+	"replica.fetch.wait.max.ms":                     func(c *Config, v string) { c.ReplicaFetchWaitMax = millis(v) },
+	"num.partitions":                                func(c *Config, v string) { c.NumPartitions = atoi(v) },
+	"default.replication.factor":                    func(c *Config, v string) { c.DefaultReplicationFactor = atoi(v) },
+	"auto.create.topics.enable":                     func(c *Config, v string) { b := strings.EqualFold(v, "true"); c.AutoCreateTopics = &b },
+	"message.max.bytes":                             func(c *Config, v string) { c.MessageMaxBytes = int32(atoi(v)) },
+	"socket.request.max.bytes":                      func(c *Config, v string) { c.MaxRequestBytes = int32(atoi(v)) },
+	"broker.session.timeout.ms":                     func(c *Config, v string) { c.BrokerSessionTimeout = millis(v) },
+	"replica.high.watermark.checkpoint.interval.ms": func(c *Config, v string) { c.HWCheckpointInterval = millis(v) },
+	"log.retention.check.interval.ms":               func(c *Config, v string) { c.RetentionCheckInterval = millis(v) },
+	"offsets.retention.minutes":                     func(c *Config, v string) { c.OffsetsRetention = time.Duration(atoi(v)) * time.Minute },
+	"offsets.retention.check.interval.ms":           func(c *Config, v string) { c.OffsetsRetentionCheckInterval = millis(v) },
+	"producer.id.expiration.ms":                     func(c *Config, v string) { c.ProducerIDExpiration = millis(v) },
+	"producer.id.expiration.check.interval.ms":      func(c *Config, v string) { c.ProducerIDExpirationCheckInterval = millis(v) },
+	"log.cleaner.backoff.ms":                        func(c *Config, v string) { c.CleanerBackoff = millis(v) },
+	"offsets.topic.num.partitions":                  func(c *Config, v string) { c.OffsetsTopicPartitions = atoi(v) },
+	"offsets.topic.replication.factor":              func(c *Config, v string) { c.OffsetsTopicReplicationFactor = atoi(v) },
+	"group.initial.rebalance.delay.ms":              func(c *Config, v string) { c.GroupInitialRebalanceDelay = millis(v) },
+	"group.min.session.timeout.ms":                  func(c *Config, v string) { c.GroupMinSessionTimeout = millis(v) },
+	"group.max.session.timeout.ms":                  func(c *Config, v string) { c.GroupMaxSessionTimeout = millis(v) },
+	"group.consumer.heartbeat.interval.ms":          func(c *Config, v string) { c.ConsumerGroupHeartbeatInterval = millis(v) },
+	"group.consumer.session.timeout.ms":             func(c *Config, v string) { c.ConsumerGroupSessionTimeout = millis(v) },
+	"transaction.state.log.num.partitions":          func(c *Config, v string) { c.TransactionStatePartitions = atoi(v) },
+	"transaction.state.log.replication.factor":      func(c *Config, v string) { c.TransactionStateReplicationFactor = atoi(v) },
+	"transaction.max.timeout.ms":                    func(c *Config, v string) { c.TransactionMaxTimeout = millis(v) },
+	"transaction.abort.timed.out.transaction.cleanup.interval.ms": func(c *Config, v string) {
+		c.TransactionAbortTimedOutInterval = millis(v)
+	},
+	"transactional.id.expiration.ms": func(c *Config, v string) { c.TransactionalIDExpiration = millis(v) },
+}
+
+func atoi(v string) int { n, _ := strconv.Atoi(strings.TrimSpace(v)); return n }
+
+// applyBrokerConfigs checks c.BrokerConfigs and sets the typed fields of
+// the configs it names.
+func (c *Config) applyBrokerConfigs() error {
+	if err := checkBrokerConfigs(c.BrokerConfigs); err != nil {
+		return err
+	}
+	for k, v := range c.BrokerConfigs {
+		if set := typedFields[k]; set != nil {
+			set(c, v)
 		}
 	}
 	return nil

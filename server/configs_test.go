@@ -737,4 +737,37 @@ func TestStaticConfigNames(t *testing.T) {
 			}
 		}
 	}
+	for name := range typedFields {
+		if _, ok := configs.Broker.Lookup(name); !ok {
+			t.Errorf("typed field of %s, which is no Kafka broker config", name)
+		}
+	}
+}
+
+// TestBrokerConfigsAct: a broker config set by name in Config.BrokerConfigs
+// acts as its typed field does and is described as static.
+func TestBrokerConfigsAct(t *testing.T) {
+	c := NewTestCluster(t, Config{BrokerConfigs: map[string]string{"min.insync.replicas": "2", "log.retention.hours": "1"}})
+	if err := c.CreateTopic("bc", 1, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	p := c.partition("bc", 0)
+	p.mu.Lock()
+	rc := p.st.Config()
+	p.mu.Unlock()
+	if rc.MinInsyncReplicas != 2 || rc.Retention.Ms != 3600000 {
+		t.Errorf("partition config: min.insync.replicas %d, retention.ms %d; want 2 and 3600000", rc.MinInsyncReplicas, rc.Retention.Ms)
+	}
+	rcs, err := kadm.NewClient(newClient(t, c)).DescribeTopicConfigs(testContext(t), "bc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg := describedConfig(t, rcs, "bc", "min.insync.replicas"); cfg.MaybeValue() != "2" || cfg.Source != kmsg.ConfigSourceStaticBrokerConfig {
+		t.Errorf("min.insync.replicas %q from %v, want 2 from STATIC_BROKER_CONFIG", cfg.MaybeValue(), cfg.Source)
+	}
+	// log.retention.ms is null: retention.ms comes from the hours, and
+	// Kafka lists no synonym for it.
+	if cfg := describedConfig(t, rcs, "bc", "retention.ms"); cfg.MaybeValue() != "3600000" || cfg.Source != kmsg.ConfigSourceDefaultConfig || len(cfg.Synonyms) != 0 {
+		t.Errorf("retention.ms %q from %v with %v", cfg.MaybeValue(), cfg.Source, cfg.Synonyms)
+	}
 }
