@@ -31,6 +31,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/fakekafka/fakekafka/configs"
@@ -221,6 +222,10 @@ func (c *Cluster) describeResource(cn *conn, typ kmsg.ConfigResourceType, name s
 	switch typ {
 	case kmsg.ConfigResourceTypeTopic:
 		if err := legalTopicName(name); err != nil {
+			if strings.Contains(err.Error(), "contains a character") {
+				// Kafka 4.4's words for it here (checked by compat/reference).
+				return nil, refuse(kerr.InvalidTopicException, "Topic name is invalid: '%s' contains one or more characters other than ASCII alphanumerics, '.', '_' and '-'", name)
+			}
 			return nil, refuse(kerr.InvalidTopicException, "%v", err)
 		}
 		t := c.topic(name)

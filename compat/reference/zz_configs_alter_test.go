@@ -233,8 +233,46 @@ var alterCases = []alterCase{
 	{name: "logger/legacy", typ: kmsg.ConfigResourceTypeBrokerLogger, resource: "1", legacy: true, ops: []alterOp{set("kafka", "INFO")}},
 }
 
+// describeCases are DescribeConfigs of resources that fail, or of a few
+// names, sent to broker 1.
+var describeCases = []struct {
+	name  string
+	typ   kmsg.ConfigResourceType
+	res   string
+	names []string
+}{
+	{"describe/other-broker", kmsg.ConfigResourceTypeBroker, "2", nil},
+	{"describe/not-a-broker-id", kmsg.ConfigResourceTypeBroker, "x", nil},
+	{"describe/default-group", kmsg.ConfigResourceTypeGroupConfig, "", nil},
+	{"describe/group-without-configs", kmsg.ConfigResourceTypeGroupConfig, "no-configs", []string{"consumer.session.timeout.ms", "share.record.lock.duration.ms", "streams.assignor.name"}},
+	{"describe/logger-default", kmsg.ConfigResourceTypeBrokerLogger, "", nil},
+	{"describe/logger-other-broker", kmsg.ConfigResourceTypeBrokerLogger, "2", nil},
+	{"describe/bad-topic-name", kmsg.ConfigResourceTypeTopic, "a b", nil},
+	{"describe/unknown-topic", kmsg.ConfigResourceTypeTopic, "no-such-topic", nil},
+	{"describe/broker-names", kmsg.ConfigResourceTypeBroker, "1", []string{"log.retention.ms", "log.retention.hours", "log.roll.ms", "node.id", "broker.id", "sasl.jaas.config", "num.partitions"}},
+}
+
+// describeOutcome is one describeCase's answer in brief.
+func (r *run) describeOutcome(typ kmsg.ConfigResourceType, name string, names []string) string {
+	req := kmsg.NewPtrDescribeConfigsRequest()
+	req.SetVersion(4)
+	req.IncludeSynonyms = true
+	rr := kmsg.NewDescribeConfigsRequestResource()
+	rr.ResourceType, rr.ResourceName, rr.ConfigNames = typ, name, names
+	req.Resources = append(req.Resources, rr)
+	res := r.do(1, req).(*kmsg.DescribeConfigsResponse).Resources[0]
+	lines := []string{errName(res.ErrorCode) + ": " + deref(res.ErrorMessage)}
+	var cfgs []string
+	for _, c := range res.Configs {
+		cfgs = append(cfgs, configLine(c))
+	}
+	sort.Strings(cfgs)
+	return strings.Join(append(lines, cfgs...), "\n")
+}
+
 // TestConfigAlters sends every alterCase to both clusters and compares the
-// error codes and messages, and what a describe shows after it.
+// error codes and messages, and what a describe shows after it; then the
+// describeCases.
 func TestConfigAlters(t *testing.T) {
 	tgs := targets(t)
 	got := map[string][]string{}
@@ -244,6 +282,12 @@ func TestConfigAlters(t *testing.T) {
 		for _, c := range alterCases {
 			got[c.name] = append(got[c.name], r.alterOutcome(c))
 		}
+		for _, c := range describeCases {
+			got[c.name] = append(got[c.name], r.describeOutcome(c.typ, c.res, c.names))
+		}
+	}
+	for _, c := range describeCases {
+		alterCases = append(alterCases, alterCase{name: c.name})
 	}
 	if len(tgs) < 2 {
 		for _, c := range alterCases {
