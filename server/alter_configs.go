@@ -160,8 +160,8 @@ func (c *Cluster) alterConfigs(r *alterRequest) *configErr {
 		if r.name == "" {
 			return refuse(kerr.InvalidRequest, "Default topic resources are not allowed.")
 		}
-		if err := legalTopicName(r.name); err != nil {
-			return refuse(kerr.InvalidTopicException, "%v", err)
+		if e := topicNameError(r.name); e != nil {
+			return e
 		}
 		t := c.topic(r.name)
 		if t == nil {

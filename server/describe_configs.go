@@ -221,12 +221,8 @@ func (c *Cluster) describeResource(cn *conn, typ kmsg.ConfigResourceType, name s
 	id := cn.b.id
 	switch typ {
 	case kmsg.ConfigResourceTypeTopic:
-		if err := legalTopicName(name); err != nil {
-			if strings.Contains(err.Error(), "contains a character") {
-				// Kafka 4.4's words for it here (checked by compat/reference).
-				return nil, refuse(kerr.InvalidTopicException, "Topic name is invalid: '%s' contains one or more characters other than ASCII alphanumerics, '.', '_' and '-'", name)
-			}
-			return nil, refuse(kerr.InvalidTopicException, "%v", err)
+		if e := topicNameError(name); e != nil {
+			return nil, e
 		}
 		t := c.topic(name)
 		if t == nil {
@@ -248,4 +244,17 @@ func (c *Cluster) describeResource(cn *conn, typ kmsg.ConfigResourceType, name s
 		return c.loggerEntries(n), nil
 	}
 	return nil, refuse(kerr.InvalidRequest, "Unsupported resource type: %s", typ)
+}
+
+// topicNameError is the configs APIs' answer to an illegal topic name.
+func topicNameError(name string) *configErr {
+	err := legalTopicName(name)
+	switch {
+	case err == nil:
+		return nil
+	case strings.Contains(err.Error(), "contains a character"):
+		// Kafka 4.4's words for it here (checked by compat/reference).
+		return refuse(kerr.InvalidTopicException, "Topic name is invalid: '%s' contains one or more characters other than ASCII alphanumerics, '.', '_' and '-'", name)
+	}
+	return refuse(kerr.InvalidTopicException, "%v", err)
 }
