@@ -140,6 +140,16 @@ func validateGroupConfigs(bs *brokerSettings, cfg map[string]string) error {
 	return nil
 }
 
+// autoOffsetReset is share.auto.offset.reset with its strategy in lower
+// case (Kafka reads it case-insensitively): latest, earliest or
+// by_duration:<the ISO-8601 duration as given>.
+func autoOffsetReset(v string) string {
+	if len(v) > len("by_duration:") && strings.EqualFold(v[:len("by_duration:")], "by_duration:") {
+		return "by_duration:" + v[len("by_duration:"):]
+	}
+	return strings.ToLower(v)
+}
+
 func uniq(s []string) []string {
 	out := slices.Clone(s)
 	slices.Sort(out)
@@ -178,7 +188,7 @@ func resolveGroupConfig(bs *brokerSettings, ex map[string]string) grp.Config {
 		ShareHeartbeatInterval:       ms("share.heartbeat.interval.ms"),
 		ShareRecordLockDuration:      ms("share.record.lock.duration.ms"),
 		ShareDeliveryCountLimit:      int32(num("share.delivery.count.limit")),
-		ShareAutoOffsetReset:         strings.ToLower(str("share.auto.offset.reset")),
+		ShareAutoOffsetReset:         autoOffsetReset(str("share.auto.offset.reset")),
 		ShareIsolationLevel:          str("share.isolation.level"),
 		ShareRenewAcknowledge:        strings.EqualFold(str("share.renew.acknowledge.enable"), "true"),
 		SharePartitionMaxRecords:     int32(num("share.partition.max.record.locks")),

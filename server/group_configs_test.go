@@ -122,7 +122,7 @@ func TestGroupConfigs(t *testing.T) {
 	if r := d["share.auto.offset.reset"]; r.Value == nil || *r.Value != "by_duration:PT1H" || len(r.ConfigSynonyms) != 2 || r.ConfigSynonyms[1].Source != kmsg.ConfigSourceDefaultConfig {
 		t.Errorf("share.auto.offset.reset described as %+v", r)
 	}
-	if gc := c.groupConfig("cfg"); gc.ConsumerSessionTimeout != 50*time.Second || gc.ShareAutoOffsetReset != "by_duration:pt1h" {
+	if gc := c.groupConfig("cfg"); gc.ConsumerSessionTimeout != 50*time.Second || gc.ShareAutoOffsetReset != "by_duration:PT1H" {
 		t.Errorf("groupConfig: %+v", gc)
 	}
 	if gc := c.groupConfig("other"); gc.ConsumerSessionTimeout != 45*time.Second || !gc.ShareRenewAcknowledge {
