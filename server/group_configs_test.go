@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	grp "github.com/fakekafka/fakekafka/group"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -267,5 +268,15 @@ func TestGroupSessionTimeoutFencesMember(t *testing.T) {
 	c.AdvanceClock(25 * time.Second) // 45 s: the broker's default
 	if members("long") != 0 {
 		t.Fatal("the member of a group without configs outlived the broker's 45 s")
+	}
+}
+
+// TestGroupDefaultsAreKafkas: with Config's defaults, a group without
+// configs gets group.DefaultConfig, Kafka 4.4's defaults (from the
+// generated catalogue).
+func TestGroupDefaultsAreKafkas(t *testing.T) {
+	c := NewTestCluster(t, Config{})
+	if got, want := c.groupConfig("any"), grp.DefaultConfig(); got != want {
+		t.Errorf("groupConfig of a group without configs:\n got  %+v\n want %+v", got, want)
 	}
 }
