@@ -44,7 +44,13 @@ import (
 func (c *Cluster) topicEntries(id int32, explicit map[string]string) []configEntry {
 	bs := c.brokerSettings()
 	var out []configEntry
-	for _, d := range configs.Topic.Described() {
+	defs := configs.Topic.Described()
+	for _, k := range slices.Sorted(maps.Keys(explicit)) {
+		if d, ok := configs.Topic.Lookup(k); ok && d.Internal {
+			defs = append(defs, d) // set, so in Kafka's originals: listed
+		}
+	}
+	for _, d := range defs {
 		e := configEntry{name: d.Name, typ: typeOf(d), doc: docOf(d), sensitive: d.Sensitive()}
 		if d.BrokerSynonym != "" {
 			e.synonyms = bs.brokerSynonyms(id, d.BrokerSynonym)

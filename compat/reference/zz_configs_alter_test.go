@@ -252,6 +252,53 @@ var describeCases = []struct {
 	{"describe/broker-names", kmsg.ConfigResourceTypeBroker, "1", []string{"log.retention.ms", "log.retention.hours", "log.roll.ms", "node.id", "broker.id", "sasl.jaas.config", "num.partitions"}},
 }
 
+// createCases are CreateTopics with configs: the answer's error and
+// message, and the configs it lists (name=value(source)).
+var createCases = []struct {
+	name, topic  string
+	validateOnly bool
+	configs      map[string]string
+}{
+	{"create/newer-configs", "cfg-new", false, map[string]string{"segment.jitter.ms": "10", "message.timestamp.before.max.ms": "3600000", "compression.zstd.level": "5"}},
+	{"create/validate-only", "cfg-vo", true, map[string]string{"retention.ms": "1000", "cleanup.policy": "compact"}},
+	{"create/bad-value", "cfg-bad", false, map[string]string{"min.insync.replicas": "0"}},
+	{"create/unknown", "cfg-unknown", false, map[string]string{"no.such.config": "1"}},
+	{"create/remote", "cfg-remote", false, map[string]string{"remote.storage.enable": "true"}},
+	{"create/small-segment", "cfg-seg", false, map[string]string{"segment.bytes": "1000"}},
+	{"create/internal-segment", "cfg-iseg", false, map[string]string{"internal.segment.bytes": "1000"}},
+}
+
+func (r *run) createOutcome(topic string, validateOnly bool, configs map[string]string) string {
+	req := kmsg.NewPtrCreateTopicsRequest()
+	req.SetVersion(7)
+	req.TimeoutMillis, req.ValidateOnly = 30000, validateOnly
+	rt := kmsg.NewCreateTopicsRequestTopic()
+	rt.Topic, rt.NumPartitions, rt.ReplicationFactor = topic, 1, 3
+	for _, k := range sortedKeys(configs) {
+		c := kmsg.NewCreateTopicsRequestTopicConfig()
+		c.Name, c.Value = k, kmsg.StringPtr(configs[k])
+		rt.Configs = append(rt.Configs, c)
+	}
+	req.Topics = append(req.Topics, rt)
+	res := r.do(1, req).(*kmsg.CreateTopicsResponse).Topics[0]
+	out := []string{errName(res.ErrorCode) + ": " + deref(res.ErrorMessage)}
+	var cfgs []string
+	for _, c := range res.Configs {
+		cfgs = append(cfgs, fmt.Sprintf("%s=%s(%v) ro=%v sensitive=%v", c.Name, deref(c.Value), kmsg.ConfigSource(c.Source), c.ReadOnly, c.IsSensitive))
+	}
+	sort.Strings(cfgs)
+	return strings.Join(append(out, cfgs...), "\n")
+}
+
+func sortedKeys(m map[string]string) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
 // describeOutcome is one describeCase's answer in brief.
 func (r *run) describeOutcome(typ kmsg.ConfigResourceType, name string, names []string) string {
 	req := kmsg.NewPtrDescribeConfigsRequest()
@@ -285,8 +332,14 @@ func TestConfigAlters(t *testing.T) {
 		for _, c := range describeCases {
 			got[c.name] = append(got[c.name], r.describeOutcome(c.typ, c.res, c.names))
 		}
+		for _, c := range createCases {
+			got[c.name] = append(got[c.name], r.createOutcome(c.topic, c.validateOnly, c.configs))
+		}
 	}
 	for _, c := range describeCases {
+		alterCases = append(alterCases, alterCase{name: c.name})
+	}
+	for _, c := range createCases {
 		alterCases = append(alterCases, alterCase{name: c.name})
 	}
 	if len(tgs) < 2 {
