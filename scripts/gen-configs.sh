@@ -7,6 +7,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+if ! command -v javac >/dev/null 2>&1; then
+	echo "gen-configs needs a JDK (java runs GenConfigs.java from source): apt-get install openjdk-17-jdk-headless" >&2
+	exit 1
+fi
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/fakekafka-reference"
 if [ ! -s "$cache/classpath.txt" ]; then
 	mkdir -p "$cache"
