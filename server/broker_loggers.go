@@ -4,7 +4,8 @@ package server
 // Log4jController describes them and IncrementalAlterConfigs sets them
 // (SET a level, DELETE back to the root logger's; APPEND and SUBTRACT are
 // refused). fakekafka keeps the levels per broker, in memory as Kafka does
-// (not in the data dir: a new process starts from the root level; a broker stopped and started keeps them), and logs through slog regardless: the
+// (not in the data dir: a new process starts from the root level; a broker
+// stopped and started keeps them), and logs through slog regardless: the
 // levels are stored and described, not acted on. A broker lists the root
 // logger and every logger ever set on it.
 
