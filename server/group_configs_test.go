@@ -197,6 +197,9 @@ func TestGroupConfigsSurvive(t *testing.T) {
 	if err := c1.AlterBrokerConfig(map[string]string{"log.cleaner.threads": "2"}, nil); err != nil {
 		t.Fatal(err)
 	}
+	if code, msg := incAlter(t, c1, 2, kmsg.ConfigResourceTypeBroker, "2", groupSet("log.cleaner.min.compaction.lag.ms", "7")); code != 0 {
+		t.Fatalf("broker 2's own config: %v %s", errorName(code), msg)
+	}
 	coord, _ := c1.coordinatorOf("kept")
 	if err := c1.StopBroker(coord, StopCrash); err != nil {
 		t.Fatal(err)
@@ -217,6 +220,12 @@ func TestGroupConfigsSurvive(t *testing.T) {
 	}
 	if v, _ := c2.brokerSettings().value(clusterLevel, "log.cleaner.threads"); v != "2" {
 		t.Errorf("log.cleaner.threads after a restart: %q", v)
+	}
+	if v, _ := c2.brokerSettings().value(2, "log.cleaner.min.compaction.lag.ms"); v != "7" {
+		t.Errorf("broker 2's own log.cleaner.min.compaction.lag.ms after a restart: %q", v)
+	}
+	if v, _ := c2.brokerSettings().value(1, "log.cleaner.min.compaction.lag.ms"); v != "0" {
+		t.Errorf("broker 1's log.cleaner.min.compaction.lag.ms after a restart: %q, want Kafka's default 0", v)
 	}
 }
 
@@ -268,6 +277,26 @@ func TestGroupSessionTimeoutFencesMember(t *testing.T) {
 	c.AdvanceClock(25 * time.Second) // 45 s: the broker's default
 	if members("long") != 0 {
 		t.Fatal("the member of a group without configs outlived the broker's 45 s")
+	}
+
+	// A change takes effect at the member's next heartbeat.
+	later := heartbeat("later", 0)
+	if later.ErrorCode != 0 || later.HeartbeatIntervalMillis != 5000 {
+		t.Fatalf("join: %v, interval %d", errorName(later.ErrorCode), later.HeartbeatIntervalMillis)
+	}
+	if err := c.AlterGroupConfig("later", map[string]string{"consumer.session.timeout.ms": "12000"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if hb := heartbeat("later", later.MemberEpoch); hb.ErrorCode != 0 {
+		t.Fatalf("heartbeat: %v", errorName(hb.ErrorCode))
+	}
+	c.AdvanceClock(12*time.Second - time.Millisecond)
+	if members("later") != 1 {
+		t.Fatal("fenced before the new 12 s session timeout")
+	}
+	c.AdvanceClock(time.Millisecond)
+	if members("later") != 0 {
+		t.Fatal("not fenced 12 s after its last heartbeat under the new session timeout")
 	}
 }
 
