@@ -35,6 +35,9 @@ const (
 	EventTopicCreated       EventType = "topic_created"
 	EventTopicDeleted       EventType = "topic_deleted"
 	EventTopicConfigChanged EventType = "topic_config_changed"
+	// EventGroupConfigChanged: a group's group configs (Configs: all of its
+	// explicit ones after the change).
+	EventGroupConfigChanged EventType = "group_config_changed"
 
 	EventACLCreated   EventType = "acl_created" // Detail: the binding
 	EventACLDeleted   EventType = "acl_deleted"
@@ -177,7 +180,7 @@ var EventTypes = []EventType{
 	EventLeaderElected, EventPartitionLeaderless, EventISRShrunk, EventISRExpanded, EventHWAdvanced,
 	EventLogTruncated, EventRecordsLost, EventLogStartMoved, EventLogCleaned, EventProducerExpired,
 	EventFaultAdded, EventFaultHit, EventFaultExpired, EventFaultRemoved,
-	EventTopicCreated, EventTopicDeleted, EventTopicConfigChanged,
+	EventTopicCreated, EventTopicDeleted, EventTopicConfigChanged, EventGroupConfigChanged,
 	EventPartitionsCreated, EventReassignmentStarted, EventReassignmentCompleted, EventReassignmentCancelled,
 	EventACLCreated, EventACLDeleted, EventQuotaChanged, EventClientThrottled,
 	EventGroupRebalanceStarted, EventGroupRebalanceCompleted, EventGroupMemberJoined, EventGroupMemberLeft, EventGroupMemberExpired,

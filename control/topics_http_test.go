@@ -84,8 +84,8 @@ func TestControlTopics(t *testing.T) {
 		want               string
 	}{
 		{"POST", "/v1/topics", `{"name":"orders"}`, http.StatusConflict, `TOPIC_ALREADY_EXISTS: topic 'orders' already exists`},
-		{"POST", "/v1/topics", `{"name":"x","configs":{"min.insync.replicas":"0"}}`, http.StatusBadRequest, "INVALID_CONFIG: invalid value for min.insync.replicas"},
-		{"POST", "/v1/topics", `{"name":"x","configs":{"no.such":"1"}}`, http.StatusBadRequest, `INVALID_CONFIG: unknown topic config "no.such"`},
+		{"POST", "/v1/topics", `{"name":"x","configs":{"min.insync.replicas":"0"}}`, http.StatusBadRequest, "INVALID_CONFIG: Invalid value 0 for configuration min.insync.replicas: Value must be at least 1"},
+		{"POST", "/v1/topics", `{"name":"x","configs":{"no.such":"1"}}`, http.StatusBadRequest, `INVALID_CONFIG: Unknown topic config name: no.such`},
 		{"POST", "/v1/topics", `{"name":"x","replication_factor":4}`, http.StatusBadRequest, "INVALID_REPLICATION_FACTOR"},
 		{"POST", "/v1/topics", `{"name":"x","partitions":0}`, http.StatusBadRequest, "INVALID_PARTITIONS"},
 		{"POST", "/v1/topics", `{"name":"bad/name"}`, http.StatusBadRequest, "INVALID_TOPIC_EXCEPTION"},
@@ -98,8 +98,8 @@ func TestControlTopics(t *testing.T) {
 		{"DELETE", "/v1/topics/nope", "", http.StatusNotFound, `unknown topic "nope"`},
 		{"GET", "/v1/topics/nope/configs", "", http.StatusNotFound, `unknown topic "nope"`},
 		{"PATCH", "/v1/topics/nope/configs", `{"set":{"retention.ms":"1"}}`, http.StatusNotFound, `unknown topic "nope"`},
-		{"PATCH", "/v1/topics/orders/configs", `{"set":{"no.such":"1"}}`, http.StatusBadRequest, "INVALID_CONFIG: config no.such is unknown"},
-		{"PATCH", "/v1/topics/orders/configs", `{"set":{"min.insync.replicas":"x"}}`, http.StatusBadRequest, "INVALID_CONFIG: invalid value for min.insync.replicas"},
+		{"PATCH", "/v1/topics/orders/configs", `{"set":{"no.such":"1"}}`, http.StatusBadRequest, "INVALID_CONFIG: Unknown topic config name: no.such"},
+		{"PATCH", "/v1/topics/orders/configs", `{"set":{"min.insync.replicas":"x"}}`, http.StatusBadRequest, "INVALID_CONFIG: Invalid value x for configuration min.insync.replicas: Not a number of type INT"},
 		{"PATCH", "/v1/topics/orders/configs", `{}`, http.StatusBadRequest, `needs "set"`},
 		{"DELETE", "/v1/topics/__consumer_offsets", "", http.StatusBadRequest, "internal topic"},
 	} {

@@ -41,6 +41,7 @@ func DefaultConfig() Config {
 		ShareDeliveryCountLimit:      5,
 		ShareAutoOffsetReset:         "latest",
 		ShareIsolationLevel:          "read_uncommitted",
+		ShareRenewAcknowledge:        true,
 		SharePartitionMaxRecords:     2000,
 		StreamsSessionTimeout:        45 * time.Second,
 		StreamsHeartbeatInterval:     5 * time.Second,

@@ -106,7 +106,7 @@ func (g *Group) TouchConsumerMember(m *ConsumerMember) {
 	h := g.s.host
 	// g.after fires only while this copy of the group is still the
 	// coordinator's (not after a failover or Close).
-	m.Session = g.after(h.SessionTimeout(), func() {
+	m.Session = g.after(h.GroupConfig(g.ID).ConsumerSessionTimeout, func() {
 		if g.Consumer == nil || g.Consumer.Members[m.ID] != m {
 			return
 		}

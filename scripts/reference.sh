@@ -2,7 +2,7 @@
 # Runs compat/reference: Apache Kafka 4.x itself beside fakekafka, the
 # differential scenarios and the request corpus, and checks the tables
 # in docs/reference.md (pass -update-reference to rewrite them; other arguments go to go test). Needs Java 17+
-# and Maven: installs them from Debian's packages when missing and we are
+# (a JDK: scripts/gen-configs.sh compiles a small program) and Maven: installs them from Debian's packages when missing and we are
 # root. The Kafka jars go to ~/.m2 and their classpath to
 # ~/.cache/fakekafka-reference (outside the repository); a warm run takes
 # about 5-6 minutes, most of it Kafka's own failover timeouts. TestClients
@@ -12,13 +12,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! command -v java >/dev/null 2>&1 || ! command -v mvn >/dev/null 2>&1; then
+if ! command -v javac >/dev/null 2>&1 || ! command -v mvn >/dev/null 2>&1; then
 	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-		echo "installing Java and Maven (apt-get install openjdk-17-jre-headless maven)"
+		echo "installing Java and Maven (apt-get install openjdk-17-jdk-headless maven)"
 		DEBIAN_FRONTEND=noninteractive apt-get update -qq
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jre-headless maven >/dev/null
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jdk-headless maven >/dev/null
 	else
-		echo "compat/reference needs Java 17+ and Maven: sudo apt-get install openjdk-17-jre-headless maven" >&2
+		echo "compat/reference needs Java 17+ and Maven: sudo apt-get install openjdk-17-jdk-headless maven" >&2
 		exit 1
 	fi
 fi

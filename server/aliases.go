@@ -62,6 +62,7 @@ const (
 	EventTopicCreated            = api.EventTopicCreated
 	EventTopicDeleted            = api.EventTopicDeleted
 	EventTopicConfigChanged      = api.EventTopicConfigChanged
+	EventGroupConfigChanged      = api.EventGroupConfigChanged
 	EventACLCreated              = api.EventACLCreated
 	EventACLDeleted              = api.EventACLDeleted
 	EventQuotaChanged            = api.EventQuotaChanged

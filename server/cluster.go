@@ -75,6 +75,13 @@ type Cluster struct {
 	// the broker configs in force, replaced whole on every change.
 	configMu  sync.Mutex
 	brokerCfg atomic.Pointer[brokerSettings]
+	// groupCfgs holds every group's configs (group_configs.go), replaced
+	// whole on every change; staticBroker the broker configs the cluster
+	// started with (config_static.go); loggers each broker's logger levels
+	// (broker_loggers.go, under configMu).
+	groupCfgs    atomic.Pointer[groupConfigs]
+	staticBroker map[string]string
+	loggers      map[int32]map[string]string
 
 	// ctlMu serialises the controller's cluster-wide actions (broker stop
 	// and start, fencing). Produce and fetch never take it.
@@ -114,7 +121,10 @@ func NewCluster(cfg Config) (*Cluster, error) {
 	c.events = newEventLog(cfg.EventBuffer)
 	c.topics.Store(&topics{byName: map[string]*topic{}, byID: map[[16]byte]*topic{}})
 	c.nextProducerID.Store(1000)
-	c.brokerCfg.Store(c.resolveBrokerSettings(nil))
+	c.staticBroker = staticBrokerConfigs(&c.cfg)
+	c.loggers = map[int32]map[string]string{}
+	c.brokerCfg.Store(c.resolveBrokerSettings(nil, nil))
+	c.groupCfgs.Store(resolveGroupConfigs(c.brokerSettings(), nil))
 	c.quotas.cfg.Store(&quota.Config{})
 	c.acls.Store(&authorizer.Set{SuperUsers: cfg.SuperUsers, AllowEveryoneIfNoACL: cfg.AllowEveryoneIfNoACLFound})
 	if c.tls, c.users, err = newSecurity(cfg); err != nil {
@@ -405,6 +415,6 @@ func (c *Cluster) fetcherFor(broker int32) *fetcher { return c.fetchers[broker-1
 // or replicationFactor takes the cluster default. configs are topic configs
 // such as "min.insync.replicas".
 func (c *Cluster) CreateTopic(name string, partitions int32, replicationFactor int16, configs map[string]string) error {
-	_, kerr, msg := c.createTopic(topicSpec{name: name, partitions: partitions, rf: replicationFactor, configs: maps.Clone(configs)}, false)
+	_, kerr, msg := c.createTopic(topicSpec{name: name, partitions: partitions, rf: replicationFactor, configs: maps.Clone(configs), goAPI: true}, false)
 	return kafkaError(kerr, msg)
 }

@@ -188,6 +188,14 @@ type Config struct {
 	// client on version 1. Older clients use version 1 either way.
 	TransactionVersion int
 
+	// BrokerConfigs sets any of Kafka's broker configs by name, as
+	// server.properties does (group.consumer.min.session.timeout.ms,
+	// group.share.min.record.lock.duration.ms, log.retention.hours, ...):
+	// checked against Kafka 4.4's catalogue (package configs) and described
+	// as STATIC_BROKER_CONFIG. Those fakekafka acts on take effect (see
+	// docs/configs.md): an entry sets the typed field of the same config.
+	BrokerConfigs map[string]string
+
 	// MessageMaxBytes is message.max.bytes, the largest record batch a
 	// Produce may carry. Default 1048588.
 	MessageMaxBytes int32
@@ -235,6 +243,9 @@ const defaultMessageMaxBytes = 1048588
 const defaultReplicaFetchWaitMax = 500 * time.Millisecond
 
 func (c Config) withDefaults() (Config, error) {
+	if err := c.applyBrokerConfigs(); err != nil {
+		return c, err
+	}
 	if c.Brokers == 0 {
 		c.Brokers = 3
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fakekafka/fakekafka/configs"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -169,7 +170,11 @@ func TestDescribeTopicConfigs(t *testing.T) {
 	for _, cfg := range rc.Configs {
 		keys = append(keys, cfg.Key)
 	}
-	if want := slices.Sorted(maps.Keys(topicConfigs)); !slices.Equal(keys, want) {
+	var want []string
+	for _, d := range configs.Topic.Described() {
+		want = append(want, d.Name)
+	}
+	if !slices.Equal(keys, want) {
 		t.Errorf("described %v, want every topic config %v", keys, want)
 	}
 	for _, tc := range []struct {
@@ -177,7 +182,9 @@ func TestDescribeTopicConfigs(t *testing.T) {
 		source     kmsg.ConfigSource
 		synonyms   int
 	}{
-		{"retention.ms", "1000", kmsg.ConfigSourceDynamicTopicConfig, 2}, // topic, default
+		// log.retention.ms's default is null, and log.retention.hours is
+		// not retention.ms's synonym: Kafka lists the topic's value only.
+		{"retention.ms", "1000", kmsg.ConfigSourceDynamicTopicConfig, 1},
 		{"min.insync.replicas", "2", kmsg.ConfigSourceStaticBrokerConfig, 2},
 		{"max.message.bytes", "1048588", kmsg.ConfigSourceDefaultConfig, 1},
 		{"flush.messages", maxLong, kmsg.ConfigSourceDefaultConfig, 1},
@@ -345,9 +352,9 @@ func TestAlterConfigsValidation(t *testing.T) {
 		{"unknown key", setOp("no.such.config", "1"), kerr.InvalidConfig},
 		{"bad value", setOp("min.insync.replicas", "0"), kerr.InvalidConfig},
 		{"not an int", setOp("retention.ms", "soon"), kerr.InvalidConfig},
-		{"delete unknown key", kadm.AlterConfig{Op: kadm.DeleteConfig, Name: "no.such.config"}, kerr.InvalidConfig},
 		{"append to a non-list", kadm.AlterConfig{Op: kadm.AppendConfig, Name: "retention.ms", Value: kadm.StringPtr("1")}, kerr.InvalidConfig},
-		{"subtract to empty", kadm.AlterConfig{Op: kadm.SubtractConfig, Name: "cleanup.policy", Value: kadm.StringPtr("delete")}, kerr.InvalidConfig},
+		{"not in the list", setOp("cleanup.policy", "compact,nope"), kerr.InvalidConfig},
+		{"replica.lag.time.max.ms is no topic config", setOp("replica.lag.time.max.ms", "1000"), kerr.InvalidConfig},
 		{"null value", kadm.AlterConfig{Op: kadm.SetConfig, Name: "retention.ms"}, kerr.InvalidRequest},
 	} {
 		rs, err := adm.AlterTopicConfigs(ctx, []kadm.AlterConfig{tc.op}, "val")
@@ -382,12 +389,44 @@ func TestAlterConfigsValidation(t *testing.T) {
 		t.Errorf("cleanup.policy after SUBTRACT delete: %q, want compact", got)
 	}
 
-	// Broker configs: only the ones that can change at runtime.
-	for _, op := range []kadm.AlterConfig{setOp("num.partitions", "3"), setOp("no.such.config", "1"), setOp("message.max.bytes", "-1")} {
-		rs, err := adm.AlterBrokerConfigs(ctx, []kadm.AlterConfig{op})
-		if err != nil || !errors.Is(rs[0].Err, kerr.InvalidConfig) {
-			t.Errorf("broker %s=%s: %v %+v, want INVALID_CONFIG", op.Name, *op.Value, err, rs)
+	// Deleting a config that is not set, or not known, is no error; nor is
+	// SUBTRACT down to an empty list (Kafka 4.4).
+	for _, op := range []kadm.AlterConfig{{Op: kadm.DeleteConfig, Name: "no.such.config"}, {Op: kadm.SubtractConfig, Name: "cleanup.policy", Value: kadm.StringPtr("compact")}} {
+		rs, err := adm.AlterTopicConfigs(ctx, []kadm.AlterConfig{op}, "val")
+		if err != nil || rs[0].Err != nil {
+			t.Errorf("%v %s: %v %+v, want no error", op.Op, op.Name, err, rs)
 		}
+	}
+	if got := configs(); got["cleanup.policy"] != "" || got["retention.ms"] != "1000" || len(got) != 2 {
+		t.Fatalf("configs after SUBTRACT to empty: %v, want cleanup.policy empty", got)
+	}
+	rs, err = adm.AlterTopicConfigs(ctx, []kadm.AlterConfig{{Op: kadm.DeleteConfig, Name: "cleanup.policy"}}, "val")
+	if err != nil || rs[0].Err != nil {
+		t.Fatalf("delete: %v %+v", err, rs)
+	}
+
+	// An unknown operation: Kafka's controller fails it with
+	// UNKNOWN_SERVER_ERROR and no message.
+	unknownOp := kmsg.NewPtrIncrementalAlterConfigsRequest()
+	uo := kmsg.NewIncrementalAlterConfigsRequestResource()
+	uo.ResourceType, uo.ResourceName = kmsg.ConfigResourceTypeTopic, "val"
+	uo.Configs = []kmsg.IncrementalAlterConfigsRequestResourceConfig{{Name: "retention.ms", Op: 7, Value: kmsg.StringPtr("1")}}
+	unknownOp.Resources = append(unknownOp.Resources, uo)
+	if r := callHandler[*kmsg.IncrementalAlterConfigsResponse](t, c, 1, unknownOp).Resources[0]; r.ErrorCode != kerr.UnknownServerError.Code || r.ErrorMessage != nil {
+		t.Errorf("unknown operation: %v %v, want UNKNOWN_SERVER_ERROR without a message", errorName(r.ErrorCode), r.ErrorMessage)
+	}
+
+	// Broker configs: only the ones Kafka changes dynamically, with valid
+	// values, as INVALID_REQUEST (Kafka's DynamicBrokerConfig); names
+	// Kafka does not know are taken.
+	for _, op := range []kadm.AlterConfig{setOp("num.partitions", "3"), setOp("message.max.bytes", "-1")} {
+		rs, err := adm.AlterBrokerConfigs(ctx, []kadm.AlterConfig{op})
+		if err != nil || !errors.Is(rs[0].Err, kerr.InvalidRequest) {
+			t.Errorf("broker %s=%s: %v %+v, want INVALID_REQUEST", op.Name, *op.Value, err, rs)
+		}
+	}
+	if rs, err := adm.AlterBrokerConfigs(ctx, []kadm.AlterConfig{setOp("no.such.config", "1")}); err != nil || rs[0].Err != nil {
+		t.Errorf("broker no.such.config: %v %+v, want it taken", err, rs)
 	}
 
 	// Whole-request checks: a resource twice, a key twice, a resource type
@@ -401,7 +440,7 @@ func TestAlterConfigsValidation(t *testing.T) {
 		{kmsg.ConfigResourceTypeTopic, "val", []string{"retention.ms"}},
 		{kmsg.ConfigResourceTypeTopic, "val", []string{"retention.ms"}},
 		{kmsg.ConfigResourceTypeBroker, "", []string{"min.insync.replicas", "min.insync.replicas"}},
-		{kmsg.ConfigResourceTypeBrokerLogger, "1", []string{"kafka"}},
+		{kmsg.ConfigResourceTypeClientMetrics, "m", []string{"interval.ms"}}, // not kept by fakekafka
 	} {
 		rr := kmsg.NewIncrementalAlterConfigsRequestResource()
 		rr.ResourceType, rr.ResourceName = r.typ, r.name
@@ -461,8 +500,17 @@ func TestBrokerMinISRDefault(t *testing.T) {
 		t.Errorf("new topic's min.insync.replicas %d, want 3", minISR)
 	}
 
-	// Per-broker resources change the same cluster-wide setting.
+	// A broker's own value is stored apart from the cluster-wide default
+	// (and only the default is acted on): deleting broker 2's, which it
+	// does not have, changes nothing.
 	rs, err = adm.AlterBrokerConfigs(ctx, []kadm.AlterConfig{{Op: kadm.DeleteConfig, Name: "min.insync.replicas"}}, 2)
+	if err != nil || rs[0].Err != nil {
+		t.Fatalf("alter: %v %+v", err, rs)
+	}
+	if err := produceErr(t, prod, "free"); !errors.Is(err, kerr.NotEnoughReplicas) {
+		t.Errorf("after deleting broker 2's own value: %v, want NOT_ENOUGH_REPLICAS still", err)
+	}
+	rs, err = adm.AlterBrokerConfigs(ctx, []kadm.AlterConfig{{Op: kadm.DeleteConfig, Name: "min.insync.replicas"}})
 	if err != nil || rs[0].Err != nil {
 		t.Fatalf("alter: %v %+v", err, rs)
 	}
@@ -471,231 +519,57 @@ func TestBrokerMinISRDefault(t *testing.T) {
 	}
 }
 
-// TestElectPreferredLeader moves leadership away with the Go API and back
-// with ElectLeaders.
-func TestElectPreferredLeader(t *testing.T) {
-	c := NewTestCluster(t, Config{})
-	ctx := testContext(t)
-	if err := c.CreateTopic("pref", 2, 3, nil); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.ElectLeader("pref", 0, 2, false); err != nil {
-		t.Fatal(err)
-	}
-	adm := kadm.NewClient(newClient(t, c))
-
-	rs, err := adm.ElectLeaders(ctx, kadm.ElectPreferredReplica, kadm.TopicsSet{"pref": {0: {}, 1: {}, 7: {}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r := rs["pref"][0]; r.Err != nil {
-		t.Errorf("partition 0: %v %s", r.Err, r.ErrMessage)
-	}
-	if r := rs["pref"][1]; !errors.Is(r.Err, kerr.ElectionNotNeeded) {
-		t.Errorf("partition 1, led by its preferred replica: %v, want ELECTION_NOT_NEEDED", r.Err)
-	}
-	if r := rs["pref"][7]; !errors.Is(r.Err, kerr.UnknownTopicOrPartition) {
-		t.Errorf("partition 7: %v, want UNKNOWN_TOPIC_OR_PARTITION", r.Err)
-	}
-	if ps, _ := c.Partition("pref", 0); ps.Leader != 1 {
-		t.Errorf("partition 0 led by %d, want its preferred replica 1", ps.Leader)
-	}
-
-	// v0 has no election type: always preferred.
-	req := kmsg.NewPtrElectLeadersRequest()
-	req.SetVersion(0)
-	req.ElectionType = electUnclean
-	rt := kmsg.NewElectLeadersRequestTopic()
-	rt.Topic, rt.Partitions = "pref", []int32{0}
-	req.Topics = append(req.Topics, rt)
-	if _, err := c.ElectLeader("pref", 0, 3, false); err != nil {
-		t.Fatal(err)
-	}
-	v0 := callHandler[*kmsg.ElectLeadersResponse](t, c, 1, req)
-	if p := v0.Topics[0].Partitions[0]; p.ErrorCode != 0 {
-		t.Errorf("v0 election: error %d", p.ErrorCode)
-	}
-	if ps, _ := c.Partition("pref", 0); ps.Leader != 1 {
-		t.Errorf("partition 0 led by %d after a v0 election, want 1", ps.Leader)
-	}
-
-	// Every partition: those needing no election are left out.
-	if _, err := c.ElectLeader("pref", 1, 3, false); err != nil {
-		t.Fatal(err)
-	}
-	rs, err = adm.ElectLeaders(ctx, kadm.ElectPreferredReplica, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rs) != 1 || len(rs["pref"]) != 1 || rs["pref"][1].Err != nil {
-		t.Errorf("all partitions: %+v, want partition 1 elected and nothing else", rs)
-	}
-	if ps, _ := c.Partition("pref", 1); ps.Leader != 2 {
-		t.Errorf("partition 1 led by %d, want its preferred replica 2", ps.Leader)
-	}
-}
-
-// TestElectUncleanLeader leaves a partition whose only live replica is
-// out of the ISR: a preferred election cannot help, an unclean one elects
-// it.
-func TestElectUncleanLeader(t *testing.T) {
-	c := NewTestCluster(t, Config{})
-	ctx := testContext(t)
-	if err := c.CreateTopic("uncl", 1, 3, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.CreateTopic("led", 1, 3, nil); err != nil {
-		t.Fatal(err)
-	}
-	shrinkISR(t, c, "uncl")
-	adm := kadm.NewClient(newClient(t, c))
-
-	// A partition with a leader needs no unclean election.
-	rs, err := adm.ElectLeaders(ctx, kadm.ElectLiveReplica, kadm.TopicsSet{"led": {0: {}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r := rs["led"][0]; !errors.Is(r.Err, kerr.ElectionNotNeeded) {
-		t.Errorf("led partition: %v, want ELECTION_NOT_NEEDED", r.Err)
-	}
-
-	for _, id := range []int32{1, 2} {
-		if err := c.StopBroker(id, StopCrash); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if ps, _ := c.Partition("uncl", 0); ps.Leader != -1 {
-		t.Fatalf("leader %d with only an out-of-ISR replica alive, want none", ps.Leader)
-	}
-	rs, err = adm.ElectLeaders(ctx, kadm.ElectPreferredReplica, kadm.TopicsSet{"uncl": {0: {}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r := rs["uncl"][0]; !errors.Is(r.Err, kerr.PreferredLeaderNotAvailable) {
-		t.Errorf("preferred election with broker 1 down: %v, want PREFERRED_LEADER_NOT_AVAILABLE", r.Err)
-	}
-
-	rs, err = adm.ElectLeaders(ctx, kadm.ElectLiveReplica, kadm.TopicsSet{"uncl": {0: {}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r := rs["uncl"][0]; r.Err != nil || r.How != kadm.ElectLiveReplica {
-		t.Fatalf("unclean election: %v %s (how %v)", r.Err, r.ErrMessage, r.How)
-	}
-	ps, _ := c.Partition("uncl", 0)
-	if ps.Leader != 3 || !slices.Equal(ps.ISR, []int32{3}) {
-		t.Errorf("after unclean election: leader %d ISR %v, want 3 and [3]", ps.Leader, ps.ISR)
-	}
-}
-
-func TestDeleteRecords(t *testing.T) {
-	c := NewTestCluster(t, Config{})
-	ctx := testContext(t)
-	if err := c.CreateTopic("dr", 1, 3, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.CreateTopic("compacted", 1, 3, map[string]string{"cleanup.policy": "compact"}); err != nil {
-		t.Fatal(err)
-	}
-	cl := newClient(t, c)
-	for i := range 10 { // one batch each, so the start can land on any offset
-		if err := cl.ProduceSync(ctx, &kgo.Record{Topic: "dr", Value: []byte{byte(i)}}).FirstErr(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	adm := kadm.NewClient(cl)
-
-	del := func(topic string, offset int64) kadm.DeleteRecordsResponse {
-		t.Helper()
-		rs, err := adm.DeleteRecords(ctx, kadm.Offsets{topic: {0: {Topic: topic, Partition: 0, At: offset}}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, _ := rs.Lookup(topic, 0)
-		return r
-	}
-	if r := del("dr", 4); r.Err != nil || r.LowWatermark != 4 {
-		t.Fatalf("delete to 4: low watermark %d, error %v", r.LowWatermark, r.Err)
-	}
-	if r := del("dr", 2); r.Err != nil || r.LowWatermark != 4 {
-		t.Errorf("delete below the start: low watermark %d, error %v; want 4", r.LowWatermark, r.Err)
-	}
-	if r := del("dr", 11); !errors.Is(r.Err, kerr.OffsetOutOfRange) {
-		t.Errorf("delete past the HW: %v, want OFFSET_OUT_OF_RANGE", r.Err)
-	}
-	if r := del("compacted", -1); !errors.Is(r.Err, kerr.PolicyViolation) {
-		t.Errorf("compacted topic: %v, want POLICY_VIOLATION", r.Err)
-	}
-	starts, err := adm.ListStartOffsets(ctx, "dr")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if o, _ := starts.Lookup("dr", 0); o.Err != nil || o.Offset != 4 {
-		t.Errorf("earliest offset %d (%v), want 4", o.Offset, o.Err)
-	}
-	ps, _ := c.Partition("dr", 0)
-	for _, r := range ps.Replicas {
-		if r.LogStartOffset != 4 {
-			t.Errorf("replica %d log start %d, want 4", r.Broker, r.LogStartOffset)
-		}
-	}
-
-	// A consumer asking for offset 0 gets OFFSET_OUT_OF_RANGE and resets to
-	// the new start.
-	cons := newClient(t, c, kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{"dr": {0: kgo.NewOffset().At(0)}}),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
-	fs := cons.PollRecords(ctx, 1)
-	if err := fs.Err0(); err != nil {
-		t.Fatal(err)
-	}
-	if recs := fs.Records(); len(recs) == 0 || recs[0].Offset != 4 || recs[0].Value[0] != 4 {
-		t.Errorf("first record after the reset: %+v, want offset 4", recs)
-	}
-
-	// -1 deletes up to the HW; a follower refuses.
-	if r := del("dr", -1); r.Err != nil || r.LowWatermark != 10 {
-		t.Errorf("delete to the HW: low watermark %d, error %v; want 10", r.LowWatermark, r.Err)
-	}
-	req := kmsg.NewPtrDeleteRecordsRequest()
-	rt := kmsg.NewDeleteRecordsRequestTopic()
-	rt.Topic = "dr"
-	rp := kmsg.NewDeleteRecordsRequestTopicPartition()
-	rp.Offset = -1
-	rt.Partitions = append(rt.Partitions, rp)
-	req.Topics = append(req.Topics, rt)
-	resp := callHandler[*kmsg.DeleteRecordsResponse](t, c, 2, req)
-	if p := resp.Topics[0].Partitions[0]; p.ErrorCode != kerr.NotLeaderForPartition.Code || p.LowWatermark != -1 {
-		t.Errorf("follower: error %d low watermark %d, want NOT_LEADER_OR_FOLLOWER and -1", p.ErrorCode, p.LowWatermark)
-	}
-}
-
-// TestConfigTables keeps the config tables in step.
-func TestConfigTables(t *testing.T) {
-	for k := range topicConfigs {
-		def, ok := topicConfigDefs[k]
-		if !ok {
-			t.Errorf("topic config %s has no DescribeConfigs entry", k)
-			continue
-		}
-		if _, ok := brokerConfigDefs[def.broker]; !ok {
-			t.Errorf("topic config %s: its broker synonym %s is not a broker config", k, def.broker)
-		}
-	}
-	for k := range topicConfigDefs {
-		if _, ok := topicConfigs[k]; !ok {
-			t.Errorf("described topic config %s is not accepted", k)
-		}
-	}
+// TestStaticConfigNames keeps Config's typed fields named after Kafka's
+// broker configs, and their values valid ones.
+func TestStaticConfigNames(t *testing.T) {
 	var cfg Config
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for k, def := range brokerConfigDefs {
-		if def.check != nil {
-			if err := def.check(def.static(&cfg)); err != nil {
-				t.Errorf("broker config %s: default %q fails its own check: %v", k, def.static(&cfg), err)
+	for name, f := range staticFields {
+		d, ok := configs.Broker.Lookup(name)
+		if !ok {
+			t.Errorf("%s is no Kafka broker config", name)
+			continue
+		}
+		if v := f(&cfg); v != "" {
+			if err := d.Check(v); err != nil {
+				t.Errorf("%s: default %q: %v", name, v, err)
 			}
 		}
+	}
+	for name := range typedFields {
+		if _, ok := configs.Broker.Lookup(name); !ok {
+			t.Errorf("typed field of %s, which is no Kafka broker config", name)
+		}
+	}
+}
+
+// TestBrokerConfigsAct: a broker config set by name in Config.BrokerConfigs
+// acts as its typed field does and is described as static.
+func TestBrokerConfigsAct(t *testing.T) {
+	c := NewTestCluster(t, Config{BrokerConfigs: map[string]string{"min.insync.replicas": "2", "log.retention.hours": "1"}})
+	if err := c.CreateTopic("bc", 1, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	p := c.partition("bc", 0)
+	p.mu.Lock()
+	rc := p.st.Config()
+	p.mu.Unlock()
+	if rc.MinInsyncReplicas != 2 || rc.Retention.Ms != 3600000 {
+		t.Errorf("partition config: min.insync.replicas %d, retention.ms %d; want 2 and 3600000", rc.MinInsyncReplicas, rc.Retention.Ms)
+	}
+	rcs, err := kadm.NewClient(newClient(t, c)).DescribeTopicConfigs(testContext(t), "bc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg := describedConfig(t, rcs, "bc", "min.insync.replicas"); cfg.MaybeValue() != "2" || cfg.Source != kmsg.ConfigSourceStaticBrokerConfig {
+		t.Errorf("min.insync.replicas %q from %v, want 2 from STATIC_BROKER_CONFIG", cfg.MaybeValue(), cfg.Source)
+	}
+	// log.retention.ms is null: retention.ms comes from the hours, and
+	// Kafka lists no synonym for it.
+	if cfg := describedConfig(t, rcs, "bc", "retention.ms"); cfg.MaybeValue() != "3600000" || cfg.Source != kmsg.ConfigSourceDefaultConfig || len(cfg.Synonyms) != 0 {
+		t.Errorf("retention.ms %q from %v with %v", cfg.MaybeValue(), cfg.Source, cfg.Synonyms)
 	}
 }

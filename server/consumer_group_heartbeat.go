@@ -35,7 +35,7 @@ func (cn *conn) handleConsumerGroupHeartbeat(req *kmsg.ConsumerGroupHeartbeatReq
 func (cn *conn) consumerGroupHeartbeat(req *kmsg.ConsumerGroupHeartbeatRequest) (kmsg.Response, error) {
 	c := cn.b.c
 	resp := req.ResponseKind().(*kmsg.ConsumerGroupHeartbeatResponse)
-	resp.HeartbeatIntervalMillis = int32(c.cfg.ConsumerGroupHeartbeatInterval.Milliseconds())
+	resp.HeartbeatIntervalMillis = int32(c.groupConfig(req.Group).ConsumerHeartbeatInterval.Milliseconds())
 	fail := func(err *kerr.Error, format string, args ...any) (kmsg.Response, error) {
 		resp.ErrorCode = err.Code
 		msg := fmt.Sprintf(format, args...)

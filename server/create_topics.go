@@ -30,7 +30,6 @@ package server
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 
 	"github.com/fakekafka/fakekafka/authorizer"
@@ -118,18 +117,9 @@ func (cn *conn) handleCreateTopics(req *kmsg.CreateTopicsRequest) (kmsg.Response
 			st.ConfigErrorCode = errTopicAuth
 		} else if t != nil {
 			// Every topic config, as DescribeConfigs would list it (v5+).
-			for _, e := range c.topicConfigEntries(t) {
-				cfg := kmsg.NewCreateTopicsResponseTopicConfig()
-				cfg.Name, cfg.Value, cfg.Source, cfg.ReadOnly = e.name, kmsg.StringPtr(e.value), int8(e.source), e.readOnly
-				st.Configs = append(st.Configs, cfg)
-			}
-		} else {
-			for _, k := range slices.Sorted(maps.Keys(spec.configs)) {
-				v := spec.configs[k]
-				cfg := kmsg.NewCreateTopicsResponseTopicConfig()
-				cfg.Name, cfg.Value, cfg.Source = k, &v, configSourceDynamicTopic
-				st.Configs = append(st.Configs, cfg)
-			}
+			st.Configs = createdConfigs(c.topicEntries(cn.b.id, t.cfg().configs))
+		} else { // validate-only: as the topic would be
+			st.Configs = createdConfigs(c.topicEntries(cn.b.id, spec.configs))
 		}
 		resp.Topics = append(resp.Topics, st)
 	}
@@ -182,4 +172,15 @@ func setCreateError(version int16, st *kmsg.CreateTopicsResponseTopic, err *kerr
 	if version >= 1 && msg != "" {
 		st.ErrorMessage = &msg
 	}
+}
+
+// createdConfigs are a new topic's configs as CreateTopics lists them.
+func createdConfigs(entries []configEntry) []kmsg.CreateTopicsResponseTopicConfig {
+	out := make([]kmsg.CreateTopicsResponseTopicConfig, 0, len(entries))
+	for _, e := range entries {
+		cfg := kmsg.NewCreateTopicsResponseTopicConfig()
+		cfg.Name, cfg.Value, cfg.Source, cfg.ReadOnly, cfg.IsSensitive = e.name, e.value, int8(e.source), e.readOnly, e.sensitive
+		out = append(out, cfg)
+	}
+	return out
 }

@@ -2,241 +2,179 @@ package server
 
 // DescribeConfigs, versions 0-4.
 //
-// Topic resources (type 2) list every topic config fakekafka knows
-// (topicConfigs), as Kafka lists every LogConfig: the explicitly set ones
-// with source DYNAMIC_TOPIC_CONFIG, the others with the value of the broker
-// config that supplies their default (min.insync.replicas,
-// message.max.bytes for max.message.bytes, log.flush.interval.messages for
-// flush.messages, ...) and that config's source. A broker config's source
-// is DYNAMIC_DEFAULT_BROKER_CONFIG once changed at runtime,
-// STATIC_BROKER_CONFIG when the cluster's Config sets it to something other
-// than Kafka's default, DEFAULT_CONFIG otherwise. A bad topic name gets
-// INVALID_TOPIC_EXCEPTION, an unknown topic UNKNOWN_TOPIC_OR_PARTITION.
+// Every answer follows Kafka 4.4's ConfigHelper, config by config, over
+// Kafka's own catalogue (package configs, generated from its jars): names,
+// values as Kafka prints them, sources, read-only, sensitive, types (v3+),
+// documentation (v3+, with IncludeDocumentation) and synonyms (v1+, with
+// IncludeSynonyms), highest precedence first.
 //
-// Broker resources (type 4) are named by a broker id, which lists every
-// broker config fakekafka models (the ones it cannot change at runtime are
-// ReadOnly), or by "" for the cluster-wide defaults, which lists only those
-// changed at runtime, as in Kafka. fakekafka keeps one set of broker configs
-// for the whole cluster, so every broker id answers the same; an id that is
-// no broker gets INVALID_REQUEST. Other resource types get INVALID_REQUEST.
+// TOPIC resources list every topic config: the topic's own value
+// (DYNAMIC_TOPIC_CONFIG), else the broker's value of the config that
+// supplies its default, with that config's synonyms and sources. A bad
+// topic name gets INVALID_TOPIC_EXCEPTION, an unknown topic
+// UNKNOWN_TOPIC_OR_PARTITION.
 //
-// ConfigNames filters (null means all; names fakekafka does not know are
-// left out); synonyms, highest precedence first, come with IncludeSynonyms
-// (v1+); ConfigType is set (v3+); Documentation is always null. Nothing is
-// sensitive.
+// BROKER resources: the receiving broker's id lists every broker config
+// (read-only unless Kafka can change it dynamically; passwords and names
+// Kafka does not know are sensitive, with a null value); "" lists the
+// cluster-wide defaults changed at runtime. Another id gets INVALID_REQUEST,
+// as from a Kafka broker.
+//
+// GROUP resources list every group config: the group's own value
+// (GROUP_CONFIG), else the broker's group default. BROKER_LOGGER resources
+// list the receiving broker's logger levels (broker_loggers.go).
+//
+// ConfigNames filters (null or empty means all; names not listed are left
+// out).
 
 import (
 	"maps"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/fakekafka/fakekafka/authorizer"
+	"github.com/fakekafka/fakekafka/configs"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// topicConfigDef is what DescribeConfigs says about a topic config: its
-// type, and the broker config that supplies its default (Kafka's synonym).
-type topicConfigDef struct {
-	typ    kmsg.ConfigType
-	broker string
-}
-
-// topicConfigDefs has an entry for every key of topicConfigs (a test
-// checks).
-var topicConfigDefs = map[string]topicConfigDef{
-	"min.insync.replicas":            {kmsg.ConfigTypeInt, "min.insync.replicas"},
-	"unclean.leader.election.enable": {kmsg.ConfigTypeBoolean, "unclean.leader.election.enable"},
-	"replica.lag.time.max.ms":        {kmsg.ConfigTypeLong, "replica.lag.time.max.ms"},
-	"retention.ms":                   {kmsg.ConfigTypeLong, "log.retention.ms"},
-	"retention.bytes":                {kmsg.ConfigTypeLong, "log.retention.bytes"},
-	"cleanup.policy":                 {kmsg.ConfigTypeList, "log.cleanup.policy"},
-	"compression.type":               {kmsg.ConfigTypeString, "compression.type"},
-	"message.timestamp.type":         {kmsg.ConfigTypeString, "log.message.timestamp.type"},
-	"segment.bytes":                  {kmsg.ConfigTypeInt, "log.segment.bytes"},
-	"segment.ms":                     {kmsg.ConfigTypeLong, "log.roll.ms"},
-	"max.message.bytes":              {kmsg.ConfigTypeInt, "message.max.bytes"},
-	"flush.messages":                 {kmsg.ConfigTypeLong, "log.flush.interval.messages"},
-	"flush.ms":                       {kmsg.ConfigTypeLong, "log.flush.interval.ms"},
-	"min.cleanable.dirty.ratio":      {kmsg.ConfigTypeDouble, "log.cleaner.min.cleanable.ratio"},
-	"min.compaction.lag.ms":          {kmsg.ConfigTypeLong, "log.cleaner.min.compaction.lag.ms"},
-	"max.compaction.lag.ms":          {kmsg.ConfigTypeLong, "log.cleaner.max.compaction.lag.ms"},
-	"delete.retention.ms":            {kmsg.ConfigTypeLong, "log.cleaner.delete.retention.ms"},
-}
-
-// brokerConfigDef is one broker config fakekafka models: its type, Kafka's
-// default, the value the cluster's Config gives it, and for the configs
-// that can change at runtime a check of a new value (nil: read-only).
-type brokerConfigDef struct {
-	typ          kmsg.ConfigType
-	kafkaDefault string
-	static       func(*Config) string
-	check        func(string) error
-}
-
-// maxLong is Kafka's Long.MAX_VALUE, its "never" for flush settings.
-const maxLong = "9223372036854775807"
-
-func constant(v string) func(*Config) string { return func(*Config) string { return v } }
-
-func msString(d time.Duration) string { return strconv.FormatInt(d.Milliseconds(), 10) }
-
-// orNever renders fakekafka's 0 ("never") as Kafka's Long.MAX_VALUE.
-func orNever(n int64) string {
-	if n <= 0 {
-		return maxLong
-	}
-	return strconv.FormatInt(n, 10)
-}
-
-var brokerConfigDefs = map[string]brokerConfigDef{
-	// Changeable at runtime (Kafka's dynamic cluster-wide defaults).
-	"min.insync.replicas": {kmsg.ConfigTypeInt, "1",
-		func(c *Config) string { return strconv.Itoa(c.MinInsyncReplicas) }, int32AtLeast(1)},
-	"unclean.leader.election.enable": {kmsg.ConfigTypeBoolean, "false",
-		func(c *Config) string { return strconv.FormatBool(c.UncleanLeaderElection) }, isBool},
-	"replica.lag.time.max.ms": {kmsg.ConfigTypeLong, "30000",
-		func(c *Config) string { return msString(c.ReplicaLagTimeMax) }, intAtLeast(1)},
-	"log.flush.interval.messages": {kmsg.ConfigTypeLong, maxLong,
-		func(c *Config) string { return orNever(c.FlushMessages) }, intAtLeast(1)},
-	"message.max.bytes": {kmsg.ConfigTypeInt, "1048588",
-		func(c *Config) string { return strconv.Itoa(int(c.MessageMaxBytes)) }, int32AtLeast(0)},
-
-	// Read-only: fixed when the cluster starts.
-	"log.flush.interval.ms": {kmsg.ConfigTypeLong, maxLong,
-		func(c *Config) string { return orNever(c.FlushInterval.Milliseconds()) }, nil},
-	"num.partitions": {kmsg.ConfigTypeInt, "1",
-		func(c *Config) string { return strconv.Itoa(c.NumPartitions) }, nil},
-	"default.replication.factor": {kmsg.ConfigTypeInt, "1",
-		func(c *Config) string { return strconv.Itoa(c.DefaultReplicationFactor) }, nil},
-	"auto.create.topics.enable": {kmsg.ConfigTypeBoolean, "true",
-		func(c *Config) string { return strconv.FormatBool(*c.AutoCreateTopics) }, nil},
-	"socket.request.max.bytes": {kmsg.ConfigTypeInt, "104857600",
-		func(c *Config) string { return strconv.Itoa(int(c.MaxRequestBytes)) }, nil},
-	"broker.session.timeout.ms": {kmsg.ConfigTypeInt, "9000",
-		func(c *Config) string { return msString(c.BrokerSessionTimeout) }, nil},
-	"replica.high.watermark.checkpoint.interval.ms": {kmsg.ConfigTypeLong, "5000",
-		func(c *Config) string { return msString(c.HWCheckpointInterval) }, nil},
-	"log.retention.check.interval.ms": {kmsg.ConfigTypeLong, "300000",
-		func(c *Config) string { return msString(c.RetentionCheckInterval) }, nil},
-	"offsets.retention.minutes": {kmsg.ConfigTypeInt, "10080",
-		func(c *Config) string { return strconv.FormatInt(int64(c.OffsetsRetention/time.Minute), 10) }, nil},
-	"offsets.retention.check.interval.ms": {kmsg.ConfigTypeLong, "600000",
-		func(c *Config) string { return msString(c.OffsetsRetentionCheckInterval) }, nil},
-	"producer.id.expiration.ms": {kmsg.ConfigTypeInt, "86400000",
-		func(c *Config) string { return msString(c.ProducerIDExpiration) }, nil},
-	"producer.id.expiration.check.interval.ms": {kmsg.ConfigTypeInt, "600000",
-		func(c *Config) string { return msString(c.ProducerIDExpirationCheckInterval) }, nil},
-	// Defaults of the log's topic configs, changeable at runtime (log_config.go).
-	"log.retention.ms":                  {kmsg.ConfigTypeLong, "604800000", constant("604800000"), intAtLeast(-1)},
-	"log.retention.bytes":               {kmsg.ConfigTypeLong, "-1", constant("-1"), intAtLeast(-1)},
-	"log.cleanup.policy":                {kmsg.ConfigTypeList, "delete", constant("delete"), cleanupPolicy},
-	"log.segment.bytes":                 {kmsg.ConfigTypeInt, "1073741824", constant("1073741824"), int32AtLeast(14)},
-	"log.roll.ms":                       {kmsg.ConfigTypeLong, "604800000", constant("604800000"), intAtLeast(1)},
-	"log.cleaner.min.cleanable.ratio":   {kmsg.ConfigTypeDouble, "0.5", constant("0.5"), ratio},
-	"log.cleaner.min.compaction.lag.ms": {kmsg.ConfigTypeLong, "0", constant("0"), intAtLeast(0)},
-	"log.cleaner.max.compaction.lag.ms": {kmsg.ConfigTypeLong, maxLong, constant(maxLong), intAtLeast(1)},
-	"log.cleaner.delete.retention.ms":   {kmsg.ConfigTypeLong, "86400000", constant("86400000"), intAtLeast(0)},
-	"log.cleaner.backoff.ms": {kmsg.ConfigTypeLong, "15000",
-		func(c *Config) string { return msString(c.CleanerBackoff) }, nil},
-	// Defaults of topic configs that fakekafka accepts but does not act on.
-	"compression.type":           {kmsg.ConfigTypeString, "producer", constant("producer"), nil},
-	"log.message.timestamp.type": {kmsg.ConfigTypeString, "CreateTime", constant("CreateTime"), nil},
-}
-
-// configEntry is one described config, before version-specific encoding.
-type configEntry struct {
-	name     string
-	value    string
-	source   kmsg.ConfigSource
-	readOnly bool
-	typ      kmsg.ConfigType
-	synonyms []kmsg.DescribeConfigsResponseResourceConfigConfigSynonym
-}
-
-func synonym(name, value string, source kmsg.ConfigSource) kmsg.DescribeConfigsResponseResourceConfigConfigSynonym {
-	s := kmsg.NewDescribeConfigsResponseResourceConfigConfigSynonym()
-	s.Name, s.Value, s.Source = name, &value, source
-	return s
-}
-
-// brokerConfig describes broker config name under bs: its value, source
-// and synonyms (the value at every level that sets it, highest first).
-func (c *Cluster) brokerConfig(bs *brokerSettings, name string) configEntry {
-	def := brokerConfigDefs[name]
-	e := configEntry{name: name, typ: def.typ, readOnly: def.check == nil}
-	static := def.static(&c.cfg)
-	if v, ok := bs.dynamic[name]; ok {
-		e.synonyms = append(e.synonyms, synonym(name, v, kmsg.ConfigSourceDynamicDefaultBrokerConfig))
-	}
-	if static != def.kafkaDefault {
-		e.synonyms = append(e.synonyms, synonym(name, static, kmsg.ConfigSourceStaticBrokerConfig))
-	}
-	e.synonyms = append(e.synonyms, synonym(name, def.kafkaDefault, kmsg.ConfigSourceDefaultConfig))
-	e.value, e.source = *e.synonyms[0].Value, e.synonyms[0].Source
-	return e
-}
-
-// topicConfigEntries describes every topic config of t.
-func (c *Cluster) topicConfigEntries(t *topic) []configEntry {
-	explicit := t.cfg().configs
+// topicEntries describes every config of a topic whose explicit configs
+// are explicit, as broker id sees them.
+func (c *Cluster) topicEntries(id int32, explicit map[string]string) []configEntry {
 	bs := c.brokerSettings()
 	var out []configEntry
-	for _, name := range slices.Sorted(maps.Keys(topicConfigDefs)) {
-		def := topicConfigDefs[name]
-		b := c.brokerConfig(bs, def.broker)
-		e := configEntry{name: name, typ: def.typ, value: b.value, source: b.source, synonyms: b.synonyms}
-		if v, ok := explicit[name]; ok {
-			e.value, e.source = v, kmsg.ConfigSourceDynamicTopicConfig
-			e.synonyms = append([]kmsg.DescribeConfigsResponseResourceConfigConfigSynonym{synonym(name, v, e.source)}, e.synonyms...)
+	defs := configs.Topic.Described()
+	for _, k := range slices.Sorted(maps.Keys(explicit)) {
+		if d, ok := configs.Topic.Lookup(k); ok && d.Internal {
+			defs = append(defs, d) // set, so in Kafka's originals: listed
 		}
-		out = append(out, e)
+	}
+	for _, d := range defs {
+		e := configEntry{name: d.Name, typ: typeOf(d), doc: docOf(d), sensitive: d.Sensitive()}
+		if d.BrokerSynonym != "" {
+			e.synonyms = bs.brokerSynonyms(id, d.BrokerSynonym)
+		}
+		if v, ok := explicit[d.Name]; ok {
+			e.value = describedValue(d, v, true)
+			e.synonyms = append([]kmsg.DescribeConfigsResponseResourceConfigConfigSynonym{synonymOf(d.Name, d.Canonical(v), kmsg.ConfigSourceDynamicTopicConfig, d.Sensitive())}, e.synonyms...)
+		} else {
+			v, ok := bs.defaultFor(id, d)
+			e.value = describedValue(d, v, ok)
+		}
+		out = append(out, e.withSource())
+	}
+	// Names Kafka does not know (fakekafka's own) are listed as Kafka lists
+	// a topic's unknown properties.
+	for _, k := range slices.Sorted(maps.Keys(explicit)) {
+		if _, ok := configs.Topic.Lookup(k); !ok {
+			v := explicit[k]
+			out = append(out, configEntry{name: k, value: &v, source: kmsg.ConfigSourceDynamicTopicConfig,
+				synonyms: []kmsg.DescribeConfigsResponseResourceConfigConfigSynonym{synonymOf(k, v, kmsg.ConfigSourceDynamicTopicConfig, false)}})
+		}
 	}
 	return out
 }
 
-// brokerConfigEntries describes the broker resource name: every broker
-// config for a broker id, the runtime-changed defaults for "".
-func (c *Cluster) brokerConfigEntries(name string) ([]configEntry, *kerr.Error, string) {
-	if kerrv, msg := c.checkBrokerResource(name); kerrv != nil {
-		return nil, kerrv, msg
-	}
-	bs := c.brokerSettings()
-	var out []configEntry
-	for _, k := range slices.Sorted(maps.Keys(brokerConfigDefs)) {
-		if _, dynamic := bs.dynamic[k]; name == "" && !dynamic {
-			continue
-		}
-		e := c.brokerConfig(bs, k)
-		if name == "" {
-			e.synonyms = e.synonyms[:1]
-		}
-		out = append(out, e)
-	}
-	if name != "" {
-		// Read-only and per broker: Kafka lists it too.
-		e := configEntry{name: "broker.id", value: name, source: kmsg.ConfigSourceStaticBrokerConfig, readOnly: true, typ: kmsg.ConfigTypeInt}
-		e.synonyms = append(e.synonyms, synonym(e.name, name, e.source))
-		out = append(out, e)
-		slices.SortFunc(out, func(a, b configEntry) int { return strings.Compare(a.name, b.name) })
-	}
-	return out, nil, ""
+// topicConfigEntries describes t as the cluster-wide level sees it.
+func (c *Cluster) topicConfigEntries(t *topic) []configEntry {
+	return c.topicEntries(clusterLevel, t.cfg().configs)
 }
 
-// checkBrokerResource accepts "" (the cluster-wide default) and the id of
-// any broker.
-func (c *Cluster) checkBrokerResource(name string) (*kerr.Error, string) {
+// brokerEntries describes broker resource name to broker id: every broker
+// config when name is id, the runtime-changed defaults for "".
+func (c *Cluster) brokerEntries(id int32, name string) ([]configEntry, *configErr) {
+	bs := c.brokerSettings()
 	if name == "" {
-		return nil, ""
+		var out []configEntry
+		for _, k := range slices.Sorted(maps.Keys(bs.dynamic)) {
+			d := brokerDef(k)
+			v := bs.dynamic[k]
+			e := configEntry{name: k, value: &v, typ: typeOf(d), doc: docOf(d), readOnly: d == nil || d.Static, sensitive: d == nil || d.Sensitive()}
+			if e.sensitive {
+				e.value = nil
+			}
+			for _, s := range bs.brokerSynonyms(id, k) {
+				if s.Source == kmsg.ConfigSourceDynamicDefaultBrokerConfig {
+					e.synonyms = append(e.synonyms, s)
+				}
+			}
+			out = append(out, e.withSource())
+		}
+		return out, nil
 	}
-	id, err := strconv.ParseInt(name, 10, 32)
-	if err != nil || id < 0 || id > math.MaxInt32 || c.broker(int32(id)) == nil {
-		return kerr.InvalidRequest, "unknown broker " + strconv.Quote(name)
+	n, err := strconv.ParseInt(name, 10, 32)
+	if err != nil {
+		return nil, refuse(kerr.InvalidRequest, "Broker id must be an integer, but it is: %s", name)
 	}
-	return nil, ""
+	if id != clusterLevel && int32(n) != id || c.broker(int32(n)) == nil {
+		return nil, refuse(kerr.InvalidRequest, "Unexpected broker id, expected %d or empty string, but received %s", id, name)
+	}
+	id = int32(n)
+	own := map[string]string{"broker.id": name, "node.id": name}
+	value := func(k string) (string, bool) {
+		if v, ok := own[k]; ok {
+			return v, true
+		}
+		return bs.value(id, k)
+	}
+	var out []configEntry
+	add := func(k string, d *configs.Def) {
+		e := configEntry{name: k, typ: typeOf(d), doc: docOf(d), readOnly: d == nil || d.Static, sensitive: d == nil || d.Sensitive()}
+		v, ok := value(k)
+		if !e.sensitive {
+			e.value = describedValue(d, v, ok)
+			if ok && d == nil {
+				e.value = &v
+			}
+		}
+		e.synonyms = bs.brokerSynonyms(id, k)
+		if o, ok := own[k]; ok {
+			e.synonyms = append([]kmsg.DescribeConfigsResponseResourceConfigConfigSynonym{synonymOf(k, o, kmsg.ConfigSourceStaticBrokerConfig, false)}, e.synonyms...)
+		}
+		out = append(out, e.withSource())
+	}
+	for _, d := range configs.Broker.Described() {
+		add(d.Name, d)
+	}
+	// What is set but not described otherwise (names Kafka does not know,
+	// internal configs): in Kafka's originals, so listed too.
+	extra := map[string]bool{}
+	for _, m := range []map[string]string{bs.static, bs.dynamic, bs.perBroker[id]} {
+		for k := range m {
+			if d, ok := configs.Broker.Lookup(k); !ok || d.Internal {
+				extra[k] = true
+			}
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(extra)) {
+		add(k, brokerDef(k))
+	}
+	return out, nil
+}
+
+// groupEntries describes every group config of group id to broker.
+func (c *Cluster) groupEntries(broker int32, id string) []configEntry {
+	bs := c.brokerSettings()
+	explicit := c.groupExplicit(id)
+	var out []configEntry
+	for _, d := range configs.Group.Described() {
+		e := configEntry{name: d.Name, typ: typeOf(d), doc: docOf(d), sensitive: d.Sensitive()}
+		if d.BrokerSynonym != "" {
+			e.synonyms = bs.brokerSynonyms(broker, d.BrokerSynonym)
+		} else if d.Default != nil {
+			e.synonyms = append(e.synonyms, synonymOf(d.Name, d.Canonical(*d.Default), kmsg.ConfigSourceDefaultConfig, d.Sensitive()))
+		}
+		if v, ok := explicit[d.Name]; ok {
+			e.value = describedValue(d, v, true)
+			e.synonyms = append([]kmsg.DescribeConfigsResponseResourceConfigConfigSynonym{synonymOf(d.Name, d.Canonical(v), kmsg.ConfigSourceGroupConfig, d.Sensitive())}, e.synonyms...)
+		} else {
+			v, ok := bs.defaultFor(broker, d)
+			e.value = describedValue(d, v, ok)
+		}
+		out = append(out, e.withSource())
+	}
+	return out
 }
 
 func (cn *conn) handleDescribeConfigs(req *kmsg.DescribeConfigsRequest) (kmsg.Response, error) {
@@ -246,52 +184,83 @@ func (cn *conn) handleDescribeConfigs(req *kmsg.DescribeConfigsRequest) (kmsg.Re
 		sr := kmsg.NewDescribeConfigsResponseResource()
 		sr.ErrorMessage = noMessage(req.Version, 0)
 		sr.ResourceType, sr.ResourceName = rr.ResourceType, rr.ResourceName
-		var (
-			entries []configEntry
-			kerrv   *kerr.Error
-			msg     string
-		)
-		switch denied := cn.configDenied(rr.ResourceType, rr.ResourceName, authorizer.OpDescribeConfigs); {
-		case denied != nil:
-			kerrv, msg = denied, "Authorization failed."
-		case rr.ResourceType == kmsg.ConfigResourceTypeTopic:
-			if err := legalTopicName(rr.ResourceName); err != nil {
-				kerrv, msg = kerr.InvalidTopicException, err.Error()
-			} else if t := c.topic(rr.ResourceName); t == nil {
-				kerrv, msg = kerr.UnknownTopicOrPartition, "topic "+strconv.Quote(rr.ResourceName)+" does not exist"
-			} else {
-				entries = c.topicConfigEntries(t)
+		entries, e := c.describeResource(cn, rr.ResourceType, rr.ResourceName)
+		if e != nil {
+			sr.ErrorCode = e.err.Code
+			if e.msg != nil {
+				sr.ErrorMessage = e.msg
 			}
-		case rr.ResourceType == kmsg.ConfigResourceTypeBroker:
-			entries, kerrv, msg = c.brokerConfigEntries(rr.ResourceName)
-		default:
-			kerrv, msg = kerr.InvalidRequest, "fakekafka describes topic and broker configs only, not resource type "+rr.ResourceType.String()
-		}
-		if kerrv != nil {
-			sr.ErrorCode, sr.ErrorMessage = kerrv.Code, &msg
 			resp.Resources = append(resp.Resources, sr)
 			continue
 		}
 		for _, e := range entries {
-			if rr.ConfigNames != nil && !slices.Contains(rr.ConfigNames, e.name) {
+			if len(rr.ConfigNames) > 0 && !slices.Contains(rr.ConfigNames, e.name) {
 				continue
 			}
 			sc := kmsg.NewDescribeConfigsResponseResourceConfig()
-			sc.Name, sc.Value, sc.ReadOnly = e.name, &e.value, e.readOnly
+			sc.Name, sc.Value, sc.ReadOnly, sc.IsSensitive = e.name, e.value, e.readOnly, e.sensitive
 			sc.Source = e.source
-			// v0 has no source, only whether the resource itself sets it.
-			if rr.ResourceType == kmsg.ConfigResourceTypeTopic {
-				sc.IsDefault = e.source != kmsg.ConfigSourceDynamicTopicConfig
-			} else {
-				sc.IsDefault = e.source == kmsg.ConfigSourceDefaultConfig
-			}
+			// v0 has no source, only whether the value is a default.
+			sc.IsDefault = e.source == kmsg.ConfigSourceDefaultConfig
 			sc.ConfigType = e.typ
 			if req.IncludeSynonyms {
 				sc.ConfigSynonyms = e.synonyms
+			}
+			if sc.ConfigSynonyms == nil {
+				sc.ConfigSynonyms = []kmsg.DescribeConfigsResponseResourceConfigConfigSynonym{}
+			}
+			if req.IncludeDocumentation {
+				sc.Documentation = e.doc
 			}
 			sr.Configs = append(sr.Configs, sc)
 		}
 		resp.Resources = append(resp.Resources, sr)
 	}
 	return resp, nil
+}
+
+// describeResource is one resource's entries, or why not.
+func (c *Cluster) describeResource(cn *conn, typ kmsg.ConfigResourceType, name string) ([]configEntry, *configErr) {
+	if denied := cn.configDenied(typ, name, authorizer.OpDescribeConfigs); denied != nil {
+		return nil, refuse(denied, "Authorization failed.")
+	}
+	id := cn.b.id
+	switch typ {
+	case kmsg.ConfigResourceTypeTopic:
+		if e := topicNameError(name); e != nil {
+			return nil, e
+		}
+		t := c.topic(name)
+		if t == nil {
+			return nil, &configErr{err: kerr.UnknownTopicOrPartition}
+		}
+		return c.topicEntries(id, t.cfg().configs), nil
+	case kmsg.ConfigResourceTypeBroker:
+		return c.brokerEntries(id, name)
+	case configResourceTypeGroup:
+		if name == "" {
+			return nil, refuse(kerr.InvalidRequest, "Group name must not be empty")
+		}
+		return c.groupEntries(id, name), nil
+	case kmsg.ConfigResourceTypeBrokerLogger:
+		n, e := loggerResource(name, id, true)
+		if e != nil {
+			return nil, e
+		}
+		return c.loggerEntries(n), nil
+	}
+	return nil, refuse(kerr.InvalidRequest, "Unsupported resource type: %s", typ)
+}
+
+// topicNameError is the configs APIs' answer to an illegal topic name.
+func topicNameError(name string) *configErr {
+	err := legalTopicName(name)
+	switch {
+	case err == nil:
+		return nil
+	case strings.Contains(err.Error(), "contains a character"):
+		// Kafka 4.4's words for it here (checked by compat/reference).
+		return refuse(kerr.InvalidTopicException, "Topic name is invalid: '%s' contains one or more characters other than ASCII alphanumerics, '.', '_' and '-'", name)
+	}
+	return refuse(kerr.InvalidTopicException, "%v", err)
 }

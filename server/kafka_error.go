@@ -10,7 +10,7 @@ import (
 // KafkaError is an error the control methods return where Kafka's own API
 // would answer with an error code: errors.Is(err, kerr.InvalidConfig)
 // holds, and the text is Kafka's name then what is wrong, as one sentence
-// ("INVALID_CONFIG: unknown topic config \"x\""), not kerr's description
+// ("INVALID_CONFIG: Unknown topic config name: x"), not kerr's description
 // with ours glued on.
 type KafkaError struct {
 	Err     *kerr.Error

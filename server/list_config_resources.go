@@ -6,8 +6,8 @@ package server
 // v0 lists client-metrics resources: fakekafka has none (no client-metrics
 // plugin), so the list is empty. v1 lists the resources of the requested
 // types (none requested: every type): TOPIC every topic, BROKER and
-// BROKER_LOGGER every registered broker id, GROUP and CLIENT_METRICS none
-// (fakekafka keeps no group or client-metrics configs). Another type is
+// BROKER_LOGGER every registered broker id, GROUP the groups with group
+// configs, CLIENT_METRICS none (fakekafka keeps no client-metrics configs). Another type is
 // UNSUPPORTED_VERSION with no resources, as Kafka 4.4 answers it. With the
 // authorizer both versions need DESCRIBE_CONFIGS on the cluster (else
 // CLUSTER_AUTHORIZATION_FAILED).
@@ -63,7 +63,11 @@ func (cn *conn) handleListConfigResources(req *kmsg.ListConfigResourcesRequest) 
 					add(strconv.Itoa(int(b.id)), typ)
 				}
 			}
-		case configResourceClientMetrics, configResourceGroup:
+		case configResourceGroup: // the groups with group configs
+			for _, name := range slices.Sorted(maps.Keys(c.groupCfgs.Load().explicit)) {
+				add(name, typ)
+			}
+		case configResourceClientMetrics:
 		default:
 			resp.ConfigResources = []kmsg.ListConfigResourcesResponseConfigResource{}
 			resp.ErrorCode = kerr.UnsupportedVersion.Code

@@ -37,7 +37,7 @@ func consumeAll(t *testing.T, c *Cluster, topic string) []*kgo.Record {
 func TestCompactedTopicKeepsLatestValuePerKey(t *testing.T) {
 	c := NewTestCluster(t, Config{Clock: clock.NewManual(time.Time{})})
 	if err := c.CreateTopic("kt", 1, 3, map[string]string{
-		"cleanup.policy": "compact", "segment.bytes": "300", "delete.retention.ms": "60000",
+		"cleanup.policy": "compact", "internal.segment.bytes": "300", "delete.retention.ms": "60000",
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +161,11 @@ func TestConsumerOffsetsIsCompacted(t *testing.T) {
 func (c *Cluster) setTopicConfigsByName(name string, configs map[string]string) error {
 	c.configMu.Lock()
 	defer c.configMu.Unlock()
-	return c.setTopicConfigs(c.topic(name), configs)
+	if e := validateTopicConfigs(configs, true); e != nil {
+		return kafkaError(e.err, *e.msg)
+	}
+	c.setTopicConfigs(c.topic(name), configs)
+	return nil
 }
 
 // A compacted topic refuses records without a key with INVALID_RECORD, as

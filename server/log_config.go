@@ -1,11 +1,11 @@
 package server
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
 
+	"github.com/fakekafka/fakekafka/configs"
 	"github.com/fakekafka/fakekafka/replication"
 )
 
@@ -13,44 +13,16 @@ import (
 // as Kafka does: the topic's own value, else the broker default changed at
 // runtime (log.retention.ms, ...), else Kafka's default.
 
-var cleanupPolicy = oneOf("delete", "compact", "compact,delete", "delete,compact")
-
-// ratio checks a double in [0, 1] (min.cleanable.dirty.ratio).
-func ratio(v string) error {
-	f, err := strconv.ParseFloat(v, 64)
-	if err != nil || math.IsNaN(f) {
-		return fmt.Errorf("%q is not a number", v)
-	}
-	if f < 0 || f > 1 {
-		return fmt.Errorf("%v is not between 0 and 1", f)
-	}
-	return nil
-}
-
-// logConfigDefault names each log topic config's broker default and
-// Kafka's value for it.
-var logConfigDefault = map[string]struct{ broker, value string }{
-	"cleanup.policy":            {"log.cleanup.policy", "delete"},
-	"retention.ms":              {"log.retention.ms", "604800000"},
-	"retention.bytes":           {"log.retention.bytes", "-1"},
-	"segment.bytes":             {"log.segment.bytes", "1073741824"},
-	"segment.ms":                {"log.roll.ms", "604800000"},
-	"min.cleanable.dirty.ratio": {"log.cleaner.min.cleanable.ratio", "0.5"},
-	"min.compaction.lag.ms":     {"log.cleaner.min.compaction.lag.ms", "0"},
-	"max.compaction.lag.ms":     {"log.cleaner.max.compaction.lag.ms", maxLong},
-	"delete.retention.ms":       {"log.cleaner.delete.retention.ms", "86400000"},
-}
-
-// logValue resolves one log config for a topic.
+// logValue resolves one log config for a topic: its own value, else the
+// broker's (the cluster-wide level: log.retention.ms, log.retention.hours,
+// ...), else Kafka's default.
 func logValue(cfg map[string]string, bs *brokerSettings, key string) string {
 	if v, ok := cfg[key]; ok {
-		return v
+		return strings.TrimSpace(v)
 	}
-	d := logConfigDefault[key]
-	if v, ok := bs.dynamic[d.broker]; ok {
-		return v
-	}
-	return d.value
+	d, _ := configs.Topic.Lookup(key)
+	v, _ := bs.defaultFor(clusterLevel, d)
+	return strings.TrimSpace(v)
 }
 
 func logInt(cfg map[string]string, bs *brokerSettings, key string) int64 {
@@ -61,6 +33,9 @@ func logInt(cfg map[string]string, bs *brokerSettings, key string) int64 {
 // logConfig resolves a topic's segment, retention and compaction settings.
 func logConfig(cfg map[string]string, bs *brokerSettings) (replication.SegmentConfig, replication.RetentionConfig, replication.CompactionConfig) {
 	seg := replication.SegmentConfig{Bytes: logInt(cfg, bs, "segment.bytes"), Ms: logInt(cfg, bs, "segment.ms")}
+	if v, ok := cfg["internal.segment.bytes"]; ok { // Kafka's own for tests: wins
+		seg.Bytes, _ = strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	}
 	policy := logValue(cfg, bs, "cleanup.policy")
 	ret := replication.RetentionConfig{
 		Delete: strings.Contains(policy, "delete"),

@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"maps"
+	"strconv"
 
 	"github.com/fakekafka/fakekafka/replication"
 	"github.com/fakekafka/fakekafka/storage"
@@ -59,7 +60,15 @@ func (c *Cluster) saveMeta() {
 	if c.data == nil || c.data.restoring {
 		return
 	}
-	m := storage.Meta{Version: storage.MetaVersion, NextProducerID: c.nextProducerID.Load(), BrokerConfigs: c.brokerSettings().dynamic}
+	bs := c.brokerSettings()
+	m := storage.Meta{Version: storage.MetaVersion, NextProducerID: c.nextProducerID.Load(), BrokerConfigs: bs.dynamic,
+		GroupConfigs: c.groupCfgs.Load().explicit}
+	for id, cfg := range bs.perBroker {
+		if m.PerBrokerConfigs == nil {
+			m.PerBrokerConfigs = map[string]map[string]string{}
+		}
+		m.PerBrokerConfigs[strconv.Itoa(int(id))] = cfg
+	}
 	for _, t := range c.topics.Load().byName {
 		mt := storage.MetaTopic{Name: t.name, ID: hex.EncodeToString(t.id[:]), Configs: t.cfg().configs}
 		for _, p := range t.partitions() {
@@ -105,9 +114,16 @@ func (c *Cluster) openDataDir() error {
 
 // restore recreates every topic of m with its logs.
 func (c *Cluster) restore(m storage.Meta) error {
-	if len(m.BrokerConfigs) > 0 {
-		c.brokerCfg.Store(c.resolveBrokerSettings(maps.Clone(m.BrokerConfigs)))
+	if len(m.BrokerConfigs) > 0 || len(m.PerBrokerConfigs) > 0 {
+		perBroker := map[int32]map[string]string{}
+		for id, cfg := range m.PerBrokerConfigs {
+			if n, err := strconv.Atoi(id); err == nil {
+				perBroker[int32(n)] = maps.Clone(cfg)
+			}
+		}
+		c.brokerCfg.Store(c.resolveBrokerSettings(maps.Clone(m.BrokerConfigs), perBroker))
 	}
+	c.groupCfgs.Store(resolveGroupConfigs(c.brokerSettings(), maps.Clone(m.GroupConfigs)))
 	nextPID := m.NextProducerID
 	c.data.restoring = true
 	defer func() { c.data.restoring = false }()
@@ -116,7 +132,7 @@ func (c *Cluster) restore(m storage.Meta) error {
 		if b, err := hex.DecodeString(mt.ID); err == nil && len(b) == 16 {
 			copy(id[:], b)
 		}
-		spec := topicSpec{name: mt.Name, partitions: -1, rf: -1, id: id, configs: maps.Clone(mt.Configs)}
+		spec := topicSpec{name: mt.Name, partitions: -1, rf: -1, id: id, configs: maps.Clone(mt.Configs), goAPI: true}
 		for _, mp := range mt.Partitions {
 			spec.assignment = append(spec.assignment, mp.Replicas)
 		}

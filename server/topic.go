@@ -114,6 +114,7 @@ type topicSpec struct {
 	assignment [][]int32 // optional explicit replicas per partition
 	configs    map[string]string
 	id         [16]byte // a restored topic's id; zero: a new one
+	goAPI      bool     // from the Go API: fakekafka's own configs too
 }
 
 // legalTopicName follows Kafka's Topic.validate.
@@ -129,84 +130,6 @@ func legalTopicName(name string) error {
 	for _, r := range name {
 		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
 			return fmt.Errorf("topic name %q contains a character other than ASCII alphanumerics, '.', '_' and '-'", name)
-		}
-	}
-	return nil
-}
-
-// topicConfigs are the topic configs fakekafka understands, with a check
-// of each value. Unknown keys get INVALID_CONFIG as in Kafka.
-var topicConfigs = map[string]func(string) error{
-	"min.insync.replicas":            int32AtLeast(1),
-	"unclean.leader.election.enable": isBool,
-	"replica.lag.time.max.ms":        intAtLeast(1),
-	"retention.ms":                   intAtLeast(-1),
-	"retention.bytes":                intAtLeast(-1),
-	"cleanup.policy":                 cleanupPolicy,
-	"compression.type":               oneOf("producer", "uncompressed", "gzip", "snappy", "lz4", "zstd"),
-	"message.timestamp.type":         oneOf("CreateTime", "LogAppendTime"),
-	"segment.bytes":                  int32AtLeast(14),
-	"segment.ms":                     intAtLeast(1),
-	"max.message.bytes":              int32AtLeast(0),
-	"flush.messages":                 intAtLeast(1),
-	"flush.ms":                       intAtLeast(0),
-	"min.cleanable.dirty.ratio":      ratio,
-	"min.compaction.lag.ms":          intAtLeast(0),
-	"max.compaction.lag.ms":          intAtLeast(1),
-	"delete.retention.ms":            intAtLeast(0),
-}
-
-func intAtLeast(lo int64) func(string) error {
-	return func(v string) error {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			return fmt.Errorf("%q is not an integer", v)
-		}
-		if n < lo {
-			return fmt.Errorf("%d is below the minimum %d", n, lo)
-		}
-		return nil
-	}
-}
-
-// int32AtLeast is intAtLeast for Kafka's INT configs.
-func int32AtLeast(lo int64) func(string) error {
-	return func(v string) error {
-		if err := intAtLeast(lo)(v); err != nil {
-			return err
-		}
-		if n, _ := strconv.ParseInt(v, 10, 64); n > math.MaxInt32 {
-			return fmt.Errorf("%d is above the maximum %d", n, math.MaxInt32)
-		}
-		return nil
-	}
-}
-
-func isBool(v string) error {
-	if v != "true" && v != "false" {
-		return fmt.Errorf("%q is not true or false", v)
-	}
-	return nil
-}
-
-func oneOf(vals ...string) func(string) error {
-	return func(v string) error {
-		if !slices.Contains(vals, v) {
-			return fmt.Errorf("%q is not one of %v", v, vals)
-		}
-		return nil
-	}
-}
-
-// validateTopicConfigs checks every key and value.
-func validateTopicConfigs(cfg map[string]string) error {
-	for k, v := range cfg {
-		check, ok := topicConfigs[k]
-		if !ok {
-			return fmt.Errorf("unknown topic config %q", k)
-		}
-		if err := check(v); err != nil {
-			return fmt.Errorf("invalid value for %s: %v", k, err)
 		}
 	}
 	return nil
@@ -234,17 +157,17 @@ func (c *Cluster) replicationConfig(cfg map[string]string) replication.Config {
 		rc.Truncation = replication.TruncateToHW
 	}
 	if v, ok := cfg["flush.messages"]; ok {
-		rc.FlushMessages, _ = strconv.ParseInt(v, 10, 64)
+		rc.FlushMessages, _ = strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 	}
 	if v, ok := cfg["min.insync.replicas"]; ok {
-		n, _ := strconv.Atoi(v)
+		n, _ := strconv.Atoi(strings.TrimSpace(v))
 		rc.MinInsyncReplicas = n
 	}
-	if v, ok := cfg["replica.lag.time.max.ms"]; ok {
+	if v, ok := cfg["replica.lag.time.max.ms"]; ok { // fakekafka's own (config_validate.go)
 		rc.ReplicaLagTimeMax = millis(v)
 	}
 	if v, ok := cfg["unclean.leader.election.enable"]; ok {
-		rc.UncleanLeaderElection = v == "true"
+		rc.UncleanLeaderElection = strings.EqualFold(strings.TrimSpace(v), "true")
 	}
 	rc.Segment, rc.Retention, rc.Compaction = logConfig(cfg, bs)
 	return rc
@@ -293,8 +216,8 @@ func (c *Cluster) validateSpec(s *topicSpec) (*kerr.Error, string) {
 	if live := len(c.liveBrokers()); len(s.assignment) == 0 && int(s.rf) > live {
 		return kerr.InvalidReplicationFactor, fmt.Sprintf("replication factor: %d larger than available brokers: %d", s.rf, live)
 	}
-	if err := validateTopicConfigs(s.configs); err != nil {
-		return kerr.InvalidConfig, err.Error()
+	if e := validateTopicConfigs(s.configs, s.goAPI); e != nil {
+		return e.err, *e.msg
 	}
 	return nil, ""
 }
@@ -402,7 +325,7 @@ func (c *Cluster) applyTopicSettings(t *topic, configs map[string]string) {
 	ts := &topicSettings{
 		configs:       configs,
 		maxBytes:      bs.messageMaxBytes,
-		logAppendTime: configs["message.timestamp.type"] == "LogAppendTime",
+		logAppendTime: strings.TrimSpace(configs["message.timestamp.type"]) == "LogAppendTime",
 		lagTimeMax:    c.replicationConfig(configs).ReplicaLagTimeMax,
 		flushInterval: c.cfg.FlushInterval,
 		compact:       strings.Contains(logValue(configs, bs, "cleanup.policy"), "compact"),
@@ -411,7 +334,7 @@ func (c *Cluster) applyTopicSettings(t *topic, configs map[string]string) {
 		ts.flushInterval = millis(v)
 	}
 	if v, ok := configs["max.message.bytes"]; ok {
-		n, _ := strconv.ParseInt(v, 10, 32)
+		n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 32)
 		ts.maxBytes = int32(n)
 	}
 	t.settings.Store(ts)
@@ -435,7 +358,7 @@ func (c *Cluster) retune() {
 // millis turns a validated millisecond config into a duration, capping
 // Kafka's "never" (Long.MAX_VALUE) instead of overflowing.
 func millis(v string) time.Duration {
-	n, _ := strconv.ParseInt(v, 10, 64)
+	n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 	if n > math.MaxInt64/int64(time.Millisecond) {
 		return math.MaxInt64
 	}

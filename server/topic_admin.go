@@ -25,7 +25,7 @@ func (c *Cluster) CreateTopicAssigned(name string, assignment [][]int32, configs
 	for i, rs := range assignment {
 		as[i] = slices.Clone(rs)
 	}
-	_, e, msg := c.createTopic(topicSpec{name: name, partitions: -1, rf: -1, assignment: as, configs: maps.Clone(configs)}, false)
+	_, e, msg := c.createTopic(topicSpec{name: name, partitions: -1, rf: -1, assignment: as, configs: maps.Clone(configs), goAPI: true}, false)
 	return kafkaError(e, msg)
 }
 
@@ -60,7 +60,11 @@ func (c *Cluster) TopicConfig(topic string) (TopicConfigState, bool) {
 	}
 	out := TopicConfigState{Topic: topic, Configs: []ConfigEntry{}}
 	for _, e := range c.topicConfigEntries(t) {
-		out.Configs = append(out.Configs, ConfigEntry{Name: e.name, Value: e.value, Source: e.source.String()})
+		v := "" // null (sensitive or no value) reads as empty
+		if e.value != nil {
+			v = *e.value
+		}
+		out.Configs = append(out.Configs, ConfigEntry{Name: e.name, Value: v, Source: e.source.String()})
 	}
 	return out, true
 }

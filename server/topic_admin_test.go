@@ -32,8 +32,8 @@ func TestTopicAdminMethods(t *testing.T) {
 	}{
 		{c.CreateTopicAssigned("a", [][]int32{{1}}, nil), kerr.TopicAlreadyExists, "TOPIC_ALREADY_EXISTS: topic 'a' already exists"},
 		{c.CreateTopicAssigned("b", nil, nil), kerr.InvalidReplicaAssignment, "INVALID_REPLICA_ASSIGNMENT: the assignment lists no partition"},
-		{c.CreateTopic("b", 1, 1, map[string]string{"x.y": "1"}), kerr.InvalidConfig, `INVALID_CONFIG: unknown topic config "x.y"`},
-		{c.AlterTopicConfig("a", map[string]string{"retention.ms": "x"}, nil), kerr.InvalidConfig, `INVALID_CONFIG: invalid value for retention.ms: "x" is not an integer`},
+		{c.CreateTopic("b", 1, 1, map[string]string{"x.y": "1"}), kerr.InvalidConfig, `INVALID_CONFIG: Unknown topic config name: x.y`},
+		{c.AlterTopicConfig("a", map[string]string{"retention.ms": "x"}, nil), kerr.InvalidConfig, `INVALID_CONFIG: Invalid value x for configuration retention.ms: Not a number of type LONG`},
 		{c.DeleteTopic("nope"), kerr.UnknownTopicOrPartition, `unknown topic "nope"`},
 	} {
 		if !errors.Is(tc.err, tc.is) || tc.err.Error() != tc.text {

@@ -32,7 +32,11 @@ type Meta struct {
 	Version        int               `json:"version"`
 	NextProducerID int64             `json:"next_producer_id"`
 	BrokerConfigs  map[string]string `json:"broker_configs,omitempty"`
-	Topics         []MetaTopic       `json:"topics"`
+	// PerBrokerConfigs are each broker's own dynamic configs, by broker id.
+	PerBrokerConfigs map[string]map[string]string `json:"per_broker_configs,omitempty"`
+	// GroupConfigs are each group's group configs, by group id.
+	GroupConfigs map[string]map[string]string `json:"group_configs,omitempty"`
+	Topics       []MetaTopic                  `json:"topics"`
 }
 
 // MetaTopic is one topic of meta.json; ID is the topic id in hex.

@@ -130,6 +130,7 @@ func parseFlags(args []string, getenv func(string) string, help io.Writer) (*opt
 	fs.IntVar(&o.cfg.DefaultReplicationFactor, "default-replication-factor", 0, "default.replication.factor for new topics")
 	fs.IntVar(&o.cfg.MinInsyncReplicas, "min-insync-replicas", 1, "min.insync.replicas for new topics")
 	fs.IntVar(&o.cfg.NumPartitions, "num-partitions", 1, "num.partitions for new topics")
+	fs.Var(brokerConfigs{&o.cfg.BrokerConfigs}, "broker-config", "NAME=VALUE: any Kafka broker config, as in server.properties (repeatable; e.g. group.consumer.min.session.timeout.ms=2000)")
 	fs.BoolVar(&o.autoCreate, "auto-create-topics", true, "auto.create.topics.enable")
 	o.cfg.ReplicaLagTimeMax = 30 * time.Second
 	fs.Var(durationMs{&o.cfg.ReplicaLagTimeMax}, "replica-lag-time-max", "replica.lag.time.max.ms: milliseconds or a duration")

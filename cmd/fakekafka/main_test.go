@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"strings"
 	"testing"
@@ -130,5 +131,23 @@ func TestRunServesUntilCancelled(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("fakekafka did not stop after cancellation")
+	}
+}
+
+// TestBrokerConfigFlag: --broker-config (repeatable) and
+// FAKEKAFKA_BROKER_CONFIG (one per line) set Config.BrokerConfigs.
+func TestBrokerConfigFlag(t *testing.T) {
+	o, err := parseFlags([]string{"--broker-config", "group.consumer.min.session.timeout.ms=2000", "--broker-config", "log.cleanup.policy=compact,delete"},
+		env(map[string]string{"FAKEKAFKA_BROKER_CONFIG": "log.retention.hours=1\ngroup.share.min.record.lock.duration.ms=1000"}), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"group.consumer.min.session.timeout.ms": "2000", "log.cleanup.policy": "compact,delete",
+		"log.retention.hours": "1", "group.share.min.record.lock.duration.ms": "1000"}
+	if !maps.Equal(o.cfg.BrokerConfigs, want) {
+		t.Fatalf("BrokerConfigs %v, want %v", o.cfg.BrokerConfigs, want)
+	}
+	if _, err := parseFlags([]string{"--broker-config", "no-equals"}, env(nil), io.Discard); err == nil {
+		t.Fatal("--broker-config without = was taken")
 	}
 }

@@ -38,7 +38,7 @@ var flagGroups = []struct {
 }{
 	{"Cluster", []string{"brokers", "listen", "advertise", "listeners", "advertised-listeners",
 		"listener-security-protocol-map", "cluster-id", "topics", "num-partitions", "default-replication-factor",
-		"auto-create-topics", "message-max-bytes", "socket-request-max-bytes"}},
+		"auto-create-topics", "message-max-bytes", "socket-request-max-bytes", "broker-config"}},
 	{"Replication", []string{"min-insync-replicas", "replica-lag-time-max", "replica-fetch-wait-max",
 		"unclean-leader-election", "legacy-min-isr", "legacy-hw-truncation", "producer-id-expiration",
 		"producer-id-expiration-check-interval"}},

@@ -133,6 +133,10 @@ type adapterConfig struct {
 	CommitIntervalMs    int    `json:"commitIntervalMs"`
 	// metadata
 	Topics []string `json:"topics"`
+	// configs (process_configs.go)
+	ResourceType string     `json:"resourceType"`
+	ResourceName string     `json:"resourceName"`
+	ConfigOps    []ConfigOp `json:"configOps"`
 	// every client: the matrix's shortened timings
 	BackoffMs   int `json:"backoffMs"`
 	FetchWaitMs int `json:"fetchWaitMs"`
@@ -165,17 +169,18 @@ func newAdapterConfig(bootstrap []string, clientID string) adapterConfig {
 // surfaced); "metadata" (Brokers, TopicList); "notSupported" (Reason: the
 // client cannot do the operation); "fatal" (Error: the operation failed).
 type adapterLine struct {
-	Type      string           `json:"type"`
-	Version   string           `json:"version,omitempty"`
-	Index     int              `json:"index,omitempty"`
-	Partition int32            `json:"partition,omitempty"`
-	Offset    int64            `json:"offset,omitempty"`
-	Key       *string          `json:"key,omitempty"`
-	Value     *string          `json:"value,omitempty"`
-	Error     *AdapterError    `json:"error,omitempty"`
-	Reason    string           `json:"reason,omitempty"`
-	Brokers   []BrokerMetadata `json:"brokers,omitempty"`
-	TopicList []adapterTopic   `json:"topics,omitempty"`
+	Type      string            `json:"type"`
+	Version   string            `json:"version,omitempty"`
+	Index     int               `json:"index,omitempty"`
+	Partition int32             `json:"partition,omitempty"`
+	Offset    int64             `json:"offset,omitempty"`
+	Key       *string           `json:"key,omitempty"`
+	Value     *string           `json:"value,omitempty"`
+	Error     *AdapterError     `json:"error,omitempty"`
+	Reason    string            `json:"reason,omitempty"`
+	Brokers   []BrokerMetadata  `json:"brokers,omitempty"`
+	TopicList []adapterTopic    `json:"topics,omitempty"`
+	Configs   []DescribedConfig `json:"configs,omitempty"`
 }
 
 type adapterTopic struct {

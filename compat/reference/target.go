@@ -2,6 +2,7 @@ package reference
 
 import (
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/fakekafka/fakekafka/server"
@@ -67,6 +68,9 @@ func NewFake() (*Fake, error) {
 
 		TransactionStatePartitions:       3,
 		TransactionAbortTimedOutInterval: time.Second,
+		// The same server.properties, so DescribeConfigs reports the same
+		// static configs (fakekafka acts on those it models).
+		BrokerConfigs: maps.Clone(KafkaSettings),
 	})
 	if err != nil {
 		return nil, err

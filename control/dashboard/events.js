@@ -10,7 +10,7 @@ const EVENT_TYPES = [
   "leader_elected", "partition_leaderless", "isr_shrunk", "isr_expanded", "hw_advanced",
   "log_truncated", "records_lost", "log_start_moved", "log_cleaned", "producer_expired",
   "fault_added", "fault_hit", "fault_expired", "fault_removed",
-  "topic_created", "topic_deleted", "topic_config_changed",
+  "topic_created", "topic_deleted", "topic_config_changed", "group_config_changed",
   "partitions_created", "reassignment_started", "reassignment_completed", "reassignment_cancelled",
   "acl_created", "acl_deleted", "quota_changed", "client_throttled",
   "group_rebalance_started", "group_rebalance_completed", "group_member_joined", "group_member_left", "group_member_expired",

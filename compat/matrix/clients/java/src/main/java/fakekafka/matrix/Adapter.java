@@ -56,6 +56,7 @@ public final class Adapter {
         case "metadata" -> metadata(cfg);
         case "transact" -> transact(cfg);
         case "share-offsets" -> ShareOffsets.run(cfg); // ShareOffsets.java
+        case "configs" -> Configs.run(cfg);
         default -> emit("fatal", Map.of("error", error("usage", "unknown operation " + op)));
       }
     } catch (Exception e) {
