@@ -21,6 +21,8 @@ type shardHost struct {
 	log     *coordinatortest.MemLog
 	wg      sync.WaitGroup
 	closing chan struct{}
+	policy  MigrationPolicy
+	topics  fakeTopics
 
 	mu        sync.Mutex
 	events    []Event
@@ -53,11 +55,21 @@ func (h *shardHost) EmitConsumer(_ *Group, evs []Event) {
 }
 func (h *shardHost) Now() time.Time                       { return h.clk.Now() }
 func (h *shardHost) InitialRebalanceDelay() time.Duration { return 0 }
-func (h *shardHost) SessionTimeout() time.Duration        { return sessionTimeout }
-func (h *shardHost) Log() *slog.Logger                    { return slog.New(slog.DiscardHandler) }
-func (h *shardHost) Closing() <-chan struct{}             { return h.closing }
-func (h *shardHost) Recording() bool                      { return true }
-func (h *shardHost) Topics() Topics                       { return fakeTopics{"t": 2} }
+func (h *shardHost) GroupConfig(string) Config {
+	gc := DefaultConfig()
+	gc.ConsumerSessionTimeout = sessionTimeout
+	return gc
+}
+func (h *shardHost) MigrationPolicy() MigrationPolicy { return h.policy }
+func (h *shardHost) Log() *slog.Logger                { return slog.New(slog.DiscardHandler) }
+func (h *shardHost) Closing() <-chan struct{}         { return h.closing }
+func (h *shardHost) Recording() bool                  { return true }
+func (h *shardHost) Topics() Topics {
+	if h.topics != nil {
+		return h.topics
+	}
+	return fakeTopics{"t": 2}
+}
 func (h *shardHost) Go(f func()) bool {
 	select {
 	case <-h.closing:

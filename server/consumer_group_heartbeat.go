@@ -35,7 +35,7 @@ func (cn *conn) handleConsumerGroupHeartbeat(req *kmsg.ConsumerGroupHeartbeatReq
 func (cn *conn) consumerGroupHeartbeat(req *kmsg.ConsumerGroupHeartbeatRequest) (kmsg.Response, error) {
 	c := cn.b.c
 	resp := req.ResponseKind().(*kmsg.ConsumerGroupHeartbeatResponse)
-	resp.HeartbeatIntervalMillis = int32(c.cfg.ConsumerGroupHeartbeatInterval.Milliseconds())
+	resp.HeartbeatIntervalMillis = int32(c.groupConfig(req.Group).ConsumerHeartbeatInterval.Milliseconds())
 	fail := func(err *kerr.Error, format string, args ...any) (kmsg.Response, error) {
 		resp.ErrorCode = err.Code
 		msg := fmt.Sprintf(format, args...)
@@ -109,17 +109,30 @@ func (c *Cluster) consumerHeartbeat(req *kmsg.ConsumerGroupHeartbeatRequest, hr 
 	g.Mu.Lock()
 	defer g.Mu.Unlock()
 	g.ConsumerGroup()
-	if g.Consumer == nil {
-		if req.MemberEpoch != 0 {
+	if g.Consumer == nil || len(g.Consumer.Members) == 0 && g.HasClassicMembers() {
+		switch {
+		case g.HasClassicMembers() && req.MemberEpoch != 0:
+			return fail(kerr.GroupIDNotFound, "Group %s is not a consumer group", req.Group)
+		case req.MemberEpoch != 0:
 			return fail(kerr.UnknownMemberID, "group %s has no member %s", req.Group, req.MemberID)
+		case g.HasClassicMembers():
+			// A live classic group upgrades (migrate.go), or refuses.
+			if code, msg := g.Upgrade(); code != 0 {
+				resp.ErrorCode, resp.ErrorMessage = code, &msg
+				return nil
+			}
+		default:
+			g.Consumer = grp.NewConsumerGroup()
 		}
-		if g.HasClassicMembers() {
-			return fail(kerr.GroupIDNotFound, "group %s is a classic group with members", req.Group)
-		}
-		g.Consumer = grp.NewConsumerGroup()
 	}
+	hr.Downgrade = grp.MigrationPolicy(c.cfg.ConsumerGroupMigrationPolicy).DowngradeEnabled()
 	res := g.Consumer.Heartbeat(hr, assignorTopics{c})
-	c.emitConsumerEvents(g, res.Events)
+	if res.Downgrade {
+		// The last consumer-protocol member left: the group turns classic.
+		g.Downgrade(res.Member, res.Events[0])
+	} else {
+		c.emitConsumerEvents(g, res.Events)
+	}
 	if res.Code != 0 {
 		resp.ErrorCode = res.Code
 		resp.ErrorMessage = &res.Message

@@ -43,7 +43,7 @@ var flagGroups = []struct {
 		"unclean-leader-election", "legacy-min-isr", "legacy-hw-truncation", "producer-id-expiration",
 		"producer-id-expiration-check-interval"}},
 	{"Failures", []string{"broker-session-timeout", "chaos", "clock"}},
-	{"Groups", []string{"offsets-retention-minutes", "offsets-retention-check-interval"}},
+	{"Groups", []string{"offsets-retention-minutes", "offsets-retention-check-interval", "group-consumer-migration-policy"}},
 	{"Transactions", []string{"transaction-version", "transaction-state-log-num-partitions", "transaction-max-timeout",
 		"transaction-abort-timed-out-transaction-cleanup-interval", "transactional-id-expiration"}},
 	{"Security and quotas", []string{"tls-dir", "tls-client-auth", "sasl-user", "sasl-enabled-mechanisms",
