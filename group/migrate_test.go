@@ -1,0 +1,132 @@
+package group
+
+import (
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+func classicProtocols(topics ...string) []Protocol {
+	md := kmsg.ConsumerMemberMetadata{Version: 1, Topics: topics}
+	return []Protocol{{Name: "range", Metadata: md.AppendTo(nil)}}
+}
+
+// A classic group upgrades when a consumer-protocol member joins: the
+// classic member carries over at epoch = generation with its assignment;
+// the new member bumps the epoch and gets only what the classic member
+// released after rejoining; when it leaves, the group downgrades at
+// generation = group epoch and rebalances. Each step's records reload
+// into the same group type on a new coordinator.
+func TestShardUpgradeAndDowngrade(t *testing.T) {
+	h := newShardHost()
+	defer h.close()
+	h.policy = MigrationBidirectional
+	s := h.load(t, 1)
+	g := s.Group("g", true)
+	a := kmsg.ConsumerMemberAssignment{Topics: []kmsg.ConsumerMemberAssignmentTopic{{Topic: "t", Partitions: []int32{0, 1}}}}
+	md := Meta{ProtocolType: "consumer", Protocol: "range", Generation: 4, Leader: "c1",
+		Members: []MemberMeta{{ID: "c1", ClientID: "c", ClientHost: "/h", SessionTimeoutMs: 10_000, RebalanceTimeoutMs: 30_000,
+			Subscription: classicProtocols("t")[0].Metadata, Assignment: a.AppendTo(nil)}}}
+	if code := g.StoreMeta(MetaSnapshot{Seq: 1, Meta: md}); code != 0 {
+		t.Fatal(kerr.ErrorForCode(code))
+	}
+
+	// Policy disabled: GROUP_ID_NOT_FOUND.
+	g.WriteMu.Lock()
+	g.Mu.Lock()
+	h.policy = MigrationDisabled
+	if code, msg := g.Upgrade(); code != kerr.GroupIDNotFound.Code || msg != "Cannot upgrade classic group g to consumer group because online upgrade is disabled." {
+		t.Fatalf("disabled: %v %q", kerr.ErrorForCode(code), msg)
+	}
+	h.policy = MigrationBidirectional
+	if code, _ := g.Upgrade(); code != 0 {
+		t.Fatal(kerr.ErrorForCode(code))
+	}
+	cg := g.Consumer
+	c1 := cg.Members["c1"]
+	if cg.Epoch != 4 || cg.AssignmentEpoch != 4 || c1.Epoch != 4 || c1.Classic == nil || !c1.Assigned.Equal(parts(0, 1)) || g.HasClassicMembers() {
+		t.Fatalf("upgraded: epoch %d/%d member %+v", cg.Epoch, cg.AssignmentEpoch, c1)
+	}
+	res := cg.Heartbeat(join("k1", "t"), h.Topics())
+	// New member: epoch 5 (join), 6 (subscription); it waits for
+	// partition 1 while c1 still holds it.
+	if res.Code != 0 || res.MemberEpoch != 6 || len(res.Assignment) != 0 || !cg.Target["k1"].Equal(parts(1)) {
+		t.Fatalf("k1 joins: %+v target %v", res, cg.Target)
+	}
+	g.TouchConsumerMember(res.Member)
+	g.Mu.Unlock()
+	if code := g.PersistConsumer(); code != 0 {
+		t.Fatal(kerr.ErrorForCode(code))
+	}
+	g.WriteMu.Unlock()
+	if g.MetaRecord != nil || g.ConsumerMeta == nil {
+		t.Fatal("the upgrade did not write the classic tombstone and the consumer record")
+	}
+
+	// The classic member learns to rejoin; it rejoins owning nothing
+	// (eager) and gets partition 0 at epoch 6; k1 then gets partition 1.
+	g.Mu.Lock()
+	if _, code := cg.ClassicHeartbeat("c1", nil, 4); code != kerr.RebalanceInProgress.Code {
+		t.Fatalf("classic heartbeat: %v", kerr.ErrorForCode(code))
+	}
+	if _, code := cg.ClassicHeartbeat("c1", nil, 3); code != kerr.IllegalGeneration.Code {
+		t.Fatalf("old generation: %v", kerr.ErrorForCode(code))
+	}
+	jr := cg.ClassicJoin(JoinRequest{Version: 9, MemberID: "c1", ClientID: "c", Host: "/h", Session: 10 * time.Second,
+		Rebalance: 30 * time.Second, ProtocolType: "consumer", Protocols: classicProtocols("t")}, h.Topics())
+	if jr.Code != 0 || jr.Generation != 6 || jr.Protocol != "range" || jr.Leader != "" {
+		t.Fatalf("classic rejoin: %+v", jr)
+	}
+	pt, pn := "consumer", "range"
+	_, raw, code := cg.ClassicSync(SyncRequest{MemberID: "c1", Generation: 6, ProtocolType: &pt, Protocol: &pn}, h.Topics())
+	if code != 0 || DecodeAssignment(raw)["t"][0] != 0 || len(DecodeAssignment(raw)["t"]) != 1 {
+		t.Fatalf("classic sync: %v %v", kerr.ErrorForCode(code), DecodeAssignment(raw))
+	}
+	res = cg.Heartbeat(beat("k1", 6, Assignment{}), h.Topics())
+	if res.Code != 0 || !res.Assignment.Equal(parts(1)) {
+		t.Fatalf("k1 after the release: %+v", res)
+	}
+	// A second JoinGroup with another protocol is refused.
+	bad := cg.ClassicJoin(JoinRequest{Version: 9, MemberID: "x", ProtocolType: "consumer", Protocols: []Protocol{{Name: "roundrobin"}}}, h.Topics())
+	if bad.Code != kerr.InconsistentGroupProtocol.Code {
+		t.Fatalf("other protocol: %v", kerr.ErrorForCode(bad.Code))
+	}
+
+	// k1 leaves: the group downgrades at generation 6 and rebalances.
+	leave := beat("k1", 6, nil)
+	leave.MemberEpoch, leave.Downgrade = -1, true
+	res = cg.Heartbeat(leave, h.Topics())
+	if !res.Downgrade {
+		t.Fatalf("leave: %+v", res)
+	}
+	g.Downgrade(res.Member, res.Events[0])
+	if g.Consumer != nil || g.Generation != 6 || g.State != PreparingRebalance || len(g.Members) != 1 || g.Members["c1"] == nil {
+		t.Fatalf("downgraded: gen %d state %s members %v", g.Generation, g.State, g.Members)
+	}
+	if got := DecodeAssignment(g.Members["c1"].Assignment)["t"]; len(got) != 1 || got[0] != 0 {
+		t.Fatalf("classic assignment after the downgrade %v", got)
+	}
+	if code := g.Heartbeat("c1", nil, 6); code != kerr.RebalanceInProgress.Code {
+		t.Fatalf("heartbeat after the downgrade: %v", kerr.ErrorForCode(code))
+	}
+	g.Mu.Unlock()
+	g.WriteMu.Lock()
+	if code := g.PersistConsumer(); code != 0 {
+		t.Fatal(kerr.ErrorForCode(code))
+	}
+	g.WriteMu.Unlock()
+	if g.ConsumerMeta != nil || g.MetaRecord == nil {
+		t.Fatal("the downgrade did not write the consumer tombstone and the classic metadata")
+	}
+
+	// A new coordinator restores a classic group at generation 6.
+	h.log.Elect(2)
+	g2 := h.load(t, 2).Group("g", false)
+	g2.Mu.Lock()
+	defer g2.Mu.Unlock()
+	if g2.ConsumerProtocol() != nil || !g2.HasClassicMembers() || g2.Generation != 6 {
+		t.Fatalf("reloaded: consumer %v classic gen %d", g2.ConsumerProtocol(), g2.Generation)
+	}
+}
