@@ -285,6 +285,7 @@ public final class Adapter {
     p.put("session.timeout.ms", cfg.get("sessionTimeoutMs").asText());
     p.put("heartbeat.interval.ms", cfg.get("heartbeatIntervalMs").asText());
     p.put("auto.commit.interval.ms", cfg.get("commitIntervalMs").asText());
+    GroupSettings.apply(cfg.path("settings"), p);
     stream(cfg, p, c -> c.subscribe(List.of(cfg.get("topic").asText())));
   }
 
