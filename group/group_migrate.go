@@ -76,6 +76,30 @@ func (g *Group) Downgrade(leaving *ConsumerMember, left Event) {
 	g.prepareRebalance(fmt.Sprintf("Downgrade group %s from consumer to classic.", g.ID))
 }
 
+// DowngradeJoined turns g's consumer group classic when a classic static
+// member's join replaced its last consumer-protocol member (Kafka's
+// downgrade with a joining member): the members, the joining one with the
+// replaced one's target, form the classic group at generation = the group
+// epoch, Stable, with no rebalance. It answers the join. Callers hold g.Mu
+// and write with PersistConsumer (holding g.WriteMu).
+func (g *Group) DowngradeJoined(joined *ConsumerMember) JoinResult {
+	h := g.s.host
+	cg := g.Consumer
+	md := cg.ToClassic(nil, h.Topics(), h.Now().UnixMilli())
+	for _, m := range cg.Members {
+		cg.drop(m)
+	}
+	g.conversion = &conversion{savedConsumer: g.ConsumerMeta}
+	g.Consumer, g.ConsumerMeta = nil, nil
+	g.Classic.Abandon(kerr.RebalanceInProgress.Code)
+	g.Restore(&md)
+	g.conversion.snap = g.SnapshotMeta(nil)
+	h.Log().Info("consumer group downgraded to a classic group", "group", g.ID, "generation", md.Generation, "members", len(md.Members))
+	h.EmitConsumer(g, []Event{{Type: GroupDowngraded, Group: true, Epoch: md.Generation,
+		Reason: "a classic static member replaced the last consumer-protocol member", Detail: fmt.Sprintf("%d classic members", len(md.Members))}})
+	return JoinResult{MemberID: joined.ID, Generation: g.Generation, ProtocolType: g.ProtocolType, Protocol: g.Protocol, Leader: g.Leader}
+}
+
 // conversionRecords are the records of a pending conversion, and the
 // classic snapshot's sequence to note once written. Callers hold g.Mu.
 func (g *Group) conversionRecords() ([]CoordinatorRecord, *conversion) {

@@ -130,3 +130,148 @@ func TestShardUpgradeAndDowngrade(t *testing.T) {
 		t.Fatalf("reloaded: consumer %v classic gen %d", g2.ConsumerProtocol(), g2.Generation)
 	}
 }
+
+// mixedGroup is a consumer group on h's shard with a consumer-protocol
+// member k1 (static when inst is set) and a classic member c1 joined
+// through ClassicJoin, both settled on "t" (2 partitions); callers hold
+// nothing.
+func mixedGroup(t *testing.T, h *shardHost, inst *string) *Group {
+	t.Helper()
+	g := h.load(t, 1).Group("g", true)
+	g.WriteMu.Lock()
+	defer g.WriteMu.Unlock()
+	g.Mu.Lock()
+	g.Ready()
+	g.Consumer = NewConsumerGroup()
+	cg := g.Consumer
+	k := join("k1", "t")
+	k.InstanceID = inst
+	res := cg.Heartbeat(k, h.Topics())
+	g.TouchConsumerMember(res.Member)
+	jr := cg.ClassicJoin(JoinRequest{Version: 9, MemberID: "c1", ClientID: "c", Host: "/h", Session: 30 * time.Second,
+		Rebalance: 20 * time.Second, ProtocolType: "consumer", Protocols: classicProtocols("t")}, h.Topics())
+	if jr.Code != 0 {
+		t.Fatal(kerr.ErrorForCode(jr.Code))
+	}
+	g.ClassicJoined(jr.Member)
+	beatK := beat("k1", res.MemberEpoch, parts(0, 1))
+	beatK.InstanceID = inst
+	res = cg.Heartbeat(beatK, h.Topics())
+	beatK.MemberEpoch, beatK.Owned = res.MemberEpoch, res.Assignment
+	cg.Heartbeat(beatK, h.Topics())
+	jr = cg.ClassicJoin(JoinRequest{Version: 9, MemberID: "c1", ClientID: "c", Host: "/h", Session: 30 * time.Second,
+		Rebalance: 20 * time.Second, ProtocolType: "consumer", Protocols: classicProtocols("t")}, h.Topics())
+	pt, pn := "consumer", "range"
+	m, _, code := cg.ClassicSync(SyncRequest{MemberID: "c1", Generation: jr.Generation, ProtocolType: &pt, Protocol: &pn}, h.Topics())
+	if code != 0 || !cg.Settled() {
+		t.Fatalf("mixed group: sync %v, settled %v, target %v", kerr.ErrorForCode(code), cg.Settled(), cg.Target)
+	}
+	g.StopClassicRejoin(m)
+	g.Mu.Unlock()
+	if code := g.PersistConsumer(); code != 0 {
+		t.Fatal(kerr.ErrorForCode(code))
+	}
+	return g
+}
+
+// A classic member that does not rejoin within its rebalance timeout
+// after REBALANCE_IN_PROGRESS is fenced on the clock; a LeaveGroup names
+// members with per-member errors; a classic static member replacing the
+// last consumer-protocol static member downgrades the group without a
+// rebalance.
+func TestShardMixedGroupTimersAndStatics(t *testing.T) {
+	t.Run("rejoin deadline", func(t *testing.T) {
+		h := newShardHost()
+		defer h.close()
+		h.policy = MigrationBidirectional
+		g := mixedGroup(t, h, nil)
+		g.Mu.Lock()
+		cg := g.Consumer
+		epoch := cg.Epoch
+		cg.Heartbeat(join("k2", "t"), h.Topics()) // the group epoch moves: c1 must rejoin
+		m, code := cg.ClassicHeartbeat("c1", nil, cg.Members["c1"].Epoch)
+		if code != kerr.RebalanceInProgress.Code {
+			t.Fatalf("classic heartbeat: %v", kerr.ErrorForCode(code))
+		}
+		g.ClassicMustRejoin(m)
+		g.Mu.Unlock()
+		h.clk.Advance(20*time.Second - time.Millisecond)
+		g.Mu.Lock()
+		if cg.Members["c1"] == nil {
+			t.Fatal("fenced before its rebalance timeout")
+		}
+		g.Mu.Unlock()
+		h.clk.Advance(time.Millisecond)
+		h.close() // waits for the write the fencing started
+		g.Mu.Lock()
+		defer g.Mu.Unlock()
+		if cg.Members["c1"] != nil || cg.Epoch != epoch+3 {
+			t.Fatalf("after the deadline: members %v epoch %d (was %d)", cg.Members, cg.Epoch, epoch)
+		}
+		fenced := false
+		for _, e := range h.events {
+			fenced = fenced || e.Type == MemberFenced && e.Member == "c1"
+		}
+		if !fenced {
+			t.Fatalf("events %+v", h.events)
+		}
+	})
+
+	t.Run("leave", func(t *testing.T) {
+		h := newShardHost()
+		defer h.close()
+		g := mixedGroup(t, h, nil)
+		g.Mu.Lock()
+		defer g.Mu.Unlock()
+		cg := g.Consumer
+		epoch := cg.Epoch
+		inst := "nobody"
+		codes, _ := cg.ClassicLeave([]LeaveMember{{MemberID: "k1"}, {MemberID: "zz"}, {InstanceID: &inst}, {MemberID: "c1"}}, h.Topics())
+		want := []int16{kerr.UnknownMemberID.Code, kerr.UnknownMemberID.Code, kerr.UnknownMemberID.Code, 0}
+		if len(codes) != 4 || codes[0] != want[0] || codes[1] != want[1] || codes[2] != want[2] || codes[3] != 0 {
+			t.Fatalf("codes %v, want %v", codes, want)
+		}
+		if cg.Members["c1"] != nil || cg.Epoch != epoch+1 || !cg.Target["k1"].Equal(parts(0, 1)) {
+			t.Fatalf("after the leave: epoch %d (was %d) target %v", cg.Epoch, epoch, cg.Target)
+		}
+	})
+
+	t.Run("classic static replaces the last consumer-protocol member", func(t *testing.T) {
+		h := newShardHost()
+		defer h.close()
+		h.policy = MigrationBidirectional
+		inst := "s1"
+		g := mixedGroup(t, h, &inst)
+		g.WriteMu.Lock()
+		g.Mu.Lock()
+		cg := g.Consumer
+		epoch, target := cg.Epoch, cg.Target["k1"].Clone()
+		jr := cg.ClassicJoin(JoinRequest{Version: 9, InstanceID: &inst, ClientID: "c", Host: "/h", Session: 10 * time.Second,
+			Rebalance: 20 * time.Second, ProtocolType: "consumer", Protocols: classicProtocols("t"), Downgrade: true}, h.Topics())
+		if jr.Code != 0 || !jr.Downgrade || jr.Replaced == nil || jr.Replaced.ID != "k1" {
+			t.Fatalf("static join: %+v", jr)
+		}
+		res := g.DowngradeJoined(jr.Member)
+		if g.Consumer != nil || g.State != Stable || g.Generation != epoch || res.Generation != epoch || len(g.Members) != 2 {
+			t.Fatalf("downgraded: state %s generation %d (epoch %d) answer %+v", g.State, g.Generation, epoch, res)
+		}
+		got := DecodeAssignment(g.Members[jr.MemberID].Assignment)["t"]
+		if len(got) != len(target[topicID("t")]) {
+			t.Fatalf("the new incarnation holds %v, the old one's target was %v", got, target)
+		}
+		if code := g.Heartbeat(jr.MemberID, &inst, epoch); code != 0 {
+			t.Fatalf("heartbeat: %v", kerr.ErrorForCode(code))
+		}
+		if code := g.Heartbeat("k1", &inst, epoch); code != kerr.FencedInstanceID.Code {
+			t.Fatalf("the replaced member: %v", kerr.ErrorForCode(code))
+		}
+		g.Mu.Unlock()
+		if code := g.PersistConsumer(); code != 0 {
+			t.Fatal(kerr.ErrorForCode(code))
+		}
+		g.WriteMu.Unlock()
+		if g.ConsumerMeta != nil || g.MetaRecord == nil {
+			t.Fatal("the downgrade was not written")
+		}
+	})
+}

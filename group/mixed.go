@@ -120,7 +120,10 @@ type ClassicJoinResult struct {
 	Member  *ConsumerMember // nil on error or MEMBER_ID_REQUIRED
 	// Replaced is the static member the join replaced, if any.
 	Replaced *ConsumerMember
-	Events   []Event
+	// Downgrade says the join replaced the last consumer-protocol member:
+	// the caller turns the group classic (DowngradeJoined).
+	Downgrade bool
+	Events    []Event
 }
 
 // NewClassicMemberID is the member id the consumer group gives a classic
@@ -185,6 +188,7 @@ func (cg *ConsumerGroup) ClassicJoin(r JoinRequest, topics Topics) ClassicJoinRe
 	res.Events = append(res.Events, cg.settle(m, topics)...)
 	res.Member = m
 	res.JoinResult = JoinResult{MemberID: m.ID, Generation: m.Epoch, ProtocolType: "consumer", Protocol: m.Classic.protocol().Name}
+	res.Downgrade = r.Downgrade && res.Replaced != nil && res.Replaced.Classic == nil && cg.ClassicMembers() == len(cg.Members)
 	return res
 }
 

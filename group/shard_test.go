@@ -16,13 +16,14 @@ import (
 // shardHost is a test broker: a manual clock, the events and the offsets
 // the chaos checker would learn.
 type shardHost struct {
-	rt      *coordinator.Runtime[*Shard]
-	clk     *clock.Clock
-	log     *coordinatortest.MemLog
-	wg      sync.WaitGroup
-	closing chan struct{}
-	policy  MigrationPolicy
-	topics  fakeTopics
+	rt        *coordinator.Runtime[*Shard]
+	clk       *clock.Clock
+	log       *coordinatortest.MemLog
+	wg        sync.WaitGroup
+	closing   chan struct{}
+	closeOnce sync.Once
+	policy    MigrationPolicy
+	topics    fakeTopics
 
 	mu        sync.Mutex
 	events    []Event
@@ -91,7 +92,7 @@ func (h *shardHost) Committed(group string, recs []CoordinatorRecord) {
 
 // close ends the watchers and waits for every goroutine the groups ran.
 func (h *shardHost) close() {
-	close(h.closing)
+	h.closeOnce.Do(func() { close(h.closing) })
 	h.wg.Wait()
 }
 

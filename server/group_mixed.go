@@ -47,11 +47,15 @@ func (c *Cluster) mixedJoin(g *group, r grp.JoinRequest) (res grp.JoinResult, ok
 		c.log.Info("classic join to a consumer group refused: migration disabled", "group", g.ID)
 		return grp.JoinError(kerr.InconsistentGroupProtocol.Code, r.MemberID), true
 	}
+	r.Downgrade = grp.MigrationPolicy(c.cfg.ConsumerGroupMigrationPolicy).DowngradeEnabled()
 	jr := cg.ClassicJoin(r, assignorTopics{c})
 	c.emitConsumerEvents(g, jr.Events)
-	if jr.Member != nil {
+	switch {
+	case jr.Downgrade:
+		jr.JoinResult = g.DowngradeJoined(jr.Member)
+	case jr.Member != nil:
 		g.ClassicJoined(jr.Member)
-	} else if jr.Message != "" {
+	case jr.Message != "":
 		c.log.Info("classic join to a consumer group refused", "group", g.ID, "error", kerr.ErrorForCode(jr.Code), "why", jr.Message)
 	}
 	g.Mu.Unlock()

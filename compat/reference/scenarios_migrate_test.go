@@ -39,6 +39,7 @@ func init() {
 					return classicHB != "NONE"
 				})
 				re := r.classicJoin(coord, "mig-up", c.id, "range", sync.parts)
+				r.Logf("DEBUG first %s; hb %s epoch %d; typ %s; classicHB %s; rejoin %+v", first, errName(hb), k.epoch, typ, classicHB, re)
 				rejoin := fmt.Sprintf("rejoin %s leader none %v members %d protocol %s", errName(re.code), re.leader == "", re.members, re.protocol)
 				cp, kp := r.settle(coord, "mig-up", &re, &k)
 				up := fmt.Sprintf("%s; heartbeat joins %s (epoch above the generation %v); group type %s; classic heartbeat %s; %s; settled: classic %d partition(s), consumer %d",
@@ -300,8 +301,10 @@ func (r *run) settle(coord int32, group string, c *classicMember, k *consumerMem
 		classic = s.parts
 	}
 	r.waitFor("the classic and the consumer member to settle", func() bool {
-		r.cgHeartbeat(coord, group, k, k.epoch, nil)
-		switch r.classicHeartbeat(coord, group, *c) {
+		kc := r.cgHeartbeat(coord, group, k, k.epoch, nil)
+		hc := r.classicHeartbeat(coord, group, *c)
+		r.Logf("DEBUG settle: consumer %s epoch %d owned %v; classic hb %s gen %d owned %v", errName(kc), k.epoch, k.owned, errName(hc), c.generation, classic)
+		switch hc {
 		case 0:
 			return len(classic) == 1 && len(k.owned) == 1
 		case kerr.RebalanceInProgress.Code:
