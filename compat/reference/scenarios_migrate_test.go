@@ -25,7 +25,7 @@ func init() {
 			},
 			run: func(r *run) []string {
 				r.createN("mig", 2)
-				coord := r.coordinator("mig-up")
+				coord := r.groupReady("mig-up")
 				c := r.classicJoin(coord, "mig-up", "", "range", nil)
 				sync := r.classicSync(coord, "mig-up", c, map[string][]int32{c.id: {0, 1}})
 				first := fmt.Sprintf("classic: join %s leader self %v; sync %s %v", errName(c.code), c.leader == c.id, errName(sync.code), sync.parts)
@@ -39,7 +39,6 @@ func init() {
 					return classicHB != "NONE"
 				})
 				re := r.classicJoin(coord, "mig-up", c.id, "range", sync.parts)
-				r.Logf("DEBUG first %s; hb %s epoch %d; typ %s; classicHB %s; rejoin %+v", first, errName(hb), k.epoch, typ, classicHB, re)
 				rejoin := fmt.Sprintf("rejoin %s leader none %v members %d protocol %s", errName(re.code), re.leader == "", re.members, re.protocol)
 				cp, kp := r.settle(coord, "mig-up", &re, &k)
 				up := fmt.Sprintf("%s; heartbeat joins %s (epoch above the generation %v); group type %s; classic heartbeat %s; %s; settled: classic %d partition(s), consumer %d",
@@ -57,7 +56,7 @@ func init() {
 					errName(left), k.epoch, typ, classicHB, errName(back.code), back.leader == back.id, back.members,
 					back.generation > re.generation, errName(bs.code), bs.parts, errName(r.classicHeartbeat(coord, "mig-up", back)))
 
-				coord = r.coordinator("mig-connect")
+				coord = r.groupReady("mig-connect")
 				cc := r.classicJoinType(coord, "mig-connect", "", "connect", "v1", nil)
 				r.classicSync(coord, "mig-connect", cc, map[string][]int32{})
 				k2 := consumerMember{id: "mig-consumer-member-2"}
@@ -73,7 +72,7 @@ func init() {
 			},
 			run: func(r *run) []string {
 				r.createN("mix", 2)
-				coord := r.coordinator("mig-mix")
+				coord := r.groupReady("mig-mix")
 				k := consumerMember{id: "mix-consumer-member-1"}
 				hb := r.cgHeartbeat(coord, "mig-mix", &k, 0, []string{"mix"})
 				r.waitFor("the consumer member to own both partitions", func() bool {
@@ -97,7 +96,7 @@ func init() {
 			},
 			run: func(r *run) []string {
 				r.createN("stat", 2)
-				coord := r.coordinator("mig-static")
+				coord := r.groupReady("mig-static")
 				inst := "i1"
 				a := consumerMember{id: "static-member-a-000001", instance: &inst}
 				joinA := r.cgHeartbeat(coord, "mig-static", &a, 0, []string{"stat"})
@@ -120,6 +119,21 @@ func init() {
 			},
 		},
 	)
+}
+
+// groupReady is group's coordinator once it answers group requests (a
+// fresh __consumer_offsets partition may still be loading on Kafka).
+func (r *run) groupReady(group string) int32 {
+	r.Helper()
+	var coord int32
+	r.waitFor("group "+group+"'s coordinator to answer", func() bool {
+		coord = r.coordinator(group)
+		req := kmsg.NewPtrOffsetFetchRequest()
+		req.SetVersion(7)
+		req.Group = group
+		return !retriable(r.do(coord, req).(*kmsg.OffsetFetchResponse).ErrorCode)
+	})
+	return coord
 }
 
 // createN creates topic with n partitions on brokers 1-3.
@@ -301,10 +315,8 @@ func (r *run) settle(coord int32, group string, c *classicMember, k *consumerMem
 		classic = s.parts
 	}
 	r.waitFor("the classic and the consumer member to settle", func() bool {
-		kc := r.cgHeartbeat(coord, group, k, k.epoch, nil)
-		hc := r.classicHeartbeat(coord, group, *c)
-		r.Logf("DEBUG settle: consumer %s epoch %d owned %v; classic hb %s gen %d owned %v", errName(kc), k.epoch, k.owned, errName(hc), c.generation, classic)
-		switch hc {
+		r.cgHeartbeat(coord, group, k, k.epoch, nil)
+		switch r.classicHeartbeat(coord, group, *c) {
 		case 0:
 			return len(classic) == 1 && len(k.owned) == 1
 		case kerr.RebalanceInProgress.Code:
