@@ -1,0 +1,107 @@
+package server
+
+import (
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// group.consumer.migration.policy through raw requests: disabled refuses
+// the upgrade (GROUP_ID_NOT_FOUND) and every classic join to a consumer
+// group (INCONSISTENT_GROUP_PROTOCOL); upgrade lets a group upgrade but
+// not downgrade; downgrade refuses upgrades; a bad value is refused.
+func TestGroupMigrationPolicy(t *testing.T) {
+	if _, err := NewCluster(Config{ConsumerGroupMigrationPolicy: "sideways"}); err == nil {
+		t.Fatal("a cluster started with policy sideways")
+	}
+	heartbeat := func(group, member string, epoch int32) *kmsg.ConsumerGroupHeartbeatRequest {
+		req := kmsg.NewPtrConsumerGroupHeartbeatRequest()
+		req.Group, req.MemberID, req.MemberEpoch = group, member, epoch
+		req.RebalanceTimeoutMillis = -1
+		if epoch == 0 {
+			req.RebalanceTimeoutMillis, req.SubscribedTopicNames = 30000, []string{"t"}
+		}
+		if epoch >= 0 {
+			req.Topics = []kmsg.ConsumerGroupHeartbeatRequestTopic{}
+		}
+		return req
+	}
+	for _, tc := range []struct {
+		policy                   string
+		upgrade, join, downgrade bool
+	}{
+		{"disabled", false, false, false},
+		{"upgrade", true, true, false},
+		{"downgrade", false, true, true},
+		{"BIDIRECTIONAL", true, true, true},
+	} {
+		t.Run(tc.policy, func(t *testing.T) {
+			c := NewTestCluster(t, Config{ConsumerGroupMigrationPolicy: tc.policy, GroupMinSessionTimeout: 100 * time.Millisecond})
+			if err := c.CreateTopic("t", 2, 3, nil); err != nil {
+				t.Fatal(err)
+			}
+			ctx := testContext(t)
+			cl := newClient(t, c)
+
+			// A classic group with a member; a KIP-848 member joins.
+			classic := mustJoin(t, ctx, cl, rawJoinRequest("up", "", 10*time.Second, "range", "t"))
+			sync := kmsg.NewPtrSyncGroupRequest()
+			sync.Group, sync.MemberID, sync.Generation = "up", classic.MemberID, classic.Generation
+			sync.GroupAssignment = []kmsg.SyncGroupRequestGroupAssignment{{MemberID: classic.MemberID, MemberAssignment: consumerAssignment("t", 0, 1)}}
+			if resp, err := sync.RequestWith(ctx, cl); err != nil || resp.ErrorCode != 0 {
+				t.Fatalf("sync: %v %v", err, resp)
+			}
+			resp, err := heartbeat("up", "kip848-member-000000001", 0).RequestWith(ctx, cl)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.upgrade {
+				wantCode(t, "upgrade", resp.ErrorCode, nil)
+			} else {
+				wantCode(t, "upgrade", resp.ErrorCode, kerr.GroupIDNotFound)
+				if gs, _ := c.Group("up"); gs.Type != "classic" || len(gs.Members) != 1 {
+					t.Fatalf("refused upgrade left %+v", gs)
+				}
+			}
+
+			// A consumer group; a classic member joins.
+			if resp, err := heartbeat("mixed", "kip848-member-000000002", 0).RequestWith(ctx, cl); err != nil || resp.ErrorCode != 0 {
+				t.Fatalf("consumer group: %v %v", err, resp)
+			}
+			jr := rawJoinRequest("mixed", "", 10*time.Second, "range", "t")
+			jresp, err := jr.RequestWith(ctx, cl)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tc.join {
+				wantCode(t, "classic join", jresp.ErrorCode, kerr.InconsistentGroupProtocol)
+				return
+			}
+			wantCode(t, "classic join", jresp.ErrorCode, kerr.MemberIDRequired)
+			jr.MemberID = jresp.MemberID
+			if jresp, err = jr.RequestWith(ctx, cl); err != nil || jresp.ErrorCode != 0 || jresp.LeaderID != "" {
+				t.Fatalf("classic join with its id: %v %+v", err, jresp)
+			}
+
+			// The KIP-848 member leaves: the group downgrades or stays.
+			if resp, err := heartbeat("mixed", "kip848-member-000000002", -1).RequestWith(ctx, cl); err != nil || resp.ErrorCode != 0 {
+				t.Fatalf("leave: %v %v", err, resp)
+			}
+			gs, _ := c.Group("mixed")
+			if want := map[bool]string{true: "classic", false: "consumer"}[tc.downgrade]; gs.Type != want || len(gs.Members) != 1 {
+				t.Fatalf("after the last KIP-848 member left: %s with %d members, want %s", gs.Type, len(gs.Members), want)
+			}
+			hb := kmsg.NewPtrHeartbeatRequest()
+			hb.Group, hb.MemberID, hb.Generation = "mixed", jresp.MemberID, jresp.Generation
+			hresp, err := hb.RequestWith(ctx, cl)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Either way the classic member must rejoin: the group
+			// rebalances (downgraded) or its epoch moved (still consumer).
+			wantCode(t, "classic heartbeat", hresp.ErrorCode, kerr.RebalanceInProgress)
+		})
+	}
+}
