@@ -182,11 +182,10 @@ func (cg *ConsumerGroup) Heartbeat(req HeartbeatRequest, topics Topics) Heartbea
 		m.ClientID, m.ClientHost = req.ClientID, req.ClientHost
 	case m == nil:
 		return heartbeatError(kerr.UnknownMemberID, "group %s has no member %s", req.Group, req.MemberID)
-	case m.Classic != nil:
-		return heartbeatError(kerr.UnknownMemberID, "member %s uses the classic protocol", m.ID)
 	case req.MemberEpoch != m.Epoch:
 		return heartbeatError(kerr.FencedMemberEpoch, "member %s is at epoch %d, not %d", m.ID, m.Epoch, req.MemberEpoch)
 	}
+	m.Classic = nil // a member heartbeating this way speaks the consumer protocol now
 
 	if req.SubscribedTopicNames != nil && !slices.Equal(sortedCopy(req.SubscribedTopicNames), m.Subscribed) {
 		m.Subscribed = sortedCopy(req.SubscribedTopicNames)

@@ -236,6 +236,44 @@ func TestShardMixedGroupTimersAndStatics(t *testing.T) {
 		}
 	})
 
+	t.Run("classic static members", func(t *testing.T) {
+		h := newShardHost()
+		defer h.close()
+		g := mixedGroup(t, h, nil)
+		g.Mu.Lock()
+		defer g.Mu.Unlock()
+		cg := g.Consumer
+		inst := "cs"
+		sj := JoinRequest{Version: 9, InstanceID: &inst, ClientID: "c", Host: "/h", Session: 30 * time.Second,
+			Rebalance: 20 * time.Second, ProtocolType: "consumer", Protocols: classicProtocols("t")}
+		first := cg.ClassicJoin(sj, h.Topics())
+		epoch := cg.Epoch
+		second := cg.ClassicJoin(sj, h.Topics()) // a classic static member replaces its previous incarnation at once
+		if first.Code != 0 || second.Code != 0 || second.Replaced == nil || second.Replaced.ID != first.MemberID || cg.Epoch != epoch {
+			t.Fatalf("static joins: %+v then %+v, epoch %d (was %d)", first.JoinResult, second.JoinResult, cg.Epoch, epoch)
+		}
+		if _, code := cg.ClassicHeartbeat(first.MemberID, &inst, second.Generation); code != kerr.FencedInstanceID.Code {
+			t.Fatalf("the old incarnation's heartbeat: %v", kerr.ErrorForCode(code))
+		}
+		other := "nobody"
+		if _, code := cg.ClassicHeartbeat(second.MemberID, &other, second.Generation); code != kerr.UnknownMemberID.Code {
+			t.Fatalf("an unknown instance: %v", kerr.ErrorForCode(code))
+		}
+		pt := "consumer"
+		if _, _, code := cg.ClassicSync(SyncRequest{MemberID: first.MemberID, InstanceID: &inst, Generation: second.Generation, ProtocolType: &pt}, h.Topics()); code != kerr.FencedInstanceID.Code {
+			t.Fatalf("the old incarnation's sync: %v", kerr.ErrorForCode(code))
+		}
+		rejoin := sj
+		rejoin.MemberID = first.MemberID
+		if jr := cg.ClassicJoin(rejoin, h.Topics()); jr.Code != kerr.FencedInstanceID.Code {
+			t.Fatalf("the old incarnation's join: %v", kerr.ErrorForCode(jr.Code))
+		}
+		codes, _ := cg.ClassicLeave([]LeaveMember{{MemberID: first.MemberID, InstanceID: &inst}, {InstanceID: &inst}}, h.Topics())
+		if codes[0] != kerr.FencedInstanceID.Code || codes[1] != 0 || cg.StaticMember(inst) != nil {
+			t.Fatalf("leave codes %v", codes)
+		}
+	})
+
 	t.Run("classic static replaces the last consumer-protocol member", func(t *testing.T) {
 		h := newShardHost()
 		defer h.close()
@@ -274,4 +312,46 @@ func TestShardMixedGroupTimersAndStatics(t *testing.T) {
 			t.Fatal("the downgrade was not written")
 		}
 	})
+}
+
+// A static member that left with epoch -2 keeps its assignment only for
+// its session timeout: then it is fenced, the group epoch moves and its
+// partitions go to the others.
+func TestShardStaticMemberLeftExpires(t *testing.T) {
+	h := newShardHost()
+	defer h.close()
+	g := h.load(t, 1).Group("g", true)
+	g.Mu.Lock()
+	g.Ready()
+	g.Consumer = NewConsumerGroup()
+	cg := g.Consumer
+	inst := "s1"
+	req := join("s", "t")
+	req.InstanceID = &inst
+	res := cg.Heartbeat(req, h.Topics())
+	g.TouchConsumerMember(res.Member)
+	check(t, "d joins", cg.Heartbeat(join("d", "t"), h.Topics()), 5, Assignment{}, MemberJoined, RebalanceStarted)
+	g.TouchConsumerMember(cg.Members["d"])
+	leave := beat("s", res.MemberEpoch, nil)
+	leave.MemberEpoch, leave.InstanceID = LeftStatic, &inst
+	if res := cg.Heartbeat(leave, h.Topics()); res.Code != 0 || res.MemberEpoch != -2 {
+		t.Fatalf("leave -2: %+v", res)
+	}
+	epoch := cg.Epoch
+	g.Mu.Unlock()
+
+	h.clk.Advance(sessionTimeout / 2)
+	g.Mu.Lock()
+	g.TouchConsumerMember(cg.Members["d"]) // d keeps heartbeating
+	if s := cg.Members["s"]; s == nil || s.Epoch != -2 || !s.Assigned.Equal(parts(0, 1)) || cg.Epoch != epoch {
+		t.Fatalf("within the session: %+v epoch %d", s, cg.Epoch)
+	}
+	g.Mu.Unlock()
+	h.clk.Advance(sessionTimeout / 2)
+	h.close() // waits for the write the expiry started
+	g.Mu.Lock()
+	defer g.Mu.Unlock()
+	if cg.Members["s"] != nil || cg.Epoch != epoch+1 || !cg.Target["d"].Equal(parts(0, 1)) {
+		t.Fatalf("after the session: members %v epoch %d (was %d) target %v", cg.Members, cg.Epoch, epoch, cg.Target)
+	}
 }
