@@ -31,7 +31,6 @@ import org.apache.kafka.common.errors.NetworkException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.kafka.common.utils.AppInfoParser;
 
 /**
  * The Java client (org.apache.kafka:kafka-clients) for fakekafka's client
@@ -49,7 +48,7 @@ public final class Adapter {
     try {
       JsonNode cfg = op.equals("version") ? JSON.createObjectNode() : JSON.readTree(IN.readLine());
       switch (op) {
-        case "version" -> emit("version", Map.of("version", AppInfoParser.getVersion()));
+        case "version" -> emit("version", Map.of("version", ClientVersion.get()));
         case "produce" -> produce(cfg);
         case "consume" -> consume(cfg);
         case "group" -> group(cfg);
