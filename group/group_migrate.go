@@ -6,7 +6,6 @@ package group
 // classic members inside a consumer group.
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -192,14 +191,4 @@ func (g *Group) fence(m *ConsumerMember, ev Event) {
 			g.Mu.Unlock()
 		}
 	})
-}
-
-// ConsumerRecordRaw is g's KIP-848 record as written (for tests and
-// snapshots). Callers hold g.Mu.
-func (g *Group) ConsumerRecordRaw() []byte {
-	if g.Consumer == nil {
-		return nil
-	}
-	raw, _ := json.Marshal(g.Consumer.Record())
-	return raw
 }
