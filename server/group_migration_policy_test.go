@@ -105,3 +105,50 @@ func TestGroupMigrationPolicy(t *testing.T) {
 		})
 	}
 }
+
+// A classic group stays classic when the joining KIP-848 member asks for
+// an assignor the broker lacks (UNSUPPORTED_ASSIGNOR, checked first) or
+// when an assignment carries a custom assignor's user data, which the
+// consumer group could not keep (GROUP_ID_NOT_FOUND, as Kafka 4.4).
+func TestGroupUpgradeRefusals(t *testing.T) {
+	c := NewTestCluster(t, Config{GroupMinSessionTimeout: 100 * time.Millisecond})
+	if err := c.CreateTopic("t", 2, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	ctx := testContext(t)
+	cl := newClient(t, c)
+	classic := mustJoin(t, ctx, cl, rawJoinRequest("custom", "", 10*time.Second, "range", "t"))
+	a := kmsg.NewConsumerMemberAssignment()
+	a.Topics = []kmsg.ConsumerMemberAssignmentTopic{{Topic: "t", Partitions: []int32{0, 1}}}
+	a.UserData = []byte("sticky state")
+	sync := kmsg.NewPtrSyncGroupRequest()
+	sync.Group, sync.MemberID, sync.Generation = "custom", classic.MemberID, classic.Generation
+	sync.GroupAssignment = []kmsg.SyncGroupRequestGroupAssignment{{MemberID: classic.MemberID, MemberAssignment: a.AppendTo(nil)}}
+	if resp, err := sync.RequestWith(ctx, cl); err != nil || resp.ErrorCode != 0 {
+		t.Fatalf("sync: %v %v", err, resp)
+	}
+	hb := kmsg.NewPtrConsumerGroupHeartbeatRequest()
+	hb.Group, hb.MemberID, hb.RebalanceTimeoutMillis = "custom", "kip848-member-000000003", 30000
+	hb.SubscribedTopicNames, hb.Topics, hb.ServerAssignor = []string{"t"}, []kmsg.ConsumerGroupHeartbeatRequestTopic{}, kmsg.StringPtr("nope")
+	resp, err := hb.RequestWith(ctx, cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCode(t, "unknown assignor", resp.ErrorCode, kerr.UnsupportedAssignor)
+	hb.ServerAssignor = nil
+	if resp, err = hb.RequestWith(ctx, cl); err != nil {
+		t.Fatal(err)
+	}
+	wantCode(t, "custom assignor's user data", resp.ErrorCode, kerr.GroupIDNotFound)
+	if resp.ErrorMessage == nil || *resp.ErrorMessage != "Cannot upgrade classic group custom to consumer group because an unsupported custom assignor is in use. Please refer to the documentation or switch to a default assignor before re-attempting the upgrade." {
+		t.Fatalf("message %v", resp.ErrorMessage)
+	}
+	if gs, _ := c.Group("custom"); gs.Type != "classic" || gs.State != "Stable" || len(gs.Members) != 1 {
+		t.Fatalf("after the refusals: %+v", gs)
+	}
+	h := kmsg.NewPtrHeartbeatRequest()
+	h.Group, h.MemberID, h.Generation = "custom", classic.MemberID, classic.Generation
+	if hr, err := h.RequestWith(ctx, cl); err != nil || hr.ErrorCode != 0 {
+		t.Fatalf("the classic member after the refusals: %v %v", err, hr)
+	}
+}
