@@ -129,6 +129,15 @@ func (g *Group) revertConversion(cv *conversion) {
 	g.ConsumerMeta = cv.savedConsumer
 }
 
+// CancelConversion undoes a migration made live whose request then failed
+// before anything was written. Callers hold g.Mu and g.WriteMu.
+func (g *Group) CancelConversion() {
+	if cv := g.conversion; cv != nil {
+		g.conversion = nil
+		g.revertConversion(cv)
+	}
+}
+
 // touchClassicRejoin arms the deadline of a classic member of a consumer
 // group to rejoin or sync (its rebalance timeout): past it the member is
 // fenced. With reset false an armed deadline stays (Kafka's

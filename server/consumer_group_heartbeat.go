@@ -134,6 +134,7 @@ func (c *Cluster) consumerHeartbeat(req *kmsg.ConsumerGroupHeartbeatRequest, hr 
 		c.emitConsumerEvents(g, res.Events)
 	}
 	if res.Code != 0 {
+		g.CancelConversion() // an upgrade this heartbeat began is not kept
 		resp.ErrorCode = res.Code
 		resp.ErrorMessage = &res.Message
 		return nil
