@@ -78,3 +78,70 @@ func TestSaramaGroupMigration(t *testing.T) {
 	a.stop()
 	b.stop()
 }
+
+// TestSaramaJoinsConsumerGroup: a franz-go member with the KIP-848
+// protocol makes "g" a consumer group; a sarama member (classic) joins it
+// and is served its share through JoinGroup/SyncGroup; then it leaves
+// (LeaveGroup) and the franz-go member takes everything back. The group
+// stays a consumer group; every record is consumed exactly once.
+func TestSaramaJoinsConsumerGroup(t *testing.T) {
+	c := server.NewTestCluster(t, server.Config{GroupMinSessionTimeout: 100 * time.Millisecond,
+		ConsumerGroupHeartbeatInterval: 100 * time.Millisecond})
+	if err := c.CreateTopic("work", 12, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	p := newValueProducer(t, c)
+	var d deliveries
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.Bootstrap()...), kgo.ConsumerGroup("g"), kgo.ConsumeTopics("work"),
+		kgo.ServerSideBalancer(), kgo.AutoCommitMarks(), kgo.AutoCommitInterval(100*time.Millisecond),
+		kgo.OnPartitionsRevoked(func(ctx context.Context, cl *kgo.Client, _ map[string][]int32) { cl.CommitMarkedOffsets(ctx) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			fs := cl.PollFetches(ctx)
+			if ctx.Err() != nil {
+				return
+			}
+			fs.EachRecord(func(r *kgo.Record) {
+				d.add(string(r.Value))
+				cl.MarkCommitRecords(r)
+			})
+		}
+	}()
+	p.produce(300)
+	d.wait(t, 300)
+
+	s := startSaramaMember(t, c, "classic", &d)
+	waitUntil(t, "the classic member to get its share of the consumer group", func() bool {
+		gs, _ := c.Group("g")
+		owning, total := 0, 0
+		for _, m := range gs.Members {
+			if k := len(m.Assignment["work"]); k > 0 {
+				owning++
+				total += k
+			}
+		}
+		return gs.Type == "consumer" && gs.State == "Stable" && owning == 2 && total == 12
+	})
+	p.produce(300)
+	d.wait(t, 600)
+
+	s.stop() // LeaveGroup
+	waitUntil(t, "the franz-go member to hold every partition again", func() bool {
+		gs, _ := c.Group("g")
+		return gs.Type == "consumer" && len(gs.Members) == 1 && len(gs.Members[0].Assignment["work"]) == 12
+	})
+	p.produce(300)
+	d.wait(t, 900)
+	waitCommitted(t, c, "g")
+	d.exactlyOnce(t, 900)
+	cancel()
+	<-done
+}
