@@ -126,6 +126,8 @@ var brokerConfigDefs = map[string]brokerConfigDef{
 		func(c *Config) string { return strconv.FormatInt(int64(c.OffsetsRetention/time.Minute), 10) }, nil},
 	"offsets.retention.check.interval.ms": {kmsg.ConfigTypeLong, "600000",
 		func(c *Config) string { return msString(c.OffsetsRetentionCheckInterval) }, nil},
+	"group.consumer.migration.policy": {kmsg.ConfigTypeString, "bidirectional",
+		func(c *Config) string { return c.ConsumerGroupMigrationPolicy }, nil},
 	"producer.id.expiration.ms": {kmsg.ConfigTypeInt, "86400000",
 		func(c *Config) string { return msString(c.ProducerIDExpiration) }, nil},
 	"producer.id.expiration.check.interval.ms": {kmsg.ConfigTypeInt, "600000",

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -44,6 +45,14 @@ func TestGroupMigrationPolicy(t *testing.T) {
 			}
 			ctx := testContext(t)
 			cl := newClient(t, c)
+			dc := kmsg.NewPtrDescribeConfigsRequest()
+			rr := kmsg.NewDescribeConfigsRequestResource()
+			rr.ResourceType, rr.ResourceName, rr.ConfigNames = kmsg.ConfigResourceTypeBroker, "1", []string{"group.consumer.migration.policy"}
+			dc.Resources = append(dc.Resources, rr)
+			if dresp, err := dc.RequestWith(ctx, cl); err != nil || len(dresp.Resources) != 1 || len(dresp.Resources[0].Configs) != 1 ||
+				*dresp.Resources[0].Configs[0].Value != strings.ToLower(tc.policy) || !dresp.Resources[0].Configs[0].ReadOnly {
+				t.Fatalf("DescribeConfigs: %v %+v", err, dresp)
+			}
 
 			// A classic group with a member; a KIP-848 member joins.
 			classic := mustJoin(t, ctx, cl, rawJoinRequest("up", "", 10*time.Second, "range", "t"))
