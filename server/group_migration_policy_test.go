@@ -2,6 +2,8 @@ package server
 
 import (
 	"strings"
+
+	"github.com/fakekafka/fakekafka/clock"
 	"testing"
 	"time"
 
@@ -159,5 +161,66 @@ func TestGroupUpgradeRefusals(t *testing.T) {
 	h.Group, h.MemberID, h.Generation = "custom", classic.MemberID, classic.Generation
 	if hr, err := h.RequestWith(ctx, cl); err != nil || hr.ErrorCode != 0 {
 		t.Fatalf("the classic member after the refusals: %v %v", err, hr)
+	}
+}
+
+// On the manual clock: the last KIP-848 member of a mixed group goes
+// silent; at its session timeout (group.consumer.session.timeout.ms, 45 s)
+// the group downgrades, and the classic member, which kept heartbeating,
+// is told to rejoin the classic group.
+func TestGroupDowngradeOnSessionTimeout(t *testing.T) {
+	c := NewTestCluster(t, Config{Clock: clock.NewManual(time.Unix(1_000_000, 0))})
+	if err := c.CreateTopic("t", 2, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	ctx := testContext(t)
+	cl := newClient(t, c)
+	hb := kmsg.NewPtrConsumerGroupHeartbeatRequest()
+	hb.Group, hb.MemberID, hb.RebalanceTimeoutMillis = "quiet", "kip848-member-000000004", 30000
+	hb.SubscribedTopicNames, hb.Topics = []string{"t"}, []kmsg.ConsumerGroupHeartbeatRequestTopic{}
+	if resp, err := hb.RequestWith(ctx, cl); err != nil || resp.ErrorCode != 0 {
+		t.Fatalf("join: %v %v", err, resp)
+	}
+	join := rawJoinRequest("quiet", "", 10*time.Second, "range", "t")
+	jr := mustJoin(t, ctx, cl, join)
+	sync := kmsg.NewPtrSyncGroupRequest()
+	sync.Group, sync.MemberID, sync.Generation = "quiet", jr.MemberID, jr.Generation
+	if resp, err := sync.RequestWith(ctx, cl); err != nil || resp.ErrorCode != 0 {
+		t.Fatalf("sync: %v %v", err, resp) // else the member is fenced after its rebalance timeout
+	}
+	beat := func() int16 {
+		h := kmsg.NewPtrHeartbeatRequest()
+		h.Group, h.MemberID, h.Generation = "quiet", jr.MemberID, jr.Generation
+		resp, err := h.RequestWith(ctx, cl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.ErrorCode
+	}
+	for range 8 { // 40 s: the classic member heartbeats, the KIP-848 one is silent
+		if err := c.AdvanceClock(5 * time.Second); err != nil {
+			t.Fatal(err)
+		}
+		beat()
+		if gs, _ := c.Group("quiet"); gs.Type != "consumer" || len(gs.Members) != 2 {
+			t.Fatalf("before the session timeout: %s with %d members", gs.Type, len(gs.Members))
+		}
+	}
+	if err := c.AdvanceClock(5 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "the downgrade", func() bool {
+		gs, _ := c.Group("quiet")
+		return gs.Type == "classic" && len(gs.Members) == 1 && gs.Members[0].MemberID == jr.MemberID
+	})
+	wantCode(t, "the classic member's heartbeat", beat(), kerr.RebalanceInProgress)
+	evs := c.Events(0)
+	expired, downgraded := false, false
+	for _, e := range evs {
+		expired = expired || e.Type == EventGroupMemberExpired && e.Member == "kip848-member-000000004"
+		downgraded = downgraded || e.Type == EventGroupDowngraded && e.Group == "quiet"
+	}
+	if !expired || !downgraded {
+		t.Fatalf("events: expired %v downgraded %v", expired, downgraded)
 	}
 }
