@@ -108,6 +108,9 @@ func (g *Group) RevertConsumer() {
 		if m.Session != nil {
 			m.Session.Stop()
 		}
+		if m.Rejoin != nil {
+			m.Rejoin.Stop()
+		}
 	}
 	g.Consumer = nil
 }
