@@ -355,3 +355,36 @@ func TestShardStaticMemberLeftExpires(t *testing.T) {
 		t.Fatalf("after the session: members %v epoch %d (was %d) target %v", cg.Members, cg.Epoch, epoch, cg.Target)
 	}
 }
+
+// An upgrade whose write fails leaves nothing applied: the group is the
+// classic group its last metadata record holds, as a new coordinator
+// would restore it.
+func TestShardFailedUpgradeWrite(t *testing.T) {
+	h := newShardHost()
+	defer h.close()
+	h.policy = MigrationBidirectional
+	g := h.load(t, 1).Group("g", true)
+	md := Meta{ProtocolType: "consumer", Protocol: "range", Generation: 2, Leader: "c1",
+		Members: []MemberMeta{{ID: "c1", ClientID: "c", ClientHost: "/h", SessionTimeoutMs: 10_000, RebalanceTimeoutMs: 30_000,
+			Subscription: classicProtocols("t")[0].Metadata}}}
+	if code := g.StoreMeta(MetaSnapshot{Seq: 1, Meta: md}); code != 0 {
+		t.Fatal(kerr.ErrorForCode(code))
+	}
+	g.WriteMu.Lock()
+	defer g.WriteMu.Unlock()
+	g.Mu.Lock()
+	if code, _ := g.Upgrade(); code != 0 {
+		t.Fatal(kerr.ErrorForCode(code))
+	}
+	g.Consumer.Heartbeat(join("k1", "t"), h.Topics())
+	g.Mu.Unlock()
+	h.log.Fail = kerr.NotEnoughReplicas.Code
+	if code := g.PersistConsumer(); code == 0 {
+		t.Fatal("the write did not fail")
+	}
+	g.Mu.Lock()
+	defer g.Mu.Unlock()
+	if g.ConsumerProtocol() != nil || g.Generation != 2 || g.State != Stable || g.Members["c1"] == nil || g.MetaRecord == nil {
+		t.Fatalf("after the failed write: consumer %v, classic gen %d state %s members %v", g.Consumer, g.Generation, g.State, g.Members)
+	}
+}
