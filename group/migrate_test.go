@@ -388,3 +388,34 @@ func TestShardFailedUpgradeWrite(t *testing.T) {
 		t.Fatalf("after the failed write: consumer %v, classic gen %d state %s members %v", g.Consumer, g.Generation, g.State, g.Members)
 	}
 }
+
+// A downgrade whose write fails leaves nothing applied either: the
+// consumer group comes back from its last record, both members in it.
+func TestShardFailedDowngradeWrite(t *testing.T) {
+	h := newShardHost()
+	defer h.close()
+	h.policy = MigrationBidirectional
+	g := mixedGroup(t, h, nil)
+	g.WriteMu.Lock()
+	defer g.WriteMu.Unlock()
+	g.Mu.Lock()
+	epoch := g.Consumer.Epoch
+	leave := beat("k1", g.Consumer.Members["k1"].Epoch, nil)
+	leave.MemberEpoch, leave.Downgrade = -1, true
+	res := g.Consumer.Heartbeat(leave, h.Topics())
+	if !res.Downgrade {
+		t.Fatalf("leave: %+v", res)
+	}
+	g.Downgrade(res.Member, res.Events[0])
+	g.Mu.Unlock()
+	h.log.Fail = kerr.NotEnoughReplicas.Code
+	if code := g.PersistConsumer(); code == 0 {
+		t.Fatal("the write did not fail")
+	}
+	g.Mu.Lock()
+	defer g.Mu.Unlock()
+	cg := g.ConsumerProtocol()
+	if cg == nil || len(cg.Members) != 2 || cg.Epoch != epoch || cg.Members["c1"].Classic == nil {
+		t.Fatalf("after the failed write: %+v", cg)
+	}
+}
