@@ -51,6 +51,15 @@ const (
 	EventGroupMemberJoined       EventType = "group_member_joined"
 	EventGroupMemberLeft         EventType = "group_member_left"
 	EventGroupMemberExpired      EventType = "group_member_expired"
+	// A consumer group's coordinator removed a member (KIP-848): it missed
+	// its rebalance deadline or, as a classic member, its rejoin or sync.
+	EventGroupMemberFenced EventType = "group_member_fenced"
+	// Group changed protocol (group.consumer.migration.policy): upgraded
+	// from classic to consumer when a KIP-848 member joined, downgraded
+	// back when the last one left. Generation: the epoch it starts from;
+	// Detail: how many members carried over.
+	EventGroupUpgraded   EventType = "group_upgraded"
+	EventGroupDowngraded EventType = "group_downgraded"
 	// Committed offsets of Group expired (offsets.retention.minutes):
 	// Detail lists them (topic-partition, comma-separated); Reason
 	// group_deleted when the Empty group went with them.
@@ -184,7 +193,7 @@ var EventTypes = []EventType{
 	EventPartitionsCreated, EventReassignmentStarted, EventReassignmentCompleted, EventReassignmentCancelled,
 	EventACLCreated, EventACLDeleted, EventQuotaChanged, EventClientThrottled,
 	EventGroupRebalanceStarted, EventGroupRebalanceCompleted, EventGroupMemberJoined, EventGroupMemberLeft, EventGroupMemberExpired,
-	EventOffsetsExpired,
+	EventGroupMemberFenced, EventGroupUpgraded, EventGroupDowngraded, EventOffsetsExpired,
 	EventLSOAdvanced, EventReplicaPaused, EventReplicaResumed,
 	EventTxnStateChanged, EventTxnPartitionsAdded, EventTxnEpochBumped, EventTxnTimedOut, EventTxnMarkerWritten, EventTxnExpired,
 	EventShareStateInitialized, EventShareStateDeleted, EventShareCoordinatorLoaded,

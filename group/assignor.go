@@ -23,6 +23,10 @@ type Topics interface {
 	// match a whole name, limited to what the principal that set it may
 	// describe) to the existing topics, sorted by name.
 	Subscribed(m *ConsumerMember) []Topic
+	// Lookup and ByID find one topic by name or id (the classic
+	// protocol's assignments name topics; the consumer group's hold ids).
+	Lookup(name string) (Topic, bool)
+	ByID(id [16]byte) (Topic, bool)
 }
 
 // ComputeTarget runs the group's assignor for the current group epoch.

@@ -45,9 +45,21 @@ type ConsumerMember struct {
 	Assigned Assignment // what the member was told to own
 	Owned    Assignment // what it last said it owns (revocations acked)
 	Sent     Assignment // the last assignment sent, to send only changes
-	// Session is the member's session timer, armed by the coordinator.
-	Session *clock.Timer
+	// Revoking is set while the member must still give up partitions
+	// outside its target (Kafka's UNREVOKED_PARTITIONS).
+	Revoking bool
+	// Classic is set for a member that speaks the classic protocol
+	// (JoinGroup/SyncGroup/Heartbeat) inside the consumer group.
+	Classic *ClassicMember
+	// Session is the member's session timer, armed by the coordinator;
+	// Rejoin bounds a classic member's rejoin or sync (its rebalance
+	// timeout).
+	Session, Rejoin *clock.Timer
 }
+
+// LeftStatic is the member epoch of a static member that left for now
+// (epoch -2): it keeps its assignment until its session expires.
+const LeftStatic = -2
 
 // NewConsumerGroup is an empty KIP-848 group with the default assignor.
 func NewConsumerGroup() *ConsumerGroup {
@@ -104,10 +116,15 @@ func (cg *ConsumerGroup) Reconcile(m *ConsumerMember) {
 		}
 		return false
 	}
-	if outside(m.Assigned) || outside(m.Owned) {
-		m.Assigned = m.Assigned.Filter(target.Has)
+	// A member joining (epoch 0) or a classic member rejoining owns only
+	// what it reports; others may still hold what they were assigned.
+	mustRevoke := outside(m.Owned) || m.Epoch != 0 && m.Classic == nil && outside(m.Assigned)
+	m.Assigned = m.Assigned.Filter(target.Has)
+	if mustRevoke {
+		m.Revoking = true
 		return
 	}
+	m.Revoking = false
 	heldByOthers := func(id [16]byte, p int32) bool {
 		for _, o := range cg.Members {
 			if o != m && (o.Assigned.Has(id, p) || o.Owned.Has(id, p)) {
@@ -133,6 +150,8 @@ func (cg *ConsumerGroup) Reconcile(m *ConsumerMember) {
 // (the member may retry after its next heartbeat), a newer one FENCED.
 func CheckMemberEpoch(m *ConsumerMember, epoch int32) int16 {
 	switch {
+	case m.Classic != nil && epoch != m.Epoch:
+		return kerr.IllegalGeneration.Code // a classic member commits with its generation
 	case epoch < m.Epoch:
 		return kerr.StaleMemberEpoch.Code
 	case epoch > m.Epoch:
@@ -153,18 +172,20 @@ type ConsumerGroupRecord struct {
 
 // ConsumerMemberState is one member in a ConsumerGroupRecord.
 type ConsumerMemberState struct {
-	ID               string             `json:"id"`
-	ClientID         string             `json:"client_id"`
-	ClientHost       string             `json:"client_host"`
-	InstanceID       *string            `json:"instance_id,omitempty"`
-	RackID           *string            `json:"rack_id,omitempty"`
-	Epoch            int32              `json:"epoch"`
-	Subscribed       []string           `json:"subscribed,omitempty"`
-	Regex            string             `json:"regex,omitempty"`
-	RebalanceTimeout int64              `json:"rebalance_timeout_ms"`
-	Assigned         map[string][]int32 `json:"assigned"`
-	Owned            map[string][]int32 `json:"owned"`
-	Target           map[string][]int32 `json:"target"`
+	ID               string              `json:"id"`
+	ClientID         string              `json:"client_id"`
+	ClientHost       string              `json:"client_host"`
+	InstanceID       *string             `json:"instance_id,omitempty"`
+	RackID           *string             `json:"rack_id,omitempty"`
+	Epoch            int32               `json:"epoch"`
+	Subscribed       []string            `json:"subscribed,omitempty"`
+	Regex            string              `json:"regex,omitempty"`
+	RebalanceTimeout int64               `json:"rebalance_timeout_ms"`
+	Assigned         map[string][]int32  `json:"assigned"`
+	Owned            map[string][]int32  `json:"owned"`
+	Target           map[string][]int32  `json:"target"`
+	Revoking         bool                `json:"revoking,omitempty"`
+	Classic          *ClassicMemberState `json:"classic,omitempty"`
 }
 
 func (a Assignment) record() map[string][]int32 {
@@ -196,6 +217,7 @@ func (cg *ConsumerGroup) Record() ConsumerGroupRecord {
 			ID: m.ID, ClientID: m.ClientID, ClientHost: m.ClientHost, InstanceID: m.InstanceID, RackID: m.RackID,
 			Epoch: m.Epoch, Subscribed: m.Subscribed, Regex: m.Regex, RebalanceTimeout: m.RebalanceTimeout.Milliseconds(),
 			Assigned: m.Assigned.record(), Owned: m.Owned.record(), Target: cg.Target[id].record(),
+			Revoking: m.Revoking, Classic: m.Classic.state(),
 		})
 	}
 	return r
@@ -212,6 +234,7 @@ func RestoreConsumerGroup(r ConsumerGroupRecord) *ConsumerGroup {
 			ID: ms.ID, ClientID: ms.ClientID, ClientHost: ms.ClientHost, InstanceID: ms.InstanceID, RackID: ms.RackID,
 			Epoch: ms.Epoch, Subscribed: ms.Subscribed, Regex: ms.Regex, RebalanceTimeout: time.Duration(ms.RebalanceTimeout) * time.Millisecond,
 			Assigned: assignmentFromRecord(ms.Assigned), Owned: assignmentFromRecord(ms.Owned),
+			Revoking: ms.Revoking, Classic: ms.Classic.member(),
 		}
 		m.Sent = m.Assigned.Clone()
 		cg.Members[m.ID] = m

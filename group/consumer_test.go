@@ -41,6 +41,20 @@ func (ft fakeTopics) Subscribed(m *ConsumerMember) []Topic {
 	return out
 }
 
+func (ft fakeTopics) Lookup(name string) (Topic, bool) {
+	n, ok := ft[name]
+	return Topic{ID: topicID(name), Name: name, Partitions: n}, ok
+}
+
+func (ft fakeTopics) ByID(id [16]byte) (Topic, bool) {
+	for name, n := range ft {
+		if topicID(name) == id {
+			return Topic{ID: id, Name: name, Partitions: n}, true
+		}
+	}
+	return Topic{}, false
+}
+
 // parts is an assignment of topic "t" (or another topic with on).
 func parts(ps ...int32) Assignment {
 	a := Assignment{}
@@ -241,8 +255,10 @@ func TestConsumerAssignors(t *testing.T) {
 	}
 }
 
-// A static member coming back under a new id replaces its old
-// incarnation, whose session timer stops.
+// Static members (KIP-848 with group.instance.id): a second member with a
+// live instance id is UNRELEASED_INSTANCE_ID; one that left with epoch -2
+// keeps its assignment, and its next incarnation takes it over at the same
+// group epoch (no rebalance), while the old id is fenced.
 func TestConsumerStaticMemberReplaced(t *testing.T) {
 	clk := clock.NewManual(time.Unix(0, 0))
 	topics := fakeTopics{"t": 2}
@@ -256,22 +272,54 @@ func TestConsumerStaticMemberReplaced(t *testing.T) {
 
 	req = join("new", "t")
 	req.InstanceID = &inst
-	res := cg.Heartbeat(req, topics)
+	if res := cg.Heartbeat(req, topics); res.Code != kerr.UnreleasedInstanceID.Code || cg.Members["new"] != nil {
+		t.Fatalf("a second live member: %+v", res)
+	}
+	// A heartbeat naming the instance with another member id is fenced;
+	// an unknown instance is UNKNOWN_MEMBER_ID.
+	other, nobody := beat("new", 3, nil), beat("old", 3, nil)
+	other.InstanceID = &inst
+	nobodyInst := "instance-2"
+	nobody.InstanceID = &nobodyInst
+	if res := cg.Heartbeat(other, topics); res.Code != kerr.FencedInstanceID.Code {
+		t.Fatalf("other id: %v", kerr.ErrorForCode(res.Code))
+	}
+	if res := cg.Heartbeat(nobody, topics); res.Code != kerr.UnknownMemberID.Code {
+		t.Fatalf("unknown instance: %v", kerr.ErrorForCode(res.Code))
+	}
+
+	leave := beat("old", LeftStatic, nil)
+	leave.InstanceID = &inst
+	res := cg.Heartbeat(leave, topics)
+	if res.Code != 0 || res.MemberEpoch != -2 || !res.Left || cg.Members["old"].Epoch != -2 || !cg.Members["old"].Assigned.Equal(parts(0, 1)) || cg.Epoch != 3 {
+		t.Fatalf("leave -2: %+v, group epoch %d", res, cg.Epoch)
+	}
+	// Nobody else gets its partitions meanwhile.
+	check(t, "a dynamic member joins", cg.Heartbeat(join("d", "t"), topics), 5, Assignment{}, MemberJoined, RebalanceStarted)
+
+	res = cg.Heartbeat(req, topics)
 	if res.Code != 0 || cg.Members["old"] != nil || cg.Members["new"] == nil {
 		t.Fatalf("static rejoin: %+v, members %v", res, cg.Members)
 	}
-	if got := types(res.Events); !slices.Equal(got, []EventType{MemberJoined, RebalanceStarted, RebalanceCompleted}) {
+	if got := types(res.Events); !slices.Equal(got, []EventType{MemberJoined}) {
 		t.Fatalf("events %v", got)
 	}
-	if res.MemberEpoch != 6 || !reflect.DeepEqual(res.Assignment, parts(0, 1)) {
-		t.Fatalf("new incarnation: epoch %d assignment %v", res.MemberEpoch, res.Assignment)
+	// It takes over the old target (partition 0, since the dynamic member
+	// joined) at the group epoch 5 — no new epoch for the replacement —
+	// and, owning nothing as it joins, releases partition 1 to d.
+	if res.MemberEpoch != 5 || cg.Epoch != 5 || !reflect.DeepEqual(res.Assignment, parts(0)) || !cg.Target["new"].Equal(parts(0)) {
+		t.Fatalf("new incarnation: epoch %d (group %d) assignment %v target %v", res.MemberEpoch, cg.Epoch, res.Assignment, cg.Target)
 	}
+	check(t, "d gets partition 1", cg.Heartbeat(beat("d", 5, Assignment{}), topics), 5, parts(1), RebalanceCompleted)
 	clk.Advance(2 * time.Second)
 	if fired {
 		t.Fatal("the replaced member's session timer fired")
 	}
 	if *cg.Members["new"].InstanceID != inst {
 		t.Fatal("instance id lost")
+	}
+	if res := cg.Heartbeat(leave, topics); res.Code != kerr.FencedInstanceID.Code {
+		t.Fatalf("the old incarnation: %v", kerr.ErrorForCode(res.Code))
 	}
 
 	// A member without an id is given one.

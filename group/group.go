@@ -40,6 +40,9 @@ type Group struct {
 	// across a write and its replication.
 	WriteMu    sync.Mutex
 	writtenSeq uint64 // last metadata snapshot written (WriteMu)
+	// conversion is a protocol migration made live and not yet written
+	// (its records go in the next PersistConsumer).
+	conversion *conversion
 	// ExpiryMu keeps the offset expiry's decision and its tombstones
 	// apart from commits: OffsetCommit's writes read-lock it, the expiry
 	// (server/offset_expiry.go) locks it.
@@ -129,9 +132,11 @@ func (g *Group) Ready() {
 		return
 	}
 	h := g.s.host
-	g.done = make(chan struct{})
-	if !h.Go(g.watch) {
-		g.Shut = true
+	if g.done == nil {
+		g.done = make(chan struct{})
+		if !h.Go(g.watch) {
+			g.Shut = true
+		}
 	}
 	var md *Meta
 	if g.MetaRecord != nil {

@@ -43,32 +43,48 @@ func (g *Group) ConsumerGroup() *ConsumerGroup {
 }
 
 // PersistConsumer writes g's KIP-848 state if it changed since the last
-// write, and waits until it is committed and replayed. Callers hold
-// g.WriteMu, not g.Mu.
+// write (with a pending migration's records in the same batch), and waits
+// until it is committed and replayed. A migration whose write fails is
+// undone here. Callers hold g.WriteMu, not g.Mu.
 func (g *Group) PersistConsumer() int16 {
 	g.Mu.Lock()
+	recs, cv := g.conversionRecords()
 	cg := g.Consumer
 	if cg == nil {
 		g.Mu.Unlock()
-		return 0
+		if cv == nil {
+			return 0
+		}
+		code := g.Write(recs) // a downgrade: the consumer record's tombstone and the classic metadata
+		g.Mu.Lock()
+		if code == 0 {
+			g.writtenSeq = max(g.writtenSeq, cv.snap.Seq)
+		} else {
+			g.revertConversion(cv)
+		}
+		g.Mu.Unlock()
+		return code
 	}
 	rec := cg.Record()
 	raw, _ := json.Marshal(rec)
 	same := bytes.Equal(raw, cg.Persisted)
 	g.Mu.Unlock()
-	if same {
+	if same && cv == nil {
 		return 0
 	}
 	var value any = rec
 	if len(rec.Members) == 0 && len(g.OffsetsSnapshot()) == 0 {
 		value = nil // an empty group with nothing committed is forgotten
 	}
-	code := g.Write([]CoordinatorRecord{{Key: RecordKey{Kind: ConsumerKind, Group: g.ID}, Value: value}})
-	if code == 0 {
-		g.Mu.Lock()
+	code := g.Write(append(recs, CoordinatorRecord{Key: RecordKey{Kind: ConsumerKind, Group: g.ID}, Value: value}))
+	g.Mu.Lock()
+	switch {
+	case code == 0:
 		cg.Persisted = raw
-		g.Mu.Unlock()
+	case cv != nil:
+		g.revertConversion(cv)
 	}
+	g.Mu.Unlock()
 	return code
 }
 
@@ -92,35 +108,33 @@ func (g *Group) RevertConsumer() {
 		if m.Session != nil {
 			m.Session.Stop()
 		}
+		if m.Rejoin != nil {
+			m.Rejoin.Stop()
+		}
 	}
 	g.Consumer = nil
 }
 
-// TouchConsumerMember restarts the member's session timer
-// (group.consumer.session.timeout.ms); when it fires the member leaves and
-// the new state is written. Callers hold g.Mu.
+// TouchConsumerMember restarts the member's session timer (the group's
+// consumer.session.timeout.ms, or a classic member's own session
+// timeout); when it fires the member is fenced and the new state written.
+// Callers hold g.Mu.
 func (g *Group) TouchConsumerMember(m *ConsumerMember) {
 	if m.Session != nil {
 		m.Session.Stop()
 	}
 	h := g.s.host
+	d := h.GroupConfig(g.ID).ConsumerSessionTimeout
+	if m.Classic != nil {
+		d = m.Classic.SessionTimeout
+	}
 	// g.after fires only while this copy of the group is still the
 	// coordinator's (not after a failover or Close).
-	m.Session = g.after(h.GroupConfig(g.ID).ConsumerSessionTimeout, func() {
+	m.Session = g.after(d, func() {
 		if g.Consumer == nil || g.Consumer.Members[m.ID] != m {
 			return
 		}
 		h.Log().Info("consumer group member session expired", "group", g.ID, "member", m.ID)
-		evs := []Event{{Type: MemberExpired, Member: m.ID, Reason: "session timeout"}}
-		h.EmitConsumer(g, append(evs, g.Consumer.Remove(m, h.Topics())...))
-		g.goLocked(func() {
-			g.WriteMu.Lock()
-			defer g.WriteMu.Unlock()
-			if g.PersistConsumer() != 0 {
-				g.Mu.Lock()
-				g.RevertConsumer()
-				g.Mu.Unlock()
-			}
-		})
+		g.fence(m, Event{Type: MemberExpired, Member: m.ID, Reason: "session timeout"})
 	})
 }

@@ -35,6 +35,9 @@ type HeartbeatRequest struct {
 	SubscribedTopicRegex *string
 	ServerAssignor       *string
 	Owned                Assignment
+	// Downgrade says group.consumer.migration.policy allows an online
+	// downgrade when the last consumer-protocol member leaves.
+	Downgrade bool
 
 	ClientID, ClientHost string
 	// Principal and Host are who subscribes: a regex matches only what
@@ -51,6 +54,12 @@ const (
 	MemberExpired
 	RebalanceStarted
 	RebalanceCompleted
+	// MemberFenced: the coordinator removed a member of a consumer group
+	// (its rebalance or sync deadline passed, or it expired).
+	MemberFenced
+	// GroupUpgraded and GroupDowngraded: the group changed protocol.
+	GroupUpgraded
+	GroupDowngraded
 )
 
 // Event is one change a step made. A group event (Group true) reports the
@@ -84,6 +93,10 @@ type HeartbeatResult struct {
 	// one sent (else nil).
 	Assignment Assignment
 	Events     []Event
+	// Downgrade says the member leaving was the group's last one on the
+	// consumer protocol and the policy allows a downgrade: the caller
+	// turns the group classic (the step did not remove the member).
+	Downgrade bool
 }
 
 func heartbeatError(err *kerr.Error, format string, args ...any) HeartbeatResult {
@@ -100,32 +113,61 @@ func CompileSubscription(re string) (*regexp.Regexp, error) {
 func (cg *ConsumerGroup) Heartbeat(req HeartbeatRequest, topics Topics) HeartbeatResult {
 	var res HeartbeatResult
 	m := cg.Members[req.MemberID]
+	if req.InstanceID != nil && req.MemberEpoch != 0 {
+		// A static member is known by its instance id: an unknown one is
+		// UNKNOWN_MEMBER_ID, another member id FENCED_INSTANCE_ID.
+		s := cg.StaticMember(*req.InstanceID)
+		switch {
+		case s == nil:
+			return heartbeatError(kerr.UnknownMemberID, "Instance id %s is unknown.", *req.InstanceID)
+		case s.ID != req.MemberID:
+			return heartbeatError(kerr.FencedInstanceID, "Static member %s with instance id %s was fenced by member %s.", req.MemberID, *req.InstanceID, s.ID)
+		}
+		m = s
+	}
 	if req.MemberEpoch < 0 { // leave
 		if m == nil {
 			return heartbeatError(kerr.UnknownMemberID, "group %s has no member %s", req.Group, req.MemberID)
 		}
-		res.Events = append(res.Events, cg.Remove(m, topics)...)
-		res.Events = append(res.Events, Event{Type: MemberLeft, Member: m.ID, Reason: "left (member epoch -1)"})
 		res.Member, res.Left, res.MemberEpoch = m, true, req.MemberEpoch
+		if req.MemberEpoch == LeftStatic && req.InstanceID != nil {
+			// A static member leaving for now keeps its assignment until
+			// its session expires; its next incarnation takes it over.
+			m.Epoch, m.Sent, m.Revoking = LeftStatic, nil, false
+			res.Events = append(res.Events, Event{Type: MemberLeft, Member: m.ID, Reason: "static member left for now (member epoch -2)"})
+			return res
+		}
+		if req.Downgrade && cg.LastConsumerMember(m) {
+			res.Downgrade = true // the caller turns the group classic
+			res.Events = append(res.Events, Event{Type: MemberLeft, Member: m.ID, Reason: fmt.Sprintf("left (member epoch %d)", req.MemberEpoch)})
+			return res
+		}
+		res.Events = append(res.Events, cg.Remove(m, topics)...)
+		res.Events = append(res.Events, Event{Type: MemberLeft, Member: m.ID, Reason: fmt.Sprintf("left (member epoch %d)", req.MemberEpoch)})
 		return res
 	}
 
 	switch {
 	case req.MemberEpoch == 0:
-		if m == nil {
-			id := req.MemberID
-			if id == "" {
-				id = newMemberID()
-			}
-			// A static member coming back under a new id replaces its
-			// previous incarnation, keeping its target.
-			if req.InstanceID != nil {
-				for _, old := range cg.Members {
-					if old.InstanceID != nil && *old.InstanceID == *req.InstanceID {
-						res.Events = append(res.Events, cg.Remove(old, topics)...)
-					}
+		id := req.MemberID
+		if id == "" {
+			id = newMemberID()
+		}
+		if req.InstanceID != nil {
+			if old := cg.StaticMember(*req.InstanceID); old != nil {
+				// Replacing a consumer-protocol static member needs it to
+				// have left with epoch -2; a classic one is replaced as
+				// the classic protocol replaces static members.
+				if old.Classic == nil && old.Epoch != LeftStatic {
+					return heartbeatError(kerr.UnreleasedInstanceID, "Static member %s with instance id %s cannot join the group because the instance id is owned by %s member.", id, *req.InstanceID, old.ID)
 				}
+				m = cg.replaceStatic(old, id)
+				m.Classic = nil
+				m.Epoch = 0
+				res.Events = append(res.Events, Event{Type: MemberJoined, Member: id, Detail: "consumer", Reason: "static member replaces " + old.ID})
 			}
+		}
+		if m == nil {
 			m = &ConsumerMember{ID: id, Assigned: Assignment{}, Owned: Assignment{}}
 			cg.Members[id] = m
 			res.Events = append(res.Events, Event{Type: MemberJoined, Member: id, Detail: "consumer"})
@@ -133,12 +175,17 @@ func (cg *ConsumerGroup) Heartbeat(req HeartbeatRequest, topics Topics) Heartbea
 		}
 		m.Epoch = 0
 		m.Sent = nil
+		m.Classic = nil
+		if req.Owned == nil {
+			m.Owned = Assignment{} // a joining member owns what it says, nothing if silent
+		}
 		m.ClientID, m.ClientHost = req.ClientID, req.ClientHost
 	case m == nil:
 		return heartbeatError(kerr.UnknownMemberID, "group %s has no member %s", req.Group, req.MemberID)
 	case req.MemberEpoch != m.Epoch:
 		return heartbeatError(kerr.FencedMemberEpoch, "member %s is at epoch %d, not %d", m.ID, m.Epoch, req.MemberEpoch)
 	}
+	m.Classic = nil // a member heartbeating this way speaks the consumer protocol now
 
 	if req.SubscribedTopicNames != nil && !slices.Equal(sortedCopy(req.SubscribedTopicNames), m.Subscribed) {
 		m.Subscribed = sortedCopy(req.SubscribedTopicNames)
@@ -187,14 +234,17 @@ func (cg *ConsumerGroup) Heartbeat(req HeartbeatRequest, topics Topics) Heartbea
 	return res
 }
 
-// Remove drops m (stopping its session timer) and bumps the group epoch;
-// the target is recomputed for the members left.
+// LastConsumerMember says whether m is the only member on the consumer
+// protocol, with classic members beside it (Kafka's
+// allMembersUseClassicProtocolExcept, on a group that stays non-empty).
+func (cg *ConsumerGroup) LastConsumerMember(m *ConsumerMember) bool {
+	return m.Classic == nil && len(cg.Members) > 1 && cg.ClassicMembers() == len(cg.Members)-1
+}
+
+// Remove drops m (stopping its timers) and bumps the group epoch; the
+// target is recomputed for the members left.
 func (cg *ConsumerGroup) Remove(m *ConsumerMember, topics Topics) []Event {
-	if m.Session != nil {
-		m.Session.Stop()
-	}
-	delete(cg.Members, m.ID)
-	delete(cg.Target, m.ID)
+	cg.drop(m)
 	cg.NextEpoch()
 	if len(cg.Members) > 0 {
 		cg.ComputeTarget(topics)

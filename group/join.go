@@ -19,6 +19,10 @@ type JoinRequest struct {
 	Session, Rebalance time.Duration
 	ProtocolType       string
 	Protocols          []Protocol
+	// Downgrade says group.consumer.migration.policy allows an online
+	// downgrade (a classic static member replacing a consumer group's last
+	// consumer-protocol member turns it classic).
+	Downgrade bool
 }
 
 // StaticRejoin is a static member replaced in a Stable group, answered

@@ -9,7 +9,9 @@
 //     from);
 //   - ConsumerGroup: KIP-848 groups (member epochs, target assignment,
 //     reconciliation and revocation, the uniform and range assignors, the
-//     heartbeat step);
+//     heartbeat step, static members), classic members inside them
+//     (mixed.go) and the online migration between the two protocols
+//     (migrate.go, group_migrate.go);
 //   - Expiry: which committed offsets offsets.retention.minutes expires
 //     (KIP-211);
 //   - Shard and Group: one __consumer_offsets partition's groups as a

@@ -30,9 +30,11 @@ type Host interface {
 	Now() time.Time
 	// InitialRebalanceDelay is group.initial.rebalance.delay.ms.
 	InitialRebalanceDelay() time.Duration
-	// GroupConfig is group id's effective group configs (its overrides
-	// over the broker's defaults): consumer.session.timeout.ms, ...
+	// GroupConfig is group id's effective configuration (its overrides
+	// over the broker's defaults).
 	GroupConfig(id string) Config
+	// MigrationPolicy is group.consumer.migration.policy.
+	MigrationPolicy() MigrationPolicy
 	Log() *slog.Logger
 	// Go runs f on a goroutine the host's close waits for; false when it
 	// is closing.

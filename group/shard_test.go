@@ -16,11 +16,14 @@ import (
 // shardHost is a test broker: a manual clock, the events and the offsets
 // the chaos checker would learn.
 type shardHost struct {
-	rt      *coordinator.Runtime[*Shard]
-	clk     *clock.Clock
-	log     *coordinatortest.MemLog
-	wg      sync.WaitGroup
-	closing chan struct{}
+	rt        *coordinator.Runtime[*Shard]
+	clk       *clock.Clock
+	log       *coordinatortest.MemLog
+	wg        sync.WaitGroup
+	closing   chan struct{}
+	closeOnce sync.Once
+	policy    MigrationPolicy
+	topics    fakeTopics
 
 	mu        sync.Mutex
 	events    []Event
@@ -58,10 +61,16 @@ func (h *shardHost) GroupConfig(string) Config {
 	gc.ConsumerSessionTimeout = sessionTimeout
 	return gc
 }
-func (h *shardHost) Log() *slog.Logger        { return slog.New(slog.DiscardHandler) }
-func (h *shardHost) Closing() <-chan struct{} { return h.closing }
-func (h *shardHost) Recording() bool          { return true }
-func (h *shardHost) Topics() Topics           { return fakeTopics{"t": 2} }
+func (h *shardHost) MigrationPolicy() MigrationPolicy { return h.policy }
+func (h *shardHost) Log() *slog.Logger                { return slog.New(slog.DiscardHandler) }
+func (h *shardHost) Closing() <-chan struct{}         { return h.closing }
+func (h *shardHost) Recording() bool                  { return true }
+func (h *shardHost) Topics() Topics {
+	if h.topics != nil {
+		return h.topics
+	}
+	return fakeTopics{"t": 2}
+}
 func (h *shardHost) Go(f func()) bool {
 	select {
 	case <-h.closing:
@@ -83,7 +92,7 @@ func (h *shardHost) Committed(group string, recs []CoordinatorRecord) {
 
 // close ends the watchers and waits for every goroutine the groups ran.
 func (h *shardHost) close() {
-	close(h.closing)
+	h.closeOnce.Do(func() { close(h.closing) })
 	h.wg.Wait()
 }
 

@@ -72,6 +72,9 @@ const (
 	EventGroupMemberJoined       = api.EventGroupMemberJoined
 	EventGroupMemberLeft         = api.EventGroupMemberLeft
 	EventGroupMemberExpired      = api.EventGroupMemberExpired
+	EventGroupMemberFenced       = api.EventGroupMemberFenced
+	EventGroupUpgraded           = api.EventGroupUpgraded
+	EventGroupDowngraded         = api.EventGroupDowngraded
 	EventOffsetsExpired          = api.EventOffsetsExpired
 	EventLSOAdvanced             = api.EventLSOAdvanced
 	EventLogStartMoved           = api.EventLogStartMoved

@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	grp "github.com/fakekafka/fakekafka/group"
 	"log/slog"
 	"slices"
 	"time"
@@ -148,6 +149,13 @@ type Config struct {
 	// ConsumerGroupSessionTimeout is group.consumer.session.timeout.ms.
 	// Default 45 s.
 	ConsumerGroupSessionTimeout time.Duration
+	// ConsumerGroupMigrationPolicy is group.consumer.migration.policy:
+	// whether classic groups turn consumer groups when a KIP-848 member
+	// joins ("upgrade"), consumer groups turn classic when their last
+	// KIP-848 member leaves ("downgrade"), both ("bidirectional", the
+	// default, Kafka's since 4.0) or neither ("disabled", which also
+	// keeps classic members out of consumer groups).
+	ConsumerGroupMigrationPolicy string
 	// TransactionStatePartitions is transaction.state.log.num.partitions:
 	// the number of __transaction_state partitions, hence of transaction
 	// coordinator shards. Default 50, Kafka's; tests may lower it.
@@ -315,6 +323,11 @@ func (c Config) withDefaults() (Config, error) {
 	if c.ConsumerGroupSessionTimeout == 0 {
 		c.ConsumerGroupSessionTimeout = 45 * time.Second
 	}
+	policy, err := grp.ParseMigrationPolicy(c.ConsumerGroupMigrationPolicy)
+	if err != nil {
+		return c, err
+	}
+	c.ConsumerGroupMigrationPolicy = string(policy)
 	if c.GroupMinSessionTimeout == 0 {
 		c.GroupMinSessionTimeout = 6 * time.Second
 	}

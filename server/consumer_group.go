@@ -61,3 +61,19 @@ func (at assignorTopics) Subscribed(m *consumerMember) []grp.Topic {
 	}
 	return out
 }
+
+func (at assignorTopics) Lookup(name string) (grp.Topic, bool) {
+	t := at.c.topic(name)
+	if t == nil {
+		return grp.Topic{}, false
+	}
+	return grp.Topic{ID: t.id, Name: t.name, Partitions: len(t.partitions())}, true
+}
+
+func (at assignorTopics) ByID(id [16]byte) (grp.Topic, bool) {
+	t := at.c.topicByID(id)
+	if t == nil {
+		return grp.Topic{}, false
+	}
+	return grp.Topic{ID: t.id, Name: t.name, Partitions: len(t.partitions())}, true
+}

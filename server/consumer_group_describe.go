@@ -87,7 +87,10 @@ func describeConsumerGroup(c *Cluster, cg *consumerGroup, rg *kmsg.ConsumerGroup
 		rm.SubscribedTopicRegex = kmsg.StringPtr(m.Regex) // Kafka: "" when none
 		rm.Assignment = c.kmsgAssignment(m.Assigned)
 		rm.TargetAssignment = c.kmsgAssignment(cg.Target[m.ID])
-		rm.MemberType = 1 // consumer protocol, not upgraded classic
+		rm.MemberType = 1 // the consumer protocol
+		if m.Classic != nil {
+			rm.MemberType = 0 // a classic member inside the consumer group
+		}
 		rg.Members = append(rg.Members, rm)
 	}
 }

@@ -109,18 +109,32 @@ func (c *Cluster) consumerHeartbeat(req *kmsg.ConsumerGroupHeartbeatRequest, hr 
 	g.Mu.Lock()
 	defer g.Mu.Unlock()
 	g.ConsumerGroup()
-	if g.Consumer == nil {
-		if req.MemberEpoch != 0 {
+	if g.Consumer == nil || len(g.Consumer.Members) == 0 && g.HasClassicMembers() {
+		switch {
+		case g.HasClassicMembers() && req.MemberEpoch != 0:
+			return fail(kerr.GroupIDNotFound, "Group %s is not a consumer group", req.Group)
+		case req.MemberEpoch != 0:
 			return fail(kerr.UnknownMemberID, "group %s has no member %s", req.Group, req.MemberID)
+		case g.HasClassicMembers():
+			// A live classic group upgrades (migrate.go), or refuses.
+			if code, msg := g.Upgrade(); code != 0 {
+				resp.ErrorCode, resp.ErrorMessage = code, &msg
+				return nil
+			}
+		default:
+			g.Consumer = grp.NewConsumerGroup()
 		}
-		if g.HasClassicMembers() {
-			return fail(kerr.GroupIDNotFound, "group %s is a classic group with members", req.Group)
-		}
-		g.Consumer = grp.NewConsumerGroup()
 	}
+	hr.Downgrade = grp.MigrationPolicy(c.cfg.ConsumerGroupMigrationPolicy).DowngradeEnabled()
 	res := g.Consumer.Heartbeat(hr, assignorTopics{c})
-	c.emitConsumerEvents(g, res.Events)
+	if res.Downgrade {
+		// The last consumer-protocol member left: the group turns classic.
+		g.Downgrade(res.Member, res.Events[0])
+	} else {
+		c.emitConsumerEvents(g, res.Events)
+	}
 	if res.Code != 0 {
+		g.CancelConversion() // an upgrade this heartbeat began is not kept
 		resp.ErrorCode = res.Code
 		resp.ErrorMessage = &res.Message
 		return nil

@@ -95,10 +95,13 @@ func (h groupHost) InitialRebalanceDelay() time.Duration {
 	return h.c.cfg.GroupInitialRebalanceDelay
 }
 func (h groupHost) GroupConfig(id string) grp.Config { return h.c.groupConfig(id) }
-func (h groupHost) Log() *slog.Logger                { return h.c.log }
-func (h groupHost) Go(f func()) bool                 { return h.c.goTracked(f) }
-func (h groupHost) Closing() <-chan struct{}         { return h.c.closing }
-func (h groupHost) Recording() bool                  { return h.c.chaos.Load() != nil }
+func (h groupHost) MigrationPolicy() grp.MigrationPolicy {
+	return grp.MigrationPolicy(h.c.cfg.ConsumerGroupMigrationPolicy)
+}
+func (h groupHost) Log() *slog.Logger        { return h.c.log }
+func (h groupHost) Go(f func()) bool         { return h.c.goTracked(f) }
+func (h groupHost) Closing() <-chan struct{} { return h.c.closing }
+func (h groupHost) Recording() bool          { return h.c.chaos.Load() != nil }
 func (h groupHost) Committed(group string, recs []coordinatorRecord) {
 	h.c.recordCommits(group, recs)
 }
@@ -133,6 +136,12 @@ func groupEventType(t grp.EventType) EventType {
 		return EventGroupMemberExpired
 	case grp.RebalanceStarted:
 		return EventGroupRebalanceStarted
+	case grp.MemberFenced:
+		return EventGroupMemberFenced
+	case grp.GroupUpgraded:
+		return EventGroupUpgraded
+	case grp.GroupDowngraded:
+		return EventGroupDowngraded
 	}
 	return EventGroupRebalanceCompleted
 }

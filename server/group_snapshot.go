@@ -69,6 +69,9 @@ func (c *Cluster) groupSnapshot(g *group, broker int32) GroupState {
 			epoch := m.Epoch
 			ms := GroupMemberState{MemberID: m.ID, InstanceID: m.InstanceID, ClientID: m.ClientID, ClientHost: m.ClientHost,
 				RebalanceTimeoutMillis: m.RebalanceTimeout.Milliseconds(), Subscription: m.Subscribed, Assignment: map[string][]int32{}, MemberEpoch: &epoch}
+			if m.Classic != nil { // a classic member inside the consumer group
+				ms.SessionTimeoutMillis = m.Classic.SessionTimeout.Milliseconds()
+			}
 			for tid, ps := range m.Assigned {
 				if t := c.topicByID(tid); t != nil {
 					ms.Assignment[t.name] = slices.Clone(ps)

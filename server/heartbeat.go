@@ -32,6 +32,9 @@ func (cn *conn) heartbeat(req *kmsg.HeartbeatRequest) int16 {
 	if code != 0 {
 		return code
 	}
+	if code, ok := cn.b.c.mixedHeartbeat(g, req.MemberID, req.InstanceID, req.Generation); ok {
+		return code // a classic member of a consumer group
+	}
 	g.Mu.Lock()
 	defer g.Mu.Unlock()
 	g.Ready()

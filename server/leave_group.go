@@ -62,6 +62,19 @@ func (cn *conn) leaveGroup(groupID string, leaving []kmsg.LeaveGroupRequestMembe
 		}
 		return 0, out
 	}
+	lms := make([]grp.LeaveMember, len(leaving))
+	for i, lm := range leaving {
+		lms[i] = grp.LeaveMember{MemberID: lm.MemberID, InstanceID: lm.InstanceID}
+	}
+	if codes, code, ok := cn.b.c.mixedLeave(g, lms); ok { // classic members of a consumer group
+		if code != 0 {
+			return code, nil
+		}
+		for i, lm := range leaving {
+			answer(lm, codes[i])
+		}
+		return 0, out
+	}
 	g.Mu.Lock()
 	defer g.Mu.Unlock()
 	g.Ready()

@@ -48,6 +48,13 @@ func (cn *conn) handleSyncGroup(req *kmsg.SyncGroupRequest) (kmsg.Response, erro
 			sr.Assignments[a.MemberID] = a.MemberAssignment
 		}
 	}
+	if a, code, ok := c.mixedSync(g, sr); ok { // a classic member of a consumer group
+		if code != 0 {
+			return fail(code)
+		}
+		resp.ProtocolType, resp.Protocol, resp.MemberAssignment = req.ProtocolType, req.Protocol, a
+		return resp, nil
+	}
 	g.Mu.Lock()
 	g.Ready()
 	res, protocolType, protocol, ch, leader := g.Sync(sr)

@@ -149,6 +149,7 @@ func parseFlags(args []string, getenv func(string) string, help io.Writer) (*opt
 	fs.Var(durationMs{&o.cfg.ProducerIDExpirationCheckInterval}, "producer-id-expiration-check-interval", "producer.id.expiration.check.interval.ms")
 	fs.Var(durationMin{&o.cfg.OffsetsRetention}, "offsets-retention-minutes", "offsets.retention.minutes: committed offsets of an Empty group (or simple commits) are kept this long (minutes or a duration)")
 	fs.Var(durationMs{&o.cfg.OffsetsRetentionCheckInterval}, "offsets-retention-check-interval", "offsets.retention.check.interval.ms: how often expired offsets are removed")
+	fs.StringVar(&o.cfg.ConsumerGroupMigrationPolicy, "group-consumer-migration-policy", "bidirectional", "group.consumer.migration.policy: bidirectional, upgrade, downgrade or disabled (groups moving between the classic and the KIP-848 protocol)")
 	fs.Var(durationMs{&o.cfg.CleanerBackoff}, "log-cleaner-backoff", "log.cleaner.backoff.ms: how often the log cleaner looks for work")
 	fs.IntVar(&o.cfg.TransactionStatePartitions, "transaction-state-log-num-partitions", 50, "transaction.state.log.num.partitions: __transaction_state partitions")
 	fs.IntVar(&o.cfg.ShareStatePartitions, "share-coordinator-state-topic-num-partitions", 50, "share.coordinator.state.topic.num.partitions: __share_group_state partitions")

@@ -147,6 +147,10 @@ type GroupConfig struct {
 	ClientID  string
 	Group     string
 	Topic     string
+	// Settings are extra consumer settings by Kafka's names
+	// (group.protocol, group.instance.id, ...); only the Java adapter reads
+	// them.
+	Settings map[string]string
 }
 
 // Stream is a running consumer: records and the errors the client surfaces,

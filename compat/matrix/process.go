@@ -131,6 +131,8 @@ type adapterConfig struct {
 	SessionTimeoutMs    int    `json:"sessionTimeoutMs"`
 	HeartbeatIntervalMs int    `json:"heartbeatIntervalMs"`
 	CommitIntervalMs    int    `json:"commitIntervalMs"`
+	// Settings are extra consumer settings (the Java adapter's).
+	Settings map[string]string `json:"settings,omitempty"`
 	// metadata
 	Topics []string `json:"topics"`
 	// configs (process_configs.go)
@@ -529,7 +531,7 @@ func (p Process) Consume(ctx context.Context, cc ConsumerConfig) (Stream, error)
 
 func (p Process) JoinGroup(ctx context.Context, gc GroupConfig) (Stream, error) {
 	cfg := newAdapterConfig(gc.Bootstrap, gc.ClientID)
-	cfg.Group, cfg.Topic = gc.Group, gc.Topic
+	cfg.Group, cfg.Topic, cfg.Settings = gc.Group, gc.Topic, gc.Settings
 	return p.stream("group", cfg)
 }
 

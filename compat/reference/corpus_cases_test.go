@@ -39,7 +39,8 @@ func corpusCases(versions map[int16][2]int16) []corpusCase {
 	out = append(out, securityEdgeCases(latest)...)
 	out = append(out, txnCases(versions)...)
 	out = append(out, consumerGroupCases(versions)...)
-	return append(out, shareCases(versions)...)
+	out = append(out, shareCases(versions)...)
+	return append(out, migrationCases(versions)...)
 }
 
 // at sets the version on a request and returns it.

@@ -32,6 +32,7 @@ type corpusEnv struct {
 	epoch    int16
 	memberID string
 	member   int32 // its epoch
+	static   int32 // the static member's epoch (corpus_migrate_test.go)
 
 	logDir       string // broker 1's, as DescribeLogDirs names it
 	subscription int32  // the telemetry client's subscription id

@@ -14,7 +14,7 @@ const EVENT_TYPES = [
   "partitions_created", "reassignment_started", "reassignment_completed", "reassignment_cancelled",
   "acl_created", "acl_deleted", "quota_changed", "client_throttled",
   "group_rebalance_started", "group_rebalance_completed", "group_member_joined", "group_member_left", "group_member_expired",
-  "offsets_expired",
+  "group_member_fenced", "group_upgraded", "group_downgraded", "offsets_expired",
   "lso_advanced", "replica_paused", "replica_resumed",
   "txn_state_changed", "txn_partitions_added", "txn_epoch_bumped", "txn_timed_out", "txn_marker_written", "txn_expired",
   "share_state_initialized", "share_state_deleted", "share_coordinator_loaded",

@@ -31,7 +31,6 @@ import org.apache.kafka.common.errors.NetworkException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.kafka.common.utils.AppInfoParser;
 
 /**
  * The Java client (org.apache.kafka:kafka-clients) for fakekafka's client
@@ -49,7 +48,7 @@ public final class Adapter {
     try {
       JsonNode cfg = op.equals("version") ? JSON.createObjectNode() : JSON.readTree(IN.readLine());
       switch (op) {
-        case "version" -> emit("version", Map.of("version", AppInfoParser.getVersion()));
+        case "version" -> emit("version", Map.of("version", ClientVersion.get()));
         case "produce" -> produce(cfg);
         case "consume" -> consume(cfg);
         case "group" -> group(cfg);
@@ -287,6 +286,7 @@ public final class Adapter {
     p.put("session.timeout.ms", cfg.get("sessionTimeoutMs").asText());
     p.put("heartbeat.interval.ms", cfg.get("heartbeatIntervalMs").asText());
     p.put("auto.commit.interval.ms", cfg.get("commitIntervalMs").asText());
+    GroupSettings.apply(cfg.path("settings"), p);
     stream(cfg, p, c -> c.subscribe(List.of(cfg.get("topic").asText())));
   }
 
