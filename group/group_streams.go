@@ -1,0 +1,115 @@
+package group
+
+// A group's streams state on its shard: restoring it from the last record
+// after a load, the members' session timers and writing its record.
+
+import (
+	"bytes"
+	"encoding/json"
+	"maps"
+	"slices"
+	"time"
+)
+
+// StreamsMember returns the streams member with id, or nil. Callers hold
+// g.Mu.
+func (g *Group) StreamsMember(id string) *StreamsMember {
+	if g.Streams == nil || id == "" {
+		return nil
+	}
+	return g.Streams.Members[id]
+}
+
+// StreamsGroup returns g's streams state, rebuilding it from the last
+// record after a coordinator load; members get fresh session timers of
+// session (streams.session.timeout.ms). Callers hold g.Mu.
+func (g *Group) StreamsGroup(session time.Duration) *StreamsGroup {
+	g.Ready()
+	if g.Streams != nil || g.StreamsMeta == nil {
+		return g.Streams
+	}
+	var r StreamsGroupRecord
+	if err := json.Unmarshal(g.StreamsMeta, &r); err != nil {
+		g.s.host.Log().Warn("unreadable streams group record", "group", g.ID, "error", err)
+		return nil
+	}
+	sg := RestoreStreamsGroup(r)
+	for _, id := range slices.Sorted(maps.Keys(sg.Members)) {
+		g.TouchStreamsMember(sg.Members[id], session)
+	}
+	sg.Persisted, _ = json.Marshal(sg.Record())
+	g.Streams = sg
+	return sg
+}
+
+// IsStreams says whether g is a streams group (has streams state, live or
+// in its last record). Callers hold g.Mu.
+func (g *Group) IsStreams() bool { return g.Streams != nil || g.StreamsMeta != nil }
+
+// PersistStreams writes g's streams state if it changed since the last
+// write, and waits until it is committed and replayed. Callers hold
+// g.WriteMu, not g.Mu.
+func (g *Group) PersistStreams() int16 {
+	g.Mu.Lock()
+	sg := g.Streams
+	if sg == nil {
+		g.Mu.Unlock()
+		return 0
+	}
+	rec := sg.Record()
+	raw, _ := json.Marshal(rec)
+	same := bytes.Equal(raw, sg.Persisted)
+	g.Mu.Unlock()
+	if same {
+		return 0
+	}
+	code := g.Write([]CoordinatorRecord{{Key: RecordKey{Kind: StreamsKind, Group: g.ID}, Value: rec}})
+	if code == 0 {
+		g.Mu.Lock()
+		sg.Persisted = raw
+		g.Mu.Unlock()
+	}
+	return code
+}
+
+// RevertStreams drops g's streams state after its write failed; the next
+// use restores it from the last committed record. Callers hold g.Mu.
+func (g *Group) RevertStreams() {
+	if g.Streams == nil {
+		return
+	}
+	for _, m := range g.Streams.Members {
+		if m.Session != nil {
+			m.Session.Stop()
+		}
+	}
+	g.Streams = nil
+}
+
+// TouchStreamsMember restarts the member's session timer; when it fires
+// the member leaves (a static member too, its tasks then move) and the
+// new state is written. Callers hold g.Mu.
+func (g *Group) TouchStreamsMember(m *StreamsMember, session time.Duration) {
+	if m.Session != nil {
+		m.Session.Stop()
+	}
+	h := g.s.host
+	m.Session = g.after(session, func() {
+		if g.Streams == nil || g.Streams.Members[m.ID] != m {
+			return
+		}
+		h.Log().Info("streams group member session expired", "group", g.ID, "member", m.ID)
+		g.Streams.Remove(m)
+		h.EmitConsumer(g, []Event{{Type: MemberExpired, Member: m.ID, Reason: "session timeout"},
+			g.Streams.groupEvent(RebalanceStarted, "member "+m.ID+" expired")})
+		g.goLocked(func() {
+			g.WriteMu.Lock()
+			defer g.WriteMu.Unlock()
+			if g.PersistStreams() != 0 {
+				g.Mu.Lock()
+				g.RevertStreams()
+				g.Mu.Unlock()
+			}
+		})
+	})
+}
