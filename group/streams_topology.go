@@ -71,14 +71,14 @@ func (t *Topology) RequiredTopics() []string {
 // Status codes of a StreamsGroupHeartbeat answer (Kafka's
 // StreamsGroupHeartbeatResponse.Status).
 const (
-	StatusStaleTopology           int8 = 0
-	StatusMissingSourceTopics     int8 = 1
-	StatusIncorrectlyPartitioned  int8 = 2
-	StatusMissingInternalTopics   int8 = 3
-	StatusShutdownApplication     int8 = 4
-	StatusAssignmentDelayed       int8 = 5
-	StatusMissingClientTags       int8 = 6
-	statusNone                    int8 = -1
+	StatusStaleTopology          int8 = 0
+	StatusMissingSourceTopics    int8 = 1
+	StatusIncorrectlyPartitioned int8 = 2
+	StatusMissingInternalTopics  int8 = 3
+	StatusShutdownApplication    int8 = 4
+	StatusAssignmentDelayed      int8 = 5
+	StatusMissingClientTags      int8 = 6
+	statusNone                   int8 = -1
 )
 
 // Status is one status of a heartbeat answer.
