@@ -100,6 +100,7 @@ func (sg *StreamsGroup) Heartbeat(req StreamsHeartbeatRequest, topics StreamsTop
 	if req.Topology != nil && sg.Topology != nil && sg.Topology.Epoch <= req.Topology.Epoch && !sg.Topology.equal(req.Topology) {
 		return streamsError(kerr.InvalidRequest, "Topology updates are not supported yet.")
 	}
+	bump := false // the group epoch moves once per heartbeat
 	switch {
 	case req.MemberEpoch == 0:
 		if m == nil && req.InstanceID != nil {
@@ -125,7 +126,7 @@ func (sg *StreamsGroup) Heartbeat(req StreamsHeartbeatRequest, topics StreamsTop
 			m = &StreamsMember{ID: req.MemberID, State: MemberStable, Assigned: emptyTaskSet(), Revoking: emptyTaskSet()}
 			sg.Members[m.ID] = m
 			res.Events = append(res.Events, Event{Type: MemberJoined, Member: m.ID, Detail: "streams"})
-			sg.NextEpoch()
+			bump = true
 		}
 		if m.Epoch == StreamsLeaveStaticEpoch {
 			m.Epoch = 0
@@ -145,7 +146,7 @@ func (sg *StreamsGroup) Heartbeat(req StreamsHeartbeatRequest, topics StreamsTop
 		case sg.Topology == nil:
 			sg.Topology = req.Topology
 			sg.Configured = nil
-			sg.NextEpoch()
+			bump = true
 		case sg.Topology.Epoch > req.Topology.Epoch:
 			// a stale member: it is told so below
 		}
@@ -171,8 +172,8 @@ func (sg *StreamsGroup) Heartbeat(req StreamsHeartbeatRequest, topics StreamsTop
 		m.Endpoint = req.Endpoint
 		sg.EndpointEpoch++
 	}
-	if relevant && req.MemberEpoch != 0 {
-		sg.NextEpoch()
+	if relevant {
+		bump = true
 	}
 	if req.Shutdown && !sg.Shutdown {
 		sg.Shutdown = true
@@ -185,12 +186,15 @@ func (sg *StreamsGroup) Heartbeat(req StreamsHeartbeatRequest, topics StreamsTop
 		seen := sg.Topology.TopicsSeen(topics)
 		if sg.Configured == nil || !maps.Equal(seen, sg.TopicsSeen) {
 			if sg.Configured != nil {
-				sg.NextEpoch()
+				bump = true // the topics changed (Kafka's metadata hash)
 			}
 			sg.TopicsSeen = seen
 			sg.Configured = Configure(sg.Topology, topics)
 		}
 		res.Create = slices.Clone(sg.Configured.Create)
+	}
+	if bump {
+		sg.NextEpoch()
 	}
 
 	delayed := false
