@@ -20,10 +20,23 @@ func (g *Group) StreamsMember(id string) *StreamsMember {
 	return g.Streams.Members[id]
 }
 
+// StreamsHost is what streams groups need of the host beyond Host: the
+// group's streams.session.timeout.ms and the topic metadata.
+type StreamsHost interface {
+	StreamsSessionTimeout(group string) time.Duration
+	StreamsTopics() StreamsTopics
+}
+
+func (g *Group) streamsHost() StreamsHost {
+	sh, _ := g.s.host.(StreamsHost)
+	return sh
+}
+
 // StreamsGroup returns g's streams state, rebuilding it from the last
-// record after a coordinator load; members get fresh session timers of
-// session (streams.session.timeout.ms). Callers hold g.Mu.
-func (g *Group) StreamsGroup(session time.Duration) *StreamsGroup {
+// record after a coordinator load: members get fresh session timers
+// (streams.session.timeout.ms) and the topology is validated against the
+// topics again. Callers hold g.Mu.
+func (g *Group) StreamsGroup() *StreamsGroup {
 	g.Ready()
 	if g.Streams != nil || g.StreamsMeta == nil {
 		return g.Streams
@@ -34,8 +47,16 @@ func (g *Group) StreamsGroup(session time.Duration) *StreamsGroup {
 		return nil
 	}
 	sg := RestoreStreamsGroup(r)
+	sh := g.streamsHost()
+	if sh == nil {
+		return nil
+	}
 	for _, id := range slices.Sorted(maps.Keys(sg.Members)) {
-		g.TouchStreamsMember(sg.Members[id], session)
+		g.TouchStreamsMember(sg.Members[id], sh.StreamsSessionTimeout(g.ID))
+	}
+	if sg.Topology != nil {
+		topics := sh.StreamsTopics()
+		sg.TopicsSeen, sg.Configured = sg.Topology.TopicsSeen(topics), Configure(sg.Topology, topics)
 	}
 	sg.Persisted, _ = json.Marshal(sg.Record())
 	g.Streams = sg

@@ -64,6 +64,8 @@ var Supported = []APIRange{
 	{Key: 69, Min: 0, Max: 1}, // ConsumerGroupDescribe
 	{Key: 74, Min: 0, Max: 1}, // ListConfigResources
 	{Key: 75, Min: 0, Max: 0}, // DescribeTopicPartitions
+	{Key: 88, Min: 0, Max: 1}, // StreamsGroupHeartbeat
+	{Key: 89, Min: 0, Max: 1}, // StreamsGroupDescribe
 }
 
 // Unadvertised are API keys the broker answers but leaves out of

@@ -13,5 +13,6 @@ func (c *Cluster) groupConfig(id string) grp.Config {
 	gc := grp.DefaultConfig()
 	gc.ConsumerSessionTimeout = c.cfg.ConsumerGroupSessionTimeout
 	gc.ConsumerHeartbeatInterval = c.cfg.ConsumerGroupHeartbeatInterval
+	c.streamsDefaults(&gc)
 	return gc
 }
