@@ -143,12 +143,13 @@ func Configure(t *Topology, topics StreamsTopics) *ConfiguredTopology {
 		return ct
 	}
 	decided := map[string]int{}
+	// Internal topics count as the topology decides (an existing one with
+	// another count is reported below), other topics as they are.
 	count := func(n string) (int, bool) {
-		if p, ok := topics.Partitions(n); ok {
+		if p, ok := decided[n]; ok {
 			return p, true
 		}
-		p, ok := decided[n]
-		return p, ok
+		return topics.Partitions(n)
 	}
 	if err := decideRepartition(t, count, decided); err != nil {
 		ct.Status = &err.Status
@@ -216,8 +217,8 @@ func decideRepartition(t *Topology, count func(string) (int, bool), decided map[
 		for _, ti := range s.RepartitionSourceTopics {
 			if ti.Partitions > 0 {
 				decided[ti.Name] = int(ti.Partitions)
-			} else if _, ok := count(ti.Name); !ok {
-				pending = append(pending, ti)
+			} else {
+				pending = append(pending, ti) // even when it exists: it must have this count
 			}
 		}
 	}
