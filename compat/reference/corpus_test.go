@@ -32,6 +32,8 @@ type corpusEnv struct {
 	epoch    int16
 	memberID string
 	member   int32 // its epoch
+	// streamsEpoch is the corpus's streams group member's epoch.
+	streamsEpoch int32
 
 	logDir       string // broker 1's, as DescribeLogDirs names it
 	subscription int32  // the telemetry client's subscription id
