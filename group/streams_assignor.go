@@ -2,21 +2,23 @@ package group
 
 // The sticky task assignor of streams groups, with Kafka 4.4's rules:
 //
-//   - stateful active tasks are placed first, then stateless ones, each
-//     kind balanced on its own: a quota of ceil(tasks/members) per member;
+//   - active tasks, stateful or not, are balanced with a quota of
+//     ceil(tasks/members) per member (recomputed as members fill up);
 //   - a task stays with its previous active owner while that member is
 //     below the quota, else goes to a previous standby holder (the least
 //     loaded one) below the quota;
 //   - the rest go, by subtopology then partition, to the least loaded
-//     process (tasks per member; ties: fewer stateless active tasks), and
-//     within it to the member with the fewest tasks;
+//     process (tasks per member), and within it to the member with the
+//     fewest tasks;
 //   - each stateful task gets num.standby.replicas standbys on processes
-//     that do not hold it yet: previous standby holders first, then the
-//     least loaded processes. A task never has an active and a standby in
-//     one process.
+//     that do not hold it yet: its previous active owner first, then its
+//     previous standby holders, then the least loaded processes. A task
+//     never has an active and a standby in one process.
 //
-// Ties the Java assignor leaves to hash order are broken by id here, so
-// an assignment is a function of its input.
+// Kafka 4.4 hands out no warm-up tasks: its assignment refiner returns
+// the assignor's target as is. Ties the Java assignor leaves to hash
+// order are broken by id here, so an assignment is a function of its
+// input.
 
 import (
 	"cmp"
@@ -36,12 +38,11 @@ type taskID struct {
 }
 
 type processLoad struct {
-	id        string
-	members   []string // sorted
-	counts    map[string]int
-	total     int
-	stateless int
-	tasks     map[taskID]bool // active or standby in this process
+	id      string
+	members []string // sorted
+	counts  map[string]int
+	total   int
+	tasks   map[taskID]bool // active or standby in this process
 }
 
 func (pl *processLoad) load() float64 { return float64(pl.total) / float64(len(pl.members)) }
@@ -70,14 +71,13 @@ type stickyState struct {
 	out      map[string]TaskSet
 	// quotas as Kafka keeps them: a member reaching the quota leaves the
 	// pool and the quota is recomputed for the others.
-	statefulQ, statefulLeft, statefulMembers int
-	activeQ, activeLeft, activeMembers       int
-	totalQ, totalLeft, totalMembers          int
-	prevActive                               map[taskID]string
-	prevStandby                              map[taskID][]string
+	activeQ, activeLeft, activeMembers int
+	totalQ, totalLeft, totalMembers    int
+	prevActive                         map[taskID]string
+	prevStandby                        map[taskID][]string
 }
 
-func (st *stickyState) add(member string, t taskID, active, stateful bool) int {
+func (st *stickyState) add(member string, t taskID, active bool) int {
 	pl := st.memberPr[member]
 	pl.counts[member]++
 	pl.total++
@@ -85,18 +85,10 @@ func (st *stickyState) add(member string, t taskID, active, stateful bool) int {
 	ts := st.out[member]
 	if active {
 		ts.Active.Add(t.sub, t.p)
-		if !stateful {
-			pl.stateless++
-		}
 	} else {
 		ts.Standby.Add(t.sub, t.p)
 	}
 	n := pl.counts[member]
-	if active && stateful && n == st.statefulQ {
-		st.statefulMembers--
-		st.statefulLeft -= n
-		st.statefulQ = quotaOf(st.statefulLeft, st.statefulMembers)
-	}
 	if active && n == st.activeQ {
 		st.activeMembers--
 		st.activeLeft -= n
@@ -111,8 +103,8 @@ func (st *stickyState) add(member string, t taskID, active, stateful bool) int {
 }
 
 // leastLoadedProcess is the process with the lowest load that accepts;
-// ties: fewer stateless active tasks, then id.
-func (st *stickyState) leastLoadedProcess(accept func(*processLoad) bool, byStateless bool) *processLoad {
+// ties: the first by id.
+func (st *stickyState) leastLoadedProcess(accept func(*processLoad) bool) *processLoad {
 	var best *processLoad
 	for _, pl := range st.order {
 		if !accept(pl) {
@@ -122,7 +114,7 @@ func (st *stickyState) leastLoadedProcess(accept func(*processLoad) bool, byStat
 			best = pl
 			continue
 		}
-		if c := cmp.Compare(pl.load(), best.load()); c < 0 || c == 0 && byStateless && pl.stateless < best.stateless {
+		if pl.load() < best.load() {
 			best = pl
 		}
 	}
@@ -182,13 +174,11 @@ func AssignStreamsTasks(members []AssignMember, ct *ConfiguredTopology, numStand
 		}
 	}
 	n := len(members)
-	st.statefulLeft, st.statefulMembers, st.statefulQ = nStateful, n, quotaOf(nStateful, n)
 	st.activeLeft, st.activeMembers, st.activeQ = nActive, n, quotaOf(nActive, n)
 	total := nActive + nStateful*numStandby
 	st.totalLeft, st.totalMembers, st.totalQ = total, n, quotaOf(total, n)
 
-	st.assignActive(slices.Clone(stateful), true)
-	st.assignActive(stateless, false)
+	st.assignActive(append(slices.Clone(stateful), stateless...))
 	if numStandby > 0 {
 		st.assignStandby(stateful, numStandby)
 	}
@@ -205,22 +195,18 @@ func mapKeys[V any](m map[string]V) func(func(string) bool) {
 	}
 }
 
-func (st *stickyState) underActiveQuota(member string, stateful bool) bool {
-	q := st.activeQ
-	if stateful {
-		q = st.statefulQ
-	}
-	return st.memberPr[member].counts[member] < q
+func (st *stickyState) underActiveQuota(member string) bool {
+	return st.memberPr[member].counts[member] < st.activeQ
 }
 
-func (st *stickyState) assignActive(tasks []taskID, stateful bool) {
+func (st *stickyState) assignActive(tasks []taskID) {
 	byPartition := func(a, b taskID) int { return cmp.Or(cmp.Compare(a.p, b.p), cmp.Compare(a.sub, b.sub)) }
 	slices.SortFunc(tasks, byPartition)
 	rest := tasks[:0:0]
 	// 1. previous active owners, while below the quota
 	for _, t := range tasks {
-		if m, ok := st.prevActive[t]; ok && st.memberPr[m] != nil && st.underActiveQuota(m, stateful) {
-			st.add(m, t, true, stateful)
+		if m, ok := st.prevActive[t]; ok && st.memberPr[m] != nil && st.underActiveQuota(m) {
+			st.add(m, t, true)
 			continue
 		}
 		rest = append(rest, t)
@@ -228,8 +214,8 @@ func (st *stickyState) assignActive(tasks []taskID, stateful bool) {
 	// 2. previous standby holders, the least loaded one
 	tasks, rest = rest, nil
 	for _, t := range tasks {
-		if m := st.prevMemberWithLeastLoad(t, false); m != "" && st.underActiveQuota(m, stateful) {
-			st.add(m, t, true, stateful)
+		if m := st.prevMemberWithLeastLoad(t, false); m != "" && st.underActiveQuota(m) {
+			st.add(m, t, true)
 			continue
 		}
 		rest = append(rest, t)
@@ -237,8 +223,8 @@ func (st *stickyState) assignActive(tasks []taskID, stateful bool) {
 	// 3. the rest by subtopology, to the least loaded process
 	slices.SortFunc(rest, func(a, b taskID) int { return cmp.Or(cmp.Compare(a.sub, b.sub), cmp.Compare(a.p, b.p)) })
 	for _, t := range rest {
-		pl := st.leastLoadedProcess(func(*processLoad) bool { return true }, true)
-		st.add(pl.leastLoadedMember(), t, true, stateful)
+		pl := st.leastLoadedProcess(func(*processLoad) bool { return true })
+		st.add(pl.leastLoadedMember(), t, true)
 	}
 }
 
@@ -271,11 +257,17 @@ func (st *stickyState) assignStandby(tasks []taskID, replicas int) {
 	for _, t := range tasks {
 		left := replicas
 		for left > 0 {
+			// the previous active owner keeps the state: it is first
+			if m, ok := st.prevActive[t]; ok && st.memberPr[m] != nil && !st.memberPr[m].tasks[t] && st.memberPr[m].counts[m] < st.totalQ {
+				st.add(m, t, false)
+				left--
+				continue
+			}
 			m := st.prevMemberWithLeastLoad(t, true)
 			if m == "" || st.memberPr[m].counts[m] >= st.totalQ {
 				break
 			}
-			st.add(m, t, false, true)
+			st.add(m, t, false)
 			left--
 		}
 		if left > 0 {
@@ -285,11 +277,11 @@ func (st *stickyState) assignStandby(tasks []taskID, replicas int) {
 	slices.SortFunc(later, func(a, b toAssign) int { return cmp.Or(cmp.Compare(b.t.sub, a.t.sub), cmp.Compare(b.t.p, a.t.p)) })
 	for _, ta := range later {
 		for range ta.left {
-			pl := st.leastLoadedProcess(func(pl *processLoad) bool { return !pl.tasks[ta.t] }, false)
+			pl := st.leastLoadedProcess(func(pl *processLoad) bool { return !pl.tasks[ta.t] })
 			if pl == nil {
 				break // not enough processes for the standbys asked for
 			}
-			st.add(pl.leastLoadedMember(), ta.t, false, true)
+			st.add(pl.leastLoadedMember(), ta.t, false)
 		}
 	}
 }
