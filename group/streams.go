@@ -184,9 +184,11 @@ type StreamsGroup struct {
 	EndpointEpoch int32
 	// Shutdown is set once a member asked the application to shut down.
 	Shutdown bool
-	// DelayUntil is when a new group's first assignment may be computed
-	// (streams.initial.rebalance.delay.ms after its first heartbeat).
-	DelayUntil time.Time
+	// DelayPending is set while a new group waits for its first
+	// assignment, until DelayUntil (streams.initial.rebalance.delay.ms
+	// after its first epoch).
+	DelayPending bool
+	DelayUntil   time.Time
 
 	// Configured is the topology validated against the topics as of
 	// TopicsSeen (not persisted: recomputed after a load).

@@ -170,7 +170,7 @@ func (sg *StreamsGroup) Heartbeat(req StreamsHeartbeatRequest, topics StreamsTop
 	}
 	if req.Endpoint != nil && (m.Endpoint == nil || *m.Endpoint != *req.Endpoint) {
 		m.Endpoint = req.Endpoint
-		sg.EndpointEpoch++
+		sg.bumpEndpoints()
 	}
 	if relevant {
 		bump = true
@@ -193,22 +193,28 @@ func (sg *StreamsGroup) Heartbeat(req StreamsHeartbeatRequest, topics StreamsTop
 		}
 		res.Create = slices.Clone(sg.Configured.Create)
 	}
+	// A new group's first epoch starts streams.initial.rebalance.delay.ms:
+	// its target is empty until the delay passes, then computed at a new
+	// epoch (Kafka's delayed target assignment), whatever came meanwhile.
 	if bump {
 		sg.NextEpoch()
-	}
-
-	delayed := false
-	if sg.AssignmentEpoch < sg.Epoch {
-		if sg.AssignmentEpoch == 0 && set.InitialRebalanceDelay > 0 && sg.Configured.Ready() {
-			if sg.DelayUntil.IsZero() {
-				sg.DelayUntil = set.Now.Add(set.InitialRebalanceDelay)
+		if sg.AssignmentEpoch == 0 && set.InitialRebalanceDelay > 0 && sg.DelayUntil.IsZero() {
+			sg.DelayPending, sg.DelayUntil = true, set.Now.Add(set.InitialRebalanceDelay)
+			sg.Target = map[string]TaskSet{}
+			for id := range sg.Members {
+				sg.Target[id] = emptyTaskSet()
 			}
-			delayed = set.Now.Before(sg.DelayUntil)
+			sg.AssignmentEpoch = sg.Epoch
 		}
-		if !delayed {
-			sg.ComputeTarget(set.NumStandbyReplicas)
-			res.Events = append(res.Events, sg.groupEvent(RebalanceStarted, "new target assignment"))
-		}
+	}
+	delayed := sg.DelayPending && set.Now.Before(sg.DelayUntil)
+	if sg.DelayPending && !delayed {
+		sg.DelayPending = false
+		sg.NextEpoch()
+	}
+	if !delayed && sg.AssignmentEpoch < sg.Epoch {
+		sg.ComputeTarget(set.NumStandbyReplicas)
+		res.Events = append(res.Events, sg.groupEvent(RebalanceStarted, "new target assignment"))
 	}
 	settled := sg.Settled()
 	sg.Reconcile(m, req.Owned)
@@ -216,6 +222,9 @@ func (sg *StreamsGroup) Heartbeat(req StreamsHeartbeatRequest, topics StreamsTop
 		res.Events = append(res.Events, sg.groupEvent(RebalanceCompleted, "every member has its target assignment"))
 	}
 
+	if delayed {
+		res.Statuses = append(res.Statuses, Status{StatusAssignmentDelayed, "Assignment delayed due to the configured initial rebalance delay."})
+	}
 	if sg.Shutdown {
 		res.Statuses = append(res.Statuses, Status{StatusShutdownApplication, "A client requested the shutdown of the whole application."})
 	}
@@ -224,9 +233,6 @@ func (sg *StreamsGroup) Heartbeat(req StreamsHeartbeatRequest, topics StreamsTop
 	}
 	if sg.Topology != nil && m.TopologyEpoch < sg.Topology.Epoch {
 		res.Statuses = append(res.Statuses, Status{StatusStaleTopology, fmt.Sprintf("The member's topology epoch %d is behind the group's topology epoch %d.", m.TopologyEpoch, sg.Topology.Epoch)})
-	}
-	if delayed {
-		res.Statuses = append(res.Statuses, Status{StatusAssignmentDelayed, "Assignment delayed due to the configured initial rebalance delay."})
 	}
 
 	res.Member, res.MemberEpoch = m, m.Epoch
@@ -267,7 +273,7 @@ func (sg *StreamsGroup) Remove(m *StreamsMember) {
 	}
 	delete(sg.Members, m.ID)
 	delete(sg.Target, m.ID)
-	sg.EndpointEpoch++
+	sg.bumpEndpoints()
 	sg.NextEpoch()
 }
 
@@ -281,7 +287,18 @@ func (sg *StreamsGroup) ComputeTarget(numStandby int) {
 	next := AssignStreamsTasks(ms, sg.Configured, numStandby)
 	sg.Target = next
 	sg.AssignmentEpoch = sg.Epoch
-	sg.EndpointEpoch++
+	sg.bumpEndpoints()
+}
+
+// bumpEndpoints moves the endpoint information epoch, when some member has
+// a user endpoint (without one there is no map to send).
+func (sg *StreamsGroup) bumpEndpoints() {
+	for _, m := range sg.Members {
+		if m.Endpoint != nil {
+			sg.EndpointEpoch++
+			return
+		}
+	}
 }
 
 // Settled reports whether every member is at the target assignment's

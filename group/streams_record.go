@@ -16,6 +16,7 @@ type StreamsGroupRecord struct {
 	AssignmentEpoch int32                `json:"assignment_epoch"`
 	EndpointEpoch   int32                `json:"endpoint_epoch"`
 	Shutdown        bool                 `json:"shutdown,omitempty"`
+	DelayPending    bool                 `json:"delay_pending,omitempty"`
 	Topology        *Topology            `json:"topology,omitempty"`
 	Members         []StreamsMemberState `json:"members"`
 }
@@ -48,7 +49,7 @@ func (t *Topology) record() []byte {
 // Record is the group's state as its record holds it.
 func (sg *StreamsGroup) Record() StreamsGroupRecord {
 	r := StreamsGroupRecord{Epoch: sg.Epoch, AssignmentEpoch: sg.AssignmentEpoch, EndpointEpoch: sg.EndpointEpoch,
-		Shutdown: sg.Shutdown, Topology: sg.Topology, Members: []StreamsMemberState{}}
+		Shutdown: sg.Shutdown, DelayPending: sg.DelayPending, Topology: sg.Topology, Members: []StreamsMemberState{}}
 	for _, m := range sg.SortedMembers() {
 		r.Members = append(r.Members, StreamsMemberState{
 			ID: m.ID, ClientID: m.ClientID, ClientHost: m.ClientHost, InstanceID: m.InstanceID, RackID: m.RackID,
@@ -67,6 +68,7 @@ func (sg *StreamsGroup) Record() StreamsGroupRecord {
 func RestoreStreamsGroup(r StreamsGroupRecord) *StreamsGroup {
 	sg := NewStreamsGroup()
 	sg.Epoch, sg.AssignmentEpoch, sg.EndpointEpoch, sg.Shutdown, sg.Topology = r.Epoch, r.AssignmentEpoch, r.EndpointEpoch, r.Shutdown, r.Topology
+	sg.DelayPending = r.DelayPending // the delay's timer is gone with the old coordinator: it ends at once
 	for _, ms := range r.Members {
 		m := &StreamsMember{
 			ID: ms.ID, ClientID: ms.ClientID, ClientHost: ms.ClientHost, InstanceID: ms.InstanceID, RackID: ms.RackID,

@@ -229,18 +229,28 @@ func TestStreamsStaticMember(t *testing.T) {
 	}
 }
 
+// A new group's first epoch starts the initial rebalance delay, as in Kafka
+// 4.4 (compat/reference's streams-group scenario): the member joins at
+// epoch 1 with no tasks and ASSIGNMENT_DELAYED first among the statuses;
+// once the delay passes the target is computed at a new epoch.
 func TestStreamsInitialRebalanceDelay(t *testing.T) {
 	sg, topics := NewStreamsGroup(), readyTopics()
 	t0 := time.Unix(1000, 0)
 	set := StreamsSettings{InitialRebalanceDelay: 3 * time.Second, Now: t0}
 	r := sg.Heartbeat(sjoin("a", "p1"), topics, set)
 	want := []Status{{StatusAssignmentDelayed, "Assignment delayed due to the configured initial rebalance delay."}}
-	if !reflect.DeepEqual(r.Statuses, want) || r.MemberEpoch != 0 || sg.AssignmentEpoch != 0 {
+	if !reflect.DeepEqual(r.Statuses, want) || r.MemberEpoch != 1 || sg.AssignmentEpoch != 1 || r.Assignment.Active.Len() != 0 {
 		t.Fatalf("delayed: %+v", r)
 	}
+	// A second member within the delay joins (epoch 2) but nothing moves.
+	set.Now = t0.Add(time.Second)
+	r = sg.Heartbeat(sjoin("b", "p2"), topics, set)
+	if !reflect.DeepEqual(r.Statuses, want) || r.MemberEpoch != 1 || sg.Epoch != 2 {
+		t.Fatalf("second member in the delay: %+v (group epoch %d)", r, sg.Epoch)
+	}
 	set.Now = t0.Add(3 * time.Second)
-	r = sg.Heartbeat(sbeat("a", 0, active(Tasks{})), topics, set)
-	if len(r.Statuses) != 0 || r.MemberEpoch != 1 || r.Assignment.Active.Len() != 8 {
+	r = sg.Heartbeat(sbeat("a", 1, active(Tasks{})), topics, set)
+	if len(r.Statuses) != 0 || r.MemberEpoch != 3 || sg.AssignmentEpoch != 3 || r.Assignment.Active.Len() != 4 {
 		t.Fatalf("after the delay: %+v", r)
 	}
 }
@@ -263,5 +273,19 @@ func TestStreamsRecordRestore(t *testing.T) {
 	res := back.Heartbeat(sbeat("a", 1, active(all)), topics, StreamsSettings{NumStandbyReplicas: 1})
 	if res.MemberEpoch != 1 || back.Members["a"].State != MemberUnrevokedTasks {
 		t.Fatalf("after restore: %+v", res)
+	}
+}
+
+// Kafka lists missing internal topics in its HashMap's order, as the
+// reference run showed: "st-app-rekey-repartition, st-app-counts-changelog"
+// but "cg-streams-counts-changelog, cg-streams-rekey-repartition".
+func TestStreamsJavaHashOrder(t *testing.T) {
+	for _, c := range [][2][]string{
+		{{"st-app-rekey-repartition", "st-app-counts-changelog"}, {"st-app-rekey-repartition", "st-app-counts-changelog"}},
+		{{"cg-streams-rekey-repartition", "cg-streams-counts-changelog"}, {"cg-streams-counts-changelog", "cg-streams-rekey-repartition"}},
+	} {
+		if got := javaHashOrder(c[0]); !reflect.DeepEqual(got, c[1]) {
+			t.Errorf("javaHashOrder(%v) = %v, want %v", c[0], got, c[1])
+		}
 	}
 }

@@ -178,6 +178,7 @@ func Configure(t *Topology, topics StreamsTopics) *ConfiguredTopology {
 	// Internal topics: create what is missing, refuse what exists with
 	// another partition count.
 	want := map[string]TopicInfo{}
+	var order []string // as Kafka fills its map: by subtopology, repartition topics first
 	for _, s := range t.Subtopologies {
 		for _, ti := range append(slices.Clone(s.RepartitionSourceTopics), s.StateChangelogTopics...) {
 			ti.Partitions = int32(decided[ti.Name])
@@ -190,6 +191,9 @@ func Configure(t *Topology, topics StreamsTopics) *ConfiguredTopology {
 				}
 				continue
 			}
+			if _, ok := want[ti.Name]; !ok {
+				order = append(order, ti.Name)
+			}
 			want[ti.Name] = ti
 		}
 	}
@@ -197,7 +201,7 @@ func Configure(t *Topology, topics StreamsTopics) *ConfiguredTopology {
 		ct.Create = append(ct.Create, want[n])
 	}
 	if len(ct.Create) > 0 {
-		ct.Status = &Status{StatusMissingInternalTopics, "Internal topics are missing: " + summarizeTopics(slices.Sorted(maps.Keys(want)))}
+		ct.Status = &Status{StatusMissingInternalTopics, "Internal topics are missing: " + summarizeTopics(javaHashOrder(order))}
 	}
 	return ct
 }

@@ -31,9 +31,11 @@ const streamsTaskOffsetInterval = 60 * time.Second
 func (cn *conn) handleStreamsGroupHeartbeat(req *kmsg.StreamsGroupHeartbeatRequest) (kmsg.Response, error) {
 	c := cn.b.c
 	resp := req.ResponseKind().(*kmsg.StreamsGroupHeartbeatResponse)
+	resp.Status = []kmsg.StreamsGroupHeartbeatResponseStatus{} // Kafka's answers carry a list, empty on errors too
 	fail := func(err *kerr.Error, msg string) (kmsg.Response, error) {
 		*resp = *req.ResponseKind().(*kmsg.StreamsGroupHeartbeatResponse)
 		resp.ErrorCode, resp.ErrorMessage = err.Code, &msg
+		resp.Status = []kmsg.StreamsGroupHeartbeatResponseStatus{}
 		return resp, nil
 	}
 	if !cn.allowedGroup(authorizer.OpRead, req.Group) {
@@ -111,7 +113,6 @@ func (cn *conn) handleStreamsGroupHeartbeat(req *kmsg.StreamsGroupHeartbeatReque
 	if !res.Left {
 		resp.HeartbeatIntervalMillis = int32(gc.StreamsHeartbeatInterval.Milliseconds())
 		resp.AcceptableRecoveryLag = gc.StreamsAcceptableRecoveryLag
-		resp.AcceptableRecoveryLagLegacy = int32(min(gc.StreamsAcceptableRecoveryLag, 1<<31-1))
 		resp.TaskOffsetIntervalMillis = int32(streamsTaskOffsetInterval.Milliseconds())
 		for _, s := range res.Statuses {
 			rs := kmsg.NewStreamsGroupHeartbeatResponseStatus()
@@ -138,7 +139,7 @@ func (cn *conn) handleStreamsGroupHeartbeat(req *kmsg.StreamsGroupHeartbeatReque
 		g.RevertStreams()
 		g.Mu.Unlock()
 		*resp = *req.ResponseKind().(*kmsg.StreamsGroupHeartbeatResponse)
-		resp.ErrorCode = code
+		resp.ErrorCode, resp.Status = code, []kmsg.StreamsGroupHeartbeatResponseStatus{}
 	}
 	return resp, nil
 }
