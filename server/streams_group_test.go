@@ -132,6 +132,20 @@ func TestStreamsGroupHeartbeatAnswers(t *testing.T) {
 		}
 	}
 
+	// Events: the member joined (a streams member), the internal topics
+	// were created.
+	evs := c.Events(0)
+	joined, created := false, 0
+	for _, e := range evs {
+		joined = joined || e.Type == EventGroupMemberJoined && e.Group == "app" && e.Member == "m1" && e.Detail == "streams"
+		if e.Type == EventTopicCreated && (e.Topic == "app-rekey-repartition" || e.Topic == "app-count-changelog") {
+			created++
+		}
+	}
+	if !joined || created != 2 {
+		t.Fatalf("events: joined %v, internal topics created %d", joined, created)
+	}
+
 	second := sc.beat("m1", 1, first.EndpointInformationEpoch, []kmsg.TaskIDs{})
 	wantActive := []kmsg.TaskIDs{{SubtopologyID: "0", Partitions: []int32{0, 1, 2}}, {SubtopologyID: "1", Partitions: []int32{0, 1, 2}}}
 	if second.ErrorCode != 0 || second.MemberEpoch != 2 || len(second.Status) != 0 || !reflect.DeepEqual(stripTags(second.ActiveTasks), wantActive) {
