@@ -13,6 +13,8 @@ import (
 // coordinator validates a topology against the topics (the statuses), the
 // internal topics it creates, and its first assignment of two members.
 func init() {
+	acceptedDifferences["streams group: a second member (another process) joins the ready topology; the first assignment once both are stable"] =
+		"both processes get one task each, balanced the same way; which one gets the first task when their loads are equal is Kafka's PriorityQueue/HashMap order, not traced yet (fakekafka picks the process with the lowest id)"
 	scenarios = append(scenarios, scenario{
 		name: "streams-group",
 		rows: []string{
@@ -25,14 +27,17 @@ func init() {
 			members := map[string]*streamsMember{"m1": {id: "m1", process: "p1"}, "m2": {id: "m2", process: "p2"}}
 			m1, m2 := members["m1"], members["m2"]
 			var first []string
-			first = append(first, m1.beat(r, coord, group))
+			first = append(first, m1.beat(r, &coord, group))
 			r.create("st-in", nil)
 			// The coordinator sees the topic at its next heartbeat.
 			var second string
 			r.waitFor("a status other than MISSING_SOURCE_TOPICS", func() bool {
-				second = m1.beat(r, coord, group)
+				second = m1.beat(r, &coord, group)
 				return !strings.Contains(second, "MISSING_SOURCE_TOPICS")
 			})
+			// Whether the initial delay (3 s) is still on by now depends on
+			// how fast the topic was made: left out.
+			second = strings.Replace(second, `ASSIGNMENT_DELAYED("Assignment delayed due to the configured initial rebalance delay."), `, "", 1)
 			first = append(first, second)
 			internal := []string{"st-app-rekey-repartition", "st-app-counts-changelog"}
 			r.waitFor("the internal topics", func() bool {
@@ -50,13 +55,16 @@ func init() {
 
 			// m2 joins; both heartbeat (with what they own) until the
 			// group is stable with every task placed.
-			m2.beat(r, coord, group)
+			m2.beat(r, &coord, group)
+			m1.stable, m2.stable = true, true
 			var last []string
 			r.waitFor("a stable streams group", func() bool {
-				last = []string{m1.beat(r, coord, group), m2.beat(r, coord, group)}
+				last = []string{m1.beat(r, &coord, group), m2.beat(r, &coord, group)}
 				d := r.describeStreams(coord, group)
 				return strings.HasPrefix(d, "Stable") && m1.tasks() != "-" && m2.tasks() != "-"
 			})
+			// Epochs depend on when the delay's end meets the heartbeats:
+			// only the statuses, the tasks and the state are compared.
 			return []string{
 				strings.Join(first, "; "),
 				fmt.Sprintf("%s; m1 %s; m2 %s; %s", strings.Join(last, "; "), m1.tasks(), m2.tasks(), r.describeStreams(coord, group)),
@@ -70,6 +78,7 @@ type streamsMember struct {
 	id, process string
 	epoch       int32
 	joined      bool
+	stable      bool // summaries leave the epoch out
 	active      []kmsg.TaskIDs
 	standby     []kmsg.TaskIDs
 }
@@ -96,7 +105,7 @@ func streamsCountTopology() *kmsg.StreamsGroupHeartbeatRequestTopology {
 
 // beat sends one heartbeat (the join with the topology first) and
 // summarises the answer: error, member epoch, statuses, tasks when sent.
-func (m *streamsMember) beat(r *run, coord int32, group string) string {
+func (m *streamsMember) beat(r *run, coord *int32, group string) string {
 	r.Helper()
 	req := kmsg.NewPtrStreamsGroupHeartbeatRequest()
 	req.Group, req.MemberID, req.MemberEpoch, req.RebalanceTimeoutMillis = group, m.id, m.epoch, -1
@@ -109,7 +118,11 @@ func (m *streamsMember) beat(r *run, coord int32, group string) string {
 	}
 	var resp *kmsg.StreamsGroupHeartbeatResponse
 	r.waitFor("a streams heartbeat answer", func() bool {
-		resp = r.do(coord, req).(*kmsg.StreamsGroupHeartbeatResponse)
+		resp = r.do(*coord, req).(*kmsg.StreamsGroupHeartbeatResponse)
+		if resp.ErrorCode == kerr.NotCoordinator.Code { // a new __consumer_offsets settles
+			*coord = r.coordinator(group)
+			return false
+		}
 		return resp.ErrorCode != kerr.CoordinatorLoadInProgress.Code && resp.ErrorCode != kerr.CoordinatorNotAvailable.Code
 	})
 	if resp.ErrorCode != 0 {
@@ -126,6 +139,9 @@ func (m *streamsMember) beat(r *run, coord int32, group string) string {
 	var st []string
 	for _, s := range resp.Status {
 		st = append(st, fmt.Sprintf("%s(%q)", streamsStatusName(s.StatusCode), s.StatusDetail))
+	}
+	if m.stable {
+		return fmt.Sprintf("%s status [%s]", m.id, strings.Join(st, ", "))
 	}
 	return fmt.Sprintf("%s epoch %d interval %d status [%s]", m.id, resp.MemberEpoch, resp.HeartbeatIntervalMillis, strings.Join(st, ", "))
 }
@@ -184,8 +200,12 @@ func (r *run) describeStreams(coord int32, group string) string {
 	}
 	var ms []string
 	for _, m := range g.Members {
-		ms = append(ms, fmt.Sprintf("%s@%d", m.MemberID, m.MemberEpoch))
+		at := "at"
+		if m.MemberEpoch != g.AssignmentEpoch {
+			at = "behind"
+		}
+		ms = append(ms, fmt.Sprintf("%s %s", m.MemberID, at))
 	}
 	slices.Sort(ms)
-	return fmt.Sprintf("%s epoch %d assignment epoch %d, members %s", g.State, g.Epoch, g.AssignmentEpoch, strings.Join(ms, " "))
+	return fmt.Sprintf("%s, group epoch = assignment epoch: %v, members %s the assignment epoch", g.State, g.Epoch == g.AssignmentEpoch, strings.Join(ms, ", "))
 }
