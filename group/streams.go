@@ -232,14 +232,12 @@ func (sg *StreamsGroup) SortedMembers() []*StreamsMember {
 }
 
 // CheckStreamsMemberEpoch validates a streams member's OffsetCommit or
-// TxnOffsetCommit: the epoch must be its current one; an older one is
-// STALE_MEMBER_EPOCH, a newer one FENCED_MEMBER_EPOCH.
+// TxnOffsetCommit: the epoch must be its current one, any other is
+// STALE_MEMBER_EPOCH (Kafka 4.4 answers that for a newer epoch too, as the
+// reference corpus showed).
 func CheckStreamsMemberEpoch(m *StreamsMember, epoch int32) int16 {
-	switch {
-	case epoch < m.Epoch:
+	if epoch != m.Epoch {
 		return kerr.StaleMemberEpoch.Code
-	case epoch > m.Epoch:
-		return kerr.FencedMemberEpoch.Code
 	}
 	return 0
 }

@@ -3,8 +3,8 @@ package server
 // Offset commits of streams group members: a Kafka Streams client's
 // consumer commits (OffsetCommit, or TxnOffsetCommit under
 // exactly_once_v2) with its member id and member epoch, which must be its
-// current one (STALE_MEMBER_EPOCH for an older, FENCED_MEMBER_EPOCH for a
-// newer one); an unknown member of a streams group is UNKNOWN_MEMBER_ID.
+// current one (STALE_MEMBER_EPOCH otherwise, older or newer, as Kafka
+// 4.4); an unknown member of a streams group is UNKNOWN_MEMBER_ID.
 // A commit without a member (an admin's offset reset) is allowed while
 // the group has no members.
 

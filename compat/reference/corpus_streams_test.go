@@ -89,6 +89,34 @@ func streamsGroupCases(versions map[int16][2]int16) []corpusCase {
 	for _, v := range versionsOf(versions, kmsg.StreamsGroupDescribe) {
 		out = append(out, corpusCase{name: fmt.Sprintf("StreamsGroupDescribe/v%d-one-member", v), group: g, req: describe(v)})
 	}
+	commit := func(delta int32) func(e *corpusEnv) kmsg.Request {
+		return func(e *corpusEnv) kmsg.Request {
+			req := at(9, kmsg.NewPtrOffsetCommitRequest())
+			req.Group, req.MemberID, req.Generation = g, member, e.streamsEpoch+delta
+			rt := kmsg.NewOffsetCommitRequestTopic()
+			rt.Topic = "corpus"
+			rp := kmsg.NewOffsetCommitRequestTopicPartition()
+			rp.Partition, rp.Offset = 1, 3
+			rt.Partitions = append(rt.Partitions, rp)
+			req.Topics = append(req.Topics, rt)
+			return req
+		}
+	}
+	out = append(out,
+		corpusCase{name: "DescribeGroups/streams-group", group: g, req: func(*corpusEnv) kmsg.Request {
+			req := at(5, kmsg.NewPtrDescribeGroupsRequest())
+			req.Groups = []string{g}
+			return req
+		}},
+		corpusCase{name: "ListGroups/streams-type", group: g, req: func(*corpusEnv) kmsg.Request {
+			req := at(5, kmsg.NewPtrListGroupsRequest())
+			req.TypesFilter = []string{"streams"}
+			return req
+		}},
+		corpusCase{name: "OffsetCommit/streams-member-epoch-ahead", group: g, req: commit(1)},
+		corpusCase{name: "OffsetCommit/streams-member-epoch-behind", group: g, req: commit(-1)},
+		corpusCase{name: "OffsetCommit/streams-member", group: g, req: commit(0)},
+	)
 	return append(out,
 		corpusCase{name: "StreamsGroupHeartbeat/leave", group: g,
 			req: heartbeat(newest, func(e *corpusEnv, req *kmsg.StreamsGroupHeartbeatRequest) { req.MemberEpoch = -1 })},
