@@ -289,3 +289,77 @@ func TestStreamsJavaHashOrder(t *testing.T) {
 		}
 	}
 }
+
+// A member asking for a shutdown: every member's next answer says
+// SHUTDOWN_APPLICATION. A member with an older topology is told it is
+// stale; another topology at the same epoch is refused.
+func TestStreamsShutdownAndTopologyEpochs(t *testing.T) {
+	sg, topics := NewStreamsGroup(), readyTopics()
+	sg.Heartbeat(sjoin("a", "p1"), topics, noDelay)
+	sg.Heartbeat(sjoin("b", "p2"), topics, noDelay)
+
+	other := sjoin("c", "p3")
+	other.Topology.Subtopologies[0].SourceTopics = []string{"elsewhere"}
+	if r := sg.Heartbeat(other, topics, noDelay); r.Code != kerr.InvalidRequest.Code || r.Message != "Topology updates are not supported yet." || sg.Members["c"] != nil {
+		t.Fatalf("another topology: %+v", r)
+	}
+	newer := sjoin("d", "p4")
+	newer.Topology.Epoch = 1
+	newer.Topology.Subtopologies[0].SourceTopics = []string{"elsewhere"}
+	if r := sg.Heartbeat(newer, topics, noDelay); r.Code != kerr.InvalidRequest.Code {
+		t.Fatalf("a newer topology: %+v", r)
+	}
+
+	// The group's topology is at epoch 0; a member at epoch 0 is current.
+	// Make the group's newer to see a stale member.
+	sg.Topology.Epoch = 2
+	stale := sbeat("a", sg.Members["a"].Epoch, sg.Members["a"].Assigned)
+	r := sg.Heartbeat(stale, topics, noDelay)
+	want := []Status{{StatusStaleTopology, "The member's topology epoch 0 is behind the group's topology epoch 2."}}
+	if !reflect.DeepEqual(r.Statuses, want) {
+		t.Fatalf("stale topology: %+v", r.Statuses)
+	}
+	sg.Topology.Epoch = 0
+
+	shut := sbeat("b", sg.Members["b"].Epoch, sg.Members["b"].Assigned)
+	shut.Shutdown = true
+	r = sg.Heartbeat(shut, topics, noDelay)
+	want = []Status{{StatusShutdownApplication, "A client requested the shutdown of the whole application."}}
+	if !reflect.DeepEqual(r.Statuses, want) {
+		t.Fatalf("shutdown asked: %+v", r.Statuses)
+	}
+	if r := sg.Heartbeat(sbeat("a", sg.Members["a"].Epoch, sg.Members["a"].Assigned), topics, noDelay); !reflect.DeepEqual(r.Statuses, want) {
+		t.Fatalf("shutdown told to the others: %+v", r.Statuses)
+	}
+}
+
+// A static member leaving for now (-2) keeps its tasks: nobody else gets
+// them; removed (its session ended), they move at a new epoch.
+func TestStreamsStaticLeaveKeepsTasks(t *testing.T) {
+	sg, topics := NewStreamsGroup(), readyTopics()
+	inst := "i-a"
+	ja := sjoin("a", "p1")
+	ja.InstanceID = &inst
+	sg.Heartbeat(ja, topics, noDelay)
+	sg.Heartbeat(sjoin("b", "p2"), topics, noDelay)
+	a := sg.Heartbeat(sbeat("a", 1, active(tasks("0", ps(0, 1, 2, 3), "1", ps(0, 1, 2, 3)))), topics, noDelay)
+	a = sg.Heartbeat(sbeat("a", 1, *a.Assignment), topics, noDelay)
+	sg.Heartbeat(sbeat("b", 2, active(Tasks{})), topics, noDelay)
+	if a.MemberEpoch != 2 || sg.State() != "Stable" {
+		t.Fatalf("setup: a at %d, state %s", a.MemberEpoch, sg.State())
+	}
+	epoch := sg.Epoch
+	r := sg.Heartbeat(StreamsHeartbeatRequest{Group: "app", MemberID: "a", MemberEpoch: -2, InstanceID: &inst}, topics, noDelay)
+	if r.Code != 0 || sg.Epoch != epoch || sg.Members["a"].Epoch != -2 || sg.Target["a"].Active.Len() != 4 {
+		t.Fatalf("static leave: %+v, epoch %d->%d", r, epoch, sg.Epoch)
+	}
+	b := sg.Heartbeat(sbeat("b", 2, sg.Members["b"].Assigned), topics, noDelay)
+	if b.Assignment != nil || sg.Members["b"].Assigned.Active.Len() != 4 {
+		t.Fatalf("b took a's tasks: %+v", b.Assignment)
+	}
+	sg.Remove(sg.Members["a"]) // its session ended
+	b = sg.Heartbeat(sbeat("b", 2, sg.Members["b"].Assigned), topics, noDelay)
+	if b.MemberEpoch != 3 || b.Assignment.Active.Len() != 8 {
+		t.Fatalf("after a's session: epoch %d tasks %v", b.MemberEpoch, b.Assignment)
+	}
+}
