@@ -306,3 +306,43 @@ func TestStreamsGroupSurvivesCoordinatorCrash(t *testing.T) {
 		return ok && gs.State == "Empty" && len(gs.Members) == 0
 	})
 }
+
+// DeleteGroups: a streams group with members is NON_EMPTY_GROUP; once its
+// member left it is deleted, its record with it (not back after a crash).
+func TestStreamsGroupDelete(t *testing.T) {
+	c := NewTestCluster(t, Config{StreamsGroupInitialRebalanceDelay: -1})
+	if err := c.CreateTopic("input", 1, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	sc := streamsClient{t, newClient(t, c), "app"}
+	sc.join("m1", "p1", nil)
+	del := func() int16 {
+		req := kmsg.NewPtrDeleteGroupsRequest()
+		req.Groups = []string{"app"}
+		resp, err := req.RequestWith(testContext(t), sc.cl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.Groups[0].ErrorCode
+	}
+	if code := del(); code != kerr.NonEmptyGroup.Code {
+		t.Fatalf("delete with a member: %v", errorName(code))
+	}
+	if r := sc.beat("m1", -1, 0, nil); r.ErrorCode != 0 || r.MemberEpoch != -1 {
+		t.Fatalf("leave: %+v", r)
+	}
+	if code := del(); code != 0 {
+		t.Fatalf("delete: %v", errorName(code))
+	}
+	coord, _ := c.coordinatorOf("app")
+	if err := c.StopBroker(coord, StopCrash); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 20*time.Second, "a new coordinator", func() bool {
+		_, code := c.coordinatorOf("app")
+		return code == 0
+	})
+	if _, ok := c.Group("app"); ok {
+		t.Fatal("the deleted group is back after a failover")
+	}
+}
