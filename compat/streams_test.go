@@ -162,6 +162,7 @@ func TestKafkaStreamsCountExactlyOnce(t *testing.T) {
 	c := server.NewTestCluster(t, server.Config{
 		StreamsGroupHeartbeatInterval:     300 * time.Millisecond,
 		StreamsGroupInitialRebalanceDelay: 500 * time.Millisecond,
+		StreamsGroupNumStandbyReplicas:    1, // the count's state gets a standby on another instance
 	})
 	for _, name := range []string{"words", "counts"} {
 		if err := c.CreateTopic(name, 3, 3, nil); err != nil {
@@ -200,17 +201,21 @@ func TestKafkaStreamsCountExactlyOnce(t *testing.T) {
 	app.send("start s3 7003")
 	produce(100)
 	app.waitState(90*time.Second, "RUNNING", "s2", "s3")
-	waitFor(t, 60*time.Second, "three members with tasks each", func() bool {
+	waitFor(t, 60*time.Second, "three members with tasks each, and the count's standbys", func() bool {
 		gs, ok := c.Group("wordcount")
 		if !ok || gs.State != "Stable" || len(gs.Members) != 3 {
 			return false
 		}
+		standbys := 0
 		for _, m := range gs.Members {
 			if len(m.Streams.Tasks.Active) == 0 {
 				return false
 			}
+			for _, ps := range m.Streams.Tasks.Standby {
+				standbys += len(ps)
+			}
 		}
-		return true
+		return standbys == 3 // one per task of the stateful subtopology (3 partitions)
 	})
 	produce(200)
 
@@ -298,6 +303,7 @@ func TestKafkaStreamsCountExactlyOnce(t *testing.T) {
 		t.Fatalf("list: %v", got)
 	}
 	desc := streamsAdmin(t, java, bootstrap, "describe", "wordcount")
+	// (One instance: no other process for the standbys.)
 	if len(desc) != 2 || !strings.HasPrefix(desc[0], "DESCRIBE Stable ") || !strings.HasSuffix(desc[0], " 1") ||
 		!strings.HasSuffix(desc[1], " 0:0,1,2;1:0,1,2 -") {
 		t.Fatalf("describe: %v", desc)
