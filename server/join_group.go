@@ -81,6 +81,9 @@ func (cn *conn) joinGroup(groupID string, r grp.JoinRequest) (grp.JoinResult, bo
 	case g == nil:
 		return grp.JoinError(kerr.UnknownMemberID.Code, r.MemberID), true
 	}
+	if code := convertEmptyStreamsGroup(g); code != 0 {
+		return grp.JoinError(code, ""), true
+	}
 	g.Mu.Lock()
 	g.Ready()
 	if g.State != grp.Dead {

@@ -41,3 +41,30 @@ func streamsMembers(g *group) int {
 	}
 	return 0
 }
+
+// convertEmptyStreamsGroup is what a classic JoinGroup does to a streams
+// group, as Kafka 4.4: one with members refuses it
+// (INCONSISTENT_GROUP_PROTOCOL); an empty one is converted to a classic
+// group, its streams record deleted first.
+func convertEmptyStreamsGroup(g *group) int16 {
+	g.WriteMu.Lock()
+	defer g.WriteMu.Unlock()
+	g.Mu.Lock()
+	sg := g.StreamsGroup()
+	switch {
+	case sg == nil:
+		g.Mu.Unlock()
+		return 0
+	case len(sg.Members) > 0:
+		g.Mu.Unlock()
+		return kerr.InconsistentGroupProtocol.Code
+	}
+	g.Mu.Unlock()
+	if code := g.Write([]grp.CoordinatorRecord{{Key: grp.RecordKey{Kind: grp.StreamsKind, Group: g.ID}}}); code != 0 {
+		return code
+	}
+	g.Mu.Lock()
+	g.Streams = nil
+	g.Mu.Unlock()
+	return 0
+}

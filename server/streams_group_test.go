@@ -328,6 +328,14 @@ func TestStreamsGroupDelete(t *testing.T) {
 	if code := del(); code != kerr.NonEmptyGroup.Code {
 		t.Fatalf("delete with a member: %v", errorName(code))
 	}
+	// A classic member may not join it (Kafka 4.4's answer).
+	join := kmsg.NewPtrJoinGroupRequest()
+	join.Version, join.Group, join.MemberID, join.ProtocolType = 9, "app", "classic", "consumer"
+	join.SessionTimeoutMillis, join.RebalanceTimeoutMillis = 10000, 10000
+	join.Protocols = []kmsg.JoinGroupRequestProtocol{{Name: "range", Metadata: []byte{0, 3, 0, 0, 0, 0, 0, 0, 0, 0}}}
+	if r, err := join.RequestWith(testContext(t), sc.cl); err != nil || r.ErrorCode != kerr.InconsistentGroupProtocol.Code || r.MemberID != "" {
+		t.Fatalf("classic join of a streams group: %v %+v", err, r)
+	}
 	if r := sc.beat("m1", -1, 0, nil); r.ErrorCode != 0 || r.MemberEpoch != -1 {
 		t.Fatalf("leave: %+v", r)
 	}
@@ -344,5 +352,38 @@ func TestStreamsGroupDelete(t *testing.T) {
 	})
 	if _, ok := c.Group("app"); ok {
 		t.Fatal("the deleted group is back after a failover")
+	}
+}
+
+// An empty streams group becomes a classic group when a classic member
+// joins, as in Kafka 4.4; its streams record is deleted, so it stays
+// classic after a failover.
+func TestStreamsGroupEmptyTurnsClassic(t *testing.T) {
+	c := NewTestCluster(t, Config{StreamsGroupInitialRebalanceDelay: -1})
+	if err := c.CreateTopic("input", 1, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	sc := streamsClient{t, newClient(t, c), "app"}
+	sc.join("m1", "p1", nil)
+	sc.beat("m1", -1, 0, nil)
+	join := kmsg.NewPtrJoinGroupRequest()
+	join.Version, join.Group, join.ProtocolType = 9, "app", "consumer"
+	join.SessionTimeoutMillis, join.RebalanceTimeoutMillis = 10000, 10000
+	join.Protocols = []kmsg.JoinGroupRequestProtocol{{Name: "range", Metadata: []byte{0, 3, 0, 0, 0, 0, 0, 0, 0, 0}}}
+	if r, err := join.RequestWith(testContext(t), sc.cl); err != nil || r.ErrorCode != kerr.MemberIDRequired.Code {
+		t.Fatalf("classic join of an empty streams group: %v %+v", err, r)
+	}
+	coord, _ := c.coordinatorOf("app")
+	if err := c.StopBroker(coord, StopCrash); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 20*time.Second, "a new coordinator", func() bool {
+		now, code := c.coordinatorOf("app")
+		return code == 0 && now != coord
+	})
+	// Nothing of it is left (no member, no commit): gone, not a streams
+	// group again.
+	if gs, ok := c.Group("app"); ok && gs.Type == "streams" {
+		t.Fatalf("a streams group again after a failover: %+v", gs)
 	}
 }

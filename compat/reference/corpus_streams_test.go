@@ -113,6 +113,21 @@ func streamsGroupCases(versions map[int16][2]int16) []corpusCase {
 			req.TypesFilter = []string{"streams"}
 			return req
 		}},
+		corpusCase{name: "JoinGroup/streams-group-id", group: g, req: func(*corpusEnv) kmsg.Request {
+			req := at(9, kmsg.NewPtrJoinGroupRequest())
+			req.Group, req.SessionTimeoutMillis, req.RebalanceTimeoutMillis, req.ProtocolType = g, 10000, 10000, "consumer"
+			req.MemberID = "classic-member"
+			p := kmsg.NewJoinGroupRequestProtocol()
+			p.Name, p.Metadata = "range", []byte{0, 3, 0, 0, 0, 0, 0, 0, 0, 0}
+			req.Protocols = append(req.Protocols, p)
+			return req
+		}},
+		corpusCase{name: "ConsumerGroupHeartbeat/streams-group-id", group: g, req: func(*corpusEnv) kmsg.Request {
+			req := at(1, kmsg.NewPtrConsumerGroupHeartbeatRequest())
+			req.Group, req.MemberID, req.MemberEpoch, req.RebalanceTimeoutMillis = g, "AAAAAAAAAAAAAAAAAAAAAA", 0, 6000
+			req.SubscribedTopicNames, req.Topics = []string{"corpus"}, []kmsg.ConsumerGroupHeartbeatRequestTopic{}
+			return req
+		}},
 		corpusCase{name: "OffsetCommit/streams-member-epoch-ahead", group: g, req: commit(1)},
 		corpusCase{name: "OffsetCommit/streams-member-epoch-behind", group: g, req: commit(-1)},
 		corpusCase{name: "OffsetCommit/streams-member", group: g, req: commit(0)},
