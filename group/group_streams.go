@@ -103,8 +103,53 @@ func (g *Group) RevertStreams() {
 		if m.Session != nil {
 			m.Session.Stop()
 		}
+		if m.Revocation != nil {
+			m.Revocation.Stop()
+		}
 	}
 	g.Streams = nil
+}
+
+// ArmStreamsRevocation starts member m's rebalance timeout when it has
+// tasks to revoke, and stops it once it has none: a member that has not
+// revoked them when it fires is fenced (removed), so its tasks can move,
+// as Kafka's streams group rebalance timeout does. Callers hold g.Mu.
+func (g *Group) ArmStreamsRevocation(m *StreamsMember) {
+	if m.State != MemberUnrevokedTasks {
+		if m.Revocation != nil {
+			m.Revocation.Stop()
+			m.Revocation = nil
+		}
+		return
+	}
+	if m.Revocation != nil || m.RebalanceTimeout <= 0 {
+		return
+	}
+	epoch, h := m.Epoch, g.s.host
+	m.Revocation = g.after(m.RebalanceTimeout, func() {
+		if g.Streams == nil || g.Streams.Members[m.ID] != m || m.State != MemberUnrevokedTasks || m.Epoch != epoch {
+			return
+		}
+		h.Log().Info("streams group member did not revoke its tasks in time", "group", g.ID, "member", m.ID)
+		g.Streams.Remove(m)
+		h.EmitConsumer(g, []Event{{Type: MemberExpired, Member: m.ID, Reason: "rebalance timeout: tasks not revoked"},
+			g.Streams.groupEvent(RebalanceStarted, "member "+m.ID+" fenced")})
+		g.persistStreamsAsync()
+	})
+}
+
+// persistStreamsAsync writes the state a timer changed; a failed write
+// reverts it. Callers hold g.Mu.
+func (g *Group) persistStreamsAsync() {
+	g.goLocked(func() {
+		g.WriteMu.Lock()
+		defer g.WriteMu.Unlock()
+		if g.PersistStreams() != 0 {
+			g.Mu.Lock()
+			g.RevertStreams()
+			g.Mu.Unlock()
+		}
+	})
 }
 
 // TouchStreamsMember restarts the member's session timer; when it fires
@@ -123,14 +168,6 @@ func (g *Group) TouchStreamsMember(m *StreamsMember, session time.Duration) {
 		g.Streams.Remove(m)
 		h.EmitConsumer(g, []Event{{Type: MemberExpired, Member: m.ID, Reason: "session timeout"},
 			g.Streams.groupEvent(RebalanceStarted, "member "+m.ID+" expired")})
-		g.goLocked(func() {
-			g.WriteMu.Lock()
-			defer g.WriteMu.Unlock()
-			if g.PersistStreams() != 0 {
-				g.Mu.Lock()
-				g.RevertStreams()
-				g.Mu.Unlock()
-			}
-		})
+		g.persistStreamsAsync()
 	})
 }

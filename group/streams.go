@@ -158,8 +158,9 @@ type StreamsMember struct {
 	// Sent is the assignment last sent, to send only changes; nil makes
 	// the next answer carry it.
 	Sent *TaskSet
-	// Session is the member's session timer, armed by the coordinator.
-	Session *clock.Timer
+	// Session is the member's session timer, armed by the coordinator;
+	// Revocation its rebalance timeout while it has tasks to revoke.
+	Session, Revocation *clock.Timer
 }
 
 // ownsActive says whether m still owns task (sub, p) as an active task.

@@ -271,6 +271,9 @@ func (sg *StreamsGroup) Remove(m *StreamsMember) {
 	if m.Session != nil {
 		m.Session.Stop()
 	}
+	if m.Revocation != nil {
+		m.Revocation.Stop()
+	}
 	delete(sg.Members, m.ID)
 	delete(sg.Target, m.ID)
 	sg.bumpEndpoints()

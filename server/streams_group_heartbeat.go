@@ -109,6 +109,9 @@ func (cn *conn) handleStreamsGroupHeartbeat(req *kmsg.StreamsGroupHeartbeatReque
 	if !res.Left || res.MemberEpoch == grp.StreamsLeaveStaticEpoch {
 		g.TouchStreamsMember(m, gc.StreamsSessionTimeout)
 	}
+	if !res.Left {
+		g.ArmStreamsRevocation(m)
+	}
 	resp.MemberID, resp.MemberEpoch = m.ID, res.MemberEpoch
 	if !res.Left {
 		resp.HeartbeatIntervalMillis = int32(gc.StreamsHeartbeatInterval.Milliseconds())

@@ -387,3 +387,49 @@ func TestStreamsGroupEmptyTurnsClassic(t *testing.T) {
 		t.Fatalf("a streams group again after a failover: %+v", gs)
 	}
 }
+
+// A member that does not revoke its tasks within its rebalance timeout is
+// fenced, and its tasks move (on the cluster clock).
+func TestStreamsGroupRevocationTimeout(t *testing.T) {
+	c := NewTestCluster(t, Config{StreamsGroupInitialRebalanceDelay: -1, Clock: clock.NewManual(time.Time{})})
+	if err := c.CreateTopic("input", 2, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	sc := streamsClient{t, newClient(t, c), "app"}
+	join := func(member, process string) *kmsg.StreamsGroupHeartbeatResponse {
+		req := kmsg.NewPtrStreamsGroupHeartbeatRequest()
+		req.Group, req.MemberID, req.RebalanceTimeoutMillis = "app", member, 10_000
+		req.Topology, req.ProcessID = countTopologyRequest(), &process
+		req.ActiveTasks, req.StandbyTasks, req.WarmupTasks = []kmsg.TaskIDs{}, []kmsg.TaskIDs{}, []kmsg.TaskIDs{}
+		return sc.send(req)
+	}
+	join("m1", "p1")
+	all := sc.beat("m1", 1, 0, []kmsg.TaskIDs{})
+	if all.MemberEpoch != 2 || len(all.ActiveTasks) != 2 {
+		t.Fatalf("m1: %+v", all)
+	}
+	join("m2", "p2")
+	// m1 is told to give half up, and keeps saying it owns everything.
+	r := sc.beat("m1", 2, 0, stripTags(all.ActiveTasks))
+	if r.MemberEpoch != 2 || len(r.ActiveTasks) != 2 || len(r.ActiveTasks[0].Partitions) != 1 {
+		t.Fatalf("revoking: %+v", r)
+	}
+	if err := c.AdvanceClock(9 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if r := sc.beat("m1", 2, 0, stripTags(all.ActiveTasks)); r.ErrorCode != 0 {
+		t.Fatalf("before the timeout: %v", errorName(r.ErrorCode))
+	}
+	if err := c.AdvanceClock(time.Second); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "m1 fenced", func() bool {
+		gs, ok := c.Group("app")
+		return ok && len(gs.Members) == 1 && gs.Members[0].MemberID == "m2"
+	})
+	wantStreamsError(t, "fenced member", sc.beat("m1", 2, 0, stripTags(all.ActiveTasks)), kerr.UnknownMemberID, "Member m1 is not a member of group app.")
+	m2 := sc.beat("m2", 3, 0, []kmsg.TaskIDs{})
+	if m2.ErrorCode != 0 || m2.MemberEpoch != 4 || len(m2.ActiveTasks) != 2 || len(m2.ActiveTasks[0].Partitions) != 2 {
+		t.Fatalf("m2 after m1 was fenced: %+v", m2)
+	}
+}
