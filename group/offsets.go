@@ -10,6 +10,9 @@
 //   - ConsumerGroup: KIP-848 groups (member epochs, target assignment,
 //     reconciliation and revocation, the uniform and range assignors, the
 //     heartbeat step);
+//   - StreamsGroup: KIP-1071 streams groups (the topology and its
+//     validation against the topics, the sticky task assignor, task
+//     reconciliation with revocation, the heartbeat step, its record);
 //   - Expiry: which committed offsets offsets.retention.minutes expires
 //     (KIP-211);
 //   - Shard and Group: one __consumer_offsets partition's groups as a
