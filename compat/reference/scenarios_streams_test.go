@@ -65,10 +65,15 @@ func init() {
 			})
 			// Epochs depend on when the delay's end meets the heartbeats:
 			// only the statuses, the tasks and the state are compared.
-			return []string{
+			out := []string{
 				strings.Join(first, "; "),
 				fmt.Sprintf("%s; m1 %s; m2 %s; %s", strings.Join(last, "; "), m1.tasks(), m2.tasks(), r.describeStreams(coord, group)),
 			}
+			for _, m := range []*streamsMember{m1, m2} { // leave, for the scenarios after this one
+				m.epoch = -1
+				m.beat(r, &coord, group)
+			}
+			return out
 		},
 	})
 }
