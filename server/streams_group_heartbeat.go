@@ -374,6 +374,9 @@ func taskPartitions(sg *grp.StreamsGroup, t grp.Tasks) []topicPartitions {
 				by[n] = grp.Tasks{}
 			}
 			for _, p := range ps {
+				if seen, ok := sg.TopicsSeen[n]; ok && int(p) >= seen {
+					continue // a topic with fewer partitions than the subtopology has tasks
+				}
 				by[n].Add("", p)
 			}
 		}
