@@ -126,6 +126,18 @@ func (a *streamsApp) waitState(timeout time.Duration, state string, names ...str
 	})
 }
 
+func (a *streamsApp) linesWith(prefix string) []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var out []string
+	for _, l := range a.lines {
+		if strings.HasPrefix(l, prefix) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
 func (a *streamsApp) errors() []string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -216,6 +228,19 @@ func TestKafkaStreamsCountExactlyOnce(t *testing.T) {
 			}
 		}
 		return standbys == 3 // one per task of the stateful subtopology (3 partitions)
+	})
+	// Each instance learns every instance's partitions from the heartbeat's
+	// endpoint-to-partitions map (interactive queries' metadata).
+	waitFor(t, 60*time.Second, "s1's metadata of the three instances", func() bool {
+		app.send("meta s1")
+		want := "META s1 7001:"
+		for _, l := range app.linesWith("META s1 ") {
+			f := strings.Fields(l)
+			if strings.HasPrefix(l, want) && len(f) == 5 && !slices.ContainsFunc(f[2:], func(e string) bool { return strings.HasSuffix(e, ":0") }) {
+				return true
+			}
+		}
+		return false
 	})
 	produce(200)
 

@@ -325,6 +325,7 @@ func (sg *StreamsGroup) Reconcile(m *StreamsMember, owned *TaskSet) {
 	if m.Epoch == StreamsLeaveStaticEpoch {
 		return
 	}
+
 	if m.State == MemberUnrevokedTasks {
 		if owned == nil || ownsAny(*owned, m.Revoking) {
 			return

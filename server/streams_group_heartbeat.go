@@ -318,8 +318,11 @@ func (c *Cluster) createInternalTopic(ti grp.TopicInfo) {
 }
 
 // endpointPartitions is the endpoint-to-partitions map of a group: the
-// partitions of each member's active and standby tasks (its source and
-// repartition source topics), by the member's user endpoint.
+// partitions of each member's active and standby tasks in the target
+// assignment (their source and repartition source topics), by the
+// member's user endpoint. The target, not what members own yet: a Kafka
+// Streams client refreshes its metadata when its own tasks change, so the
+// map it gets with its revocation must already say where tasks go.
 func endpointPartitions(sg *grp.StreamsGroup) []kmsg.StreamsGroupHeartbeatResponsePartitionsByUserEndpoint {
 	out := []kmsg.StreamsGroupHeartbeatResponsePartitionsByUserEndpoint{}
 	if sg.Topology == nil {
@@ -331,13 +334,14 @@ func endpointPartitions(sg *grp.StreamsGroup) []kmsg.StreamsGroupHeartbeatRespon
 		}
 		e := kmsg.NewStreamsGroupHeartbeatResponsePartitionsByUserEndpoint()
 		e.UserEndpoint.Host, e.UserEndpoint.Port = m.Endpoint.Host, m.Endpoint.Port
-		for _, tp := range taskPartitions(sg, m.Assigned.Active) {
+		target := sg.Target[m.ID]
+		for _, tp := range taskPartitions(sg, target.Active) {
 			ap := kmsg.NewStreamsGroupHeartbeatResponsePartitionsByUserEndpointActivePartition()
 			ap.Topic, ap.Partitions = tp.topic, tp.partitions
 			e.ActivePartitions = append(e.ActivePartitions, ap)
 		}
-		standby := m.Assigned.Standby.Clone()
-		for sub, ps := range m.Assigned.Warmup {
+		standby := target.Standby.Clone()
+		for sub, ps := range target.Warmup {
 			for _, p := range ps {
 				standby.Add(sub, p)
 			}

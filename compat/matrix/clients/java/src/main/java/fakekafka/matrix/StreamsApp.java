@@ -8,10 +8,12 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Properties;
+import java.util.TreeMap;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.StreamsMetadata;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.Grouped;
@@ -31,7 +33,8 @@ import org.apache.kafka.streams.kstream.Produced;
  *
  * Commands, one a line: "start NAME PORT" starts an instance (its
  * application.server is localhost:PORT), "stop NAME" closes one (it leaves
- * the group); end of input closes every instance. It prints
+ * the group), "meta NAME" prints what it knows of every instance's
+ * partitions; end of input closes every instance. It prints
  * "STATE NAME state" on every state change, "CLOSED NAME" once one is
  * closed and "ERROR NAME ..." for an exception a stream thread hit.
  */
@@ -50,11 +53,25 @@ public final class StreamsApp {
         running.put(f[1], start(bootstrap, appId, input, output, stateDir + "/" + f[1], f[1], f[2]));
       } else if (f[0].equals("stop")) {
         close(f[1], running.remove(f[1]));
+      } else if (f[0].equals("meta") && running.containsKey(f[1])) {
+        meta(f[1], running.get(f[1]));
       }
     }
     for (Map.Entry<String, KafkaStreams> e : running.entrySet()) {
       close(e.getKey(), e.getValue());
     }
+  }
+
+  // meta prints what the instance knows of every instance from the
+  // heartbeat's endpoint-to-partitions map: "META NAME port:partitions ...".
+  private static void meta(String name, KafkaStreams streams) {
+    TreeMap<Integer, Integer> byPort = new TreeMap<>();
+    for (StreamsMetadata m : streams.metadataForAllStreamsClients()) {
+      byPort.put(m.hostInfo().port(), m.topicPartitions().size());
+    }
+    StringBuilder sb = new StringBuilder("META " + name);
+    byPort.forEach((port, n) -> sb.append(' ').append(port).append(':').append(n));
+    OUT.println(sb);
   }
 
   private static void close(String name, KafkaStreams streams) {
