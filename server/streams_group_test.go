@@ -433,3 +433,17 @@ func TestStreamsGroupRevocationTimeout(t *testing.T) {
 		t.Fatalf("m2 after m1 was fenced: %+v", m2)
 	}
 }
+
+// streamsHeartbeatACLReq is a streams member joining group "g" with a
+// topology reading "t", for TestACLEveryAPI.
+func streamsHeartbeatACLReq(*aclEnv) kmsg.Request {
+	req := kmsg.NewPtrStreamsGroupHeartbeatRequest()
+	req.Group, req.MemberID, req.RebalanceTimeoutMillis = "g", "acl-member", 60_000
+	t := kmsg.NewStreamsGroupHeartbeatRequestTopology()
+	s := kmsg.NewStreamsGroupHeartbeatRequestTopologySubtopology()
+	s.SubtopologyID, s.SourceTopics = "0", []string{"t"}
+	t.Subtopologies = append(t.Subtopologies, s)
+	req.Topology, req.ProcessID = &t, kmsg.StringPtr("p")
+	req.ActiveTasks, req.StandbyTasks, req.WarmupTasks = []kmsg.TaskIDs{}, []kmsg.TaskIDs{}, []kmsg.TaskIDs{}
+	return req
+}
