@@ -93,7 +93,8 @@ type GroupState struct {
 	// Coordinator is the broker leading the group's __consumer_offsets
 	// partition.
 	Coordinator int32 `json:"coordinator"`
-	// Type is "classic" (JoinGroup/SyncGroup) or "consumer" (KIP-848).
+	// Type is "classic" (JoinGroup/SyncGroup), "consumer" (KIP-848) or
+	// "streams" (KIP-1071).
 	Type string `json:"type"`
 	// State is Kafka's name: Empty, PreparingRebalance,
 	// CompletingRebalance, Stable or Dead for classic groups; Empty,
@@ -129,6 +130,9 @@ type GroupMemberState struct {
 	// completed rebalance (decoded from the consumer protocol's assignment),
 	// nil when the protocol type is not "consumer".
 	Assignment map[string][]int32 `json:"assignment"`
+	// Streams is a streams group member's process, endpoint and tasks
+	// (nil for other groups).
+	Streams *StreamsMemberState `json:"streams,omitempty"`
 	// KIP-848 members only: the member epoch.
 	MemberEpoch *int32 `json:"member_epoch,omitempty"`
 }

@@ -36,6 +36,10 @@ type Group struct {
 	// ConsumerMeta its last record, restored into Consumer after a load.
 	Consumer     *ConsumerGroup
 	ConsumerMeta []byte
+	// Streams is the streams group state (KIP-1071); StreamsMeta its last
+	// record, restored into Streams after a load.
+	Streams     *StreamsGroup
+	StreamsMeta []byte
 	// WriteMu orders the group's state writes: taken before Mu, held
 	// across a write and its replication.
 	WriteMu    sync.Mutex
@@ -66,6 +70,10 @@ func (g *Group) Shard() *Shard { return g.s }
 func (g *Group) apply(k RecordKey, value []byte) (Offset, bool) {
 	if k.Kind == ConsumerKind {
 		g.ConsumerMeta = value
+		return Offset{}, false
+	}
+	if k.Kind == StreamsKind {
+		g.StreamsMeta = value
 		return Offset{}, false
 	}
 	if k.Topic == "" {

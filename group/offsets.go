@@ -12,6 +12,9 @@
 //     heartbeat step, static members), classic members inside them
 //     (mixed.go) and the online migration between the two protocols
 //     (migrate.go, group_migrate.go);
+//   - StreamsGroup: KIP-1071 streams groups (the topology and its
+//     validation against the topics, the sticky task assignor, task
+//     reconciliation with revocation, the heartbeat step, its record);
 //   - Expiry: which committed offsets offsets.retention.minutes expires
 //     (KIP-211);
 //   - Shard and Group: one __consumer_offsets partition's groups as a

@@ -237,7 +237,7 @@ func (s *Shard) replayMarker(pid int64, commit bool) {
 // without offsets, metadata or pending offsets are forgotten.
 func (s *Shard) Loaded() {
 	for id, g := range s.groups {
-		if g.Offsets.Empty() && g.MetaRecord == nil && g.ConsumerMeta == nil {
+		if g.Offsets.Empty() && g.MetaRecord == nil && g.ConsumerMeta == nil && g.StreamsMeta == nil {
 			delete(s.groups, id)
 		}
 	}

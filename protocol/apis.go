@@ -69,6 +69,8 @@ var Supported = []APIRange{
 	{Key: 85, Min: 0, Max: 1}, // WriteShareGroupState
 	{Key: 86, Min: 0, Max: 0}, // DeleteShareGroupState
 	{Key: 87, Min: 0, Max: 1}, // ReadShareGroupStateSummary
+	{Key: 88, Min: 0, Max: 1}, // StreamsGroupHeartbeat
+	{Key: 89, Min: 0, Max: 1}, // StreamsGroupDescribe
 	{Key: 90, Min: 0, Max: 1}, // DescribeShareGroupOffsets
 	{Key: 91, Min: 0, Max: 0}, // AlterShareGroupOffsets
 	{Key: 92, Min: 0, Max: 0}, // DeleteShareGroupOffsets

@@ -92,10 +92,10 @@ js_clients() {
 
 java_client() {
 	local class=java/target/classes/fakekafka/matrix/Adapter.class
-	if [ -f "$class" ] && [ -d java/target/lib ] && [ -z "$(find java/pom.xml java/src -newer "$class" -print -quit)" ]; then
+	if [ -f "$class" ] && [ -d java/target/lib ] && [ -d java/target/streams-lib ] && [ -z "$(find java/pom.xml java/src -newer "$class" -print -quit)" ]; then
 		return
 	fi
-	rm -rf java/target/lib # jars of an older pom
+	rm -rf java/target/lib java/target/streams-lib # jars of an older pom
 	(cd java && mvn -q -B -Dstyle.color=never package -DskipTests)
 }
 

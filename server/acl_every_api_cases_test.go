@@ -475,6 +475,15 @@ func aclCases() []aclCase {
 				return req
 			},
 			code: func(r kmsg.Response) int16 { return r.(*kmsg.DescribeTopicPartitionsResponse).Topics[0].ErrorCode }},
+		{name: "StreamsGroupHeartbeat", key: 88, want: errGroupAuth, grants: onGroup(opRead), req: streamsHeartbeatACLReq,
+			code: func(r kmsg.Response) int16 { return r.(*kmsg.StreamsGroupHeartbeatResponse).ErrorCode }},
+		{name: "StreamsGroupDescribe", key: 89, want: errGroupAuth, grants: onGroup(opDescribe),
+			req: func(*aclEnv) kmsg.Request {
+				req := kmsg.NewPtrStreamsGroupDescribeRequest()
+				req.Groups = []string{"g"}
+				return req
+			},
+			code: func(r kmsg.Response) int16 { return r.(*kmsg.StreamsGroupDescribeResponse).Groups[0].ErrorCode }},
 	}
 	cases = append(cases, shareCoordACLCases()...) // share_acl_cases_test.go
 	for i := range cases {

@@ -17,7 +17,11 @@ func (c *Cluster) txnVersion2() bool { return c.cfg.TransactionVersion >= 2 }
 // cluster finalizes (v3+): transaction.version.
 func (c *Cluster) apiVersions(version int16) *kmsg.ApiVersionsResponse {
 	resp := protocol.ApiVersionsResponse(version)
-	if resp.Version < 3 || resp.ErrorCode != 0 || c.cfg.TransactionVersion < 0 {
+	if resp.Version < 3 || resp.ErrorCode != 0 {
+		return resp
+	}
+	addStreamsFeature(resp)
+	if c.cfg.TransactionVersion < 0 {
 		return resp
 	}
 	level := int16(c.cfg.TransactionVersion)

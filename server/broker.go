@@ -357,6 +357,8 @@ var handlers = map[int16]handler{
 	66: typed((*conn).handleListTransactions),
 	68: typed((*conn).handleConsumerGroupHeartbeat),
 	69: typed((*conn).handleConsumerGroupDescribe),
+	88: typed((*conn).handleStreamsGroupHeartbeat),
+	89: typed((*conn).handleStreamsGroupDescribe),
 	71: typed((*conn).handleGetTelemetrySubscriptions),
 	72: typed((*conn).handlePushTelemetry),
 	74: typed((*conn).handleListConfigResources),

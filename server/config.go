@@ -156,6 +156,16 @@ type Config struct {
 	// default, Kafka's since 4.0) or neither ("disabled", which also
 	// keeps classic members out of consumer groups).
 	ConsumerGroupMigrationPolicy string
+	// StreamsGroupHeartbeatInterval, StreamsGroupSessionTimeout,
+	// StreamsGroupInitialRebalanceDelay and StreamsGroupNumStandbyReplicas
+	// are the broker's streams group defaults (group.streams.heartbeat.
+	// interval.ms, .session.timeout.ms, .initial.rebalance.delay.ms and
+	// .num.standby.replicas). Zero is Kafka's default (5 s, 45 s, 3 s, 0);
+	// a negative delay is none.
+	StreamsGroupHeartbeatInterval     time.Duration
+	StreamsGroupSessionTimeout        time.Duration
+	StreamsGroupInitialRebalanceDelay time.Duration
+	StreamsGroupNumStandbyReplicas    int32
 	// TransactionStatePartitions is transaction.state.log.num.partitions:
 	// the number of __transaction_state partitions, hence of transaction
 	// coordinator shards. Default 50, Kafka's; tests may lower it.

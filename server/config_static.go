@@ -44,6 +44,10 @@ var staticFields = map[string]func(*Config) string{
 	"group.consumer.heartbeat.interval.ms":          func(c *Config) string { return msString(c.ConsumerGroupHeartbeatInterval) },
 	"group.consumer.session.timeout.ms":             func(c *Config) string { return msString(c.ConsumerGroupSessionTimeout) },
 	"group.consumer.migration.policy":               func(c *Config) string { return c.ConsumerGroupMigrationPolicy },
+	"group.streams.heartbeat.interval.ms":           func(c *Config) string { return msOr(c.StreamsGroupHeartbeatInterval, "5000") },
+	"group.streams.session.timeout.ms":              func(c *Config) string { return msOr(c.StreamsGroupSessionTimeout, "45000") },
+	"group.streams.initial.rebalance.delay.ms":      func(c *Config) string { return streamsDelay(c.StreamsGroupInitialRebalanceDelay) },
+	"group.streams.num.standby.replicas":            func(c *Config) string { return strconv.Itoa(int(c.StreamsGroupNumStandbyReplicas)) },
 	"share.coordinator.state.topic.num.partitions":  func(c *Config) string { return strconv.Itoa(c.ShareStatePartitions) },
 	"transaction.state.log.num.partitions":          func(c *Config) string { return strconv.Itoa(c.TransactionStatePartitions) },
 	"transaction.state.log.replication.factor":      func(c *Config) string { return strconv.Itoa(c.TransactionStateReplicationFactor) },
@@ -137,6 +141,10 @@ var typedFields = map[string]func(c *Config, v string){
 	"group.consumer.heartbeat.interval.ms":          func(c *Config, v string) { c.ConsumerGroupHeartbeatInterval = millis(v) },
 	"group.consumer.session.timeout.ms":             func(c *Config, v string) { c.ConsumerGroupSessionTimeout = millis(v) },
 	"group.consumer.migration.policy":               func(c *Config, v string) { c.ConsumerGroupMigrationPolicy = v },
+	"group.streams.heartbeat.interval.ms":           func(c *Config, v string) { c.StreamsGroupHeartbeatInterval = millis(v) },
+	"group.streams.session.timeout.ms":              func(c *Config, v string) { c.StreamsGroupSessionTimeout = millis(v) },
+	"group.streams.initial.rebalance.delay.ms":      func(c *Config, v string) { c.StreamsGroupInitialRebalanceDelay = streamsDelayValue(v) },
+	"group.streams.num.standby.replicas":            func(c *Config, v string) { c.StreamsGroupNumStandbyReplicas = int32(atoi(v)) },
 	"share.coordinator.state.topic.num.partitions":  func(c *Config, v string) { c.ShareStatePartitions = atoi(v) },
 	"transaction.state.log.num.partitions":          func(c *Config, v string) { c.TransactionStatePartitions = atoi(v) },
 	"transaction.state.log.replication.factor":      func(c *Config, v string) { c.TransactionStateReplicationFactor = atoi(v) },
@@ -161,4 +169,33 @@ func (c *Config) applyBrokerConfigs() error {
 		}
 	}
 	return nil
+}
+
+// msOr renders a duration Config leaves at zero for Kafka's default as
+// that default.
+func msOr(d time.Duration, kafkaDefault string) string {
+	if d <= 0 {
+		return kafkaDefault
+	}
+	return msString(d)
+}
+
+// streamsDelay renders StreamsGroupInitialRebalanceDelay: zero is Kafka's
+// 3 s, a negative delay none.
+func streamsDelay(d time.Duration) string {
+	switch {
+	case d < 0:
+		return "0"
+	case d == 0:
+		return "3000"
+	}
+	return msString(d)
+}
+
+// streamsDelayValue is streamsDelay's inverse: a configured 0 is none.
+func streamsDelayValue(v string) time.Duration {
+	if d := millis(v); d > 0 {
+		return d
+	}
+	return -1
 }

@@ -109,6 +109,9 @@ func (c *Cluster) consumerHeartbeat(req *kmsg.ConsumerGroupHeartbeatRequest, hr 
 	g.Mu.Lock()
 	defer g.Mu.Unlock()
 	g.ConsumerGroup()
+	if g.Consumer == nil && g.StreamsGroup() != nil {
+		return fail(kerr.GroupIDNotFound, "Group %s is not a consumer group.", req.Group)
+	}
 	if g.Consumer == nil || len(g.Consumer.Members) == 0 && g.HasClassicMembers() {
 		switch {
 		case g.HasClassicMembers() && req.MemberEpoch != 0:

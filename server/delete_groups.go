@@ -52,7 +52,7 @@ func (cn *conn) deleteGroup(id string) int16 {
 	case g.State == grp.Dead:
 		g.Mu.Unlock()
 		return kerr.GroupIDNotFound.Code
-	case !g.NoMembers():
+	case !g.NoMembers(), streamsMembers(g) > 0:
 		g.Mu.Unlock()
 		return kerr.NonEmptyGroup.Code
 	}
@@ -61,6 +61,9 @@ func (cn *conn) deleteGroup(id string) int16 {
 	recs := []coordinatorRecord{{Key: recordKey{Group: id}}}
 	if g.ConsumerMeta != nil {
 		recs = append(recs, coordinatorRecord{Key: recordKey{Kind: consumerKind, Group: id}})
+	}
+	if g.StreamsMeta != nil {
+		recs = append(recs, coordinatorRecord{Key: recordKey{Kind: grp.StreamsKind, Group: id}})
 	}
 	for tp := range g.Committed {
 		recs = append(recs, coordinatorRecord{Key: recordKey{Group: id, Topic: tp.Topic, Partition: tp.Partition}})

@@ -48,7 +48,7 @@ func (cn *conn) handleDescribeGroups(req *kmsg.DescribeGroupsRequest) (kmsg.Resp
 
 // describe fills a classic group's description. Callers hold g.Mu.
 func describeGroup(g *group, dg *kmsg.DescribeGroupsResponseGroup) {
-	if g.ConsumerProtocol() != nil {
+	if g.ConsumerProtocol() != nil || g.StreamsGroup() != nil {
 		return // not a classic group: Dead
 	}
 	dg.State, dg.ProtocolType = g.State, g.ProtocolType

@@ -60,7 +60,9 @@ func (c *Cluster) groupSnapshot(g *group, broker int32) GroupState {
 	g.Mu.Lock()
 	gs := GroupState{Group: g.ID, Coordinator: broker, Members: []GroupMemberState{}, Offsets: []GroupOffsetState{}}
 	gs.Type, gs.State, gs.ProtocolType = groupKind(g)
-	if cg := g.ConsumerProtocol(); cg != nil {
+	if sg := g.StreamsGroup(); sg != nil {
+		streamsSnapshot(sg, &gs)
+	} else if cg := g.ConsumerProtocol(); cg != nil {
 		gs.Protocol, gs.Generation = cg.Assignor, cg.Epoch
 		ae := cg.AssignmentEpoch
 		gs.AssignmentEpoch = &ae

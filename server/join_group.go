@@ -81,6 +81,9 @@ func (cn *conn) joinGroup(groupID string, r grp.JoinRequest) (grp.JoinResult, bo
 	case g == nil:
 		return grp.JoinError(kerr.UnknownMemberID.Code, r.MemberID), true
 	}
+	if code := convertEmptyStreamsGroup(g); code != 0 {
+		return grp.JoinError(code, ""), true
+	}
 	if res, ok := c.mixedJoin(g, r); ok {
 		return res, true // a classic member of a consumer group (group_mixed.go)
 	}

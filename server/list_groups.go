@@ -63,6 +63,9 @@ func (c *Cluster) groupsOn(broker int32) []*group {
 // kind is the group's type ("classic" or "consumer"), state and protocol
 // type. Callers hold g.Mu.
 func groupKind(g *group) (typ, state, protocolType string) {
+	if sg := g.StreamsGroup(); sg != nil {
+		return "streams", sg.State(), "streams"
+	}
 	if cg := g.ConsumerProtocol(); cg != nil {
 		return "consumer", cg.State(), "consumer"
 	}

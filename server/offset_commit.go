@@ -60,6 +60,8 @@ func (cn *conn) handleOffsetCommit(req *kmsg.OffsetCommitRequest) (kmsg.Response
 		g.Mu.Lock()
 		if m := g.ConsumerMember(req.MemberID); m != nil {
 			code = grp.CheckMemberEpoch(m, generation)
+		} else if sc, ok := streamsCommit(g, req.MemberID, generation); ok {
+			code = sc
 		} else {
 			code = g.CheckCommit(req.MemberID, generation, req.InstanceID)
 		}

@@ -152,6 +152,9 @@ func checkTxnCommit(g *group, memberID string, generation int32, instanceID *str
 	if m := g.ConsumerMember(memberID); m != nil {
 		return grp.CheckMemberEpoch(m, generation)
 	}
+	if code, ok := streamsCommit(g, memberID, generation); ok {
+		return code
+	}
 	code := g.CheckCommit(memberID, generation, instanceID)
 	if code == kerr.RebalanceInProgress.Code {
 		return 0

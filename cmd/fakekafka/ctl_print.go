@@ -109,6 +109,9 @@ func (c *ctl) printGroups(gs []api.GroupState) {
 					as = append(as, t+":"+ids(ps))
 				}
 				sort.Strings(as)
+				if m.Streams != nil { // a streams member: its process and tasks
+					as = append([]string{"process=" + m.Streams.ProcessID}, streamsTasks(m.Streams.Tasks)...)
+				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", g.Group, m.MemberID, m.ClientID, m.ClientHost, strings.Join(as, " "))
 			}
 			tw.Flush()
@@ -282,4 +285,24 @@ func (c *ctl) printQuotas(st api.QuotaState) {
 		fmt.Fprintf(w, "%s\t%s\n", strings.Join(ent, ","), strings.Join(vals, " "))
 	}
 	w.Flush()
+}
+
+// streamsTasks is a streams member's tasks: "active=0:0,1;1:2", then the
+// standby and warm-up ones when it has any.
+func streamsTasks(t api.StreamsTasks) []string {
+	var out []string
+	for _, k := range []struct {
+		name  string
+		tasks map[string][]int32
+	}{{"active", t.Active}, {"standby", t.Standby}, {"warmup", t.Warmup}} {
+		var subs []string
+		for s, ps := range k.tasks {
+			subs = append(subs, s+":"+ids(ps))
+		}
+		sort.Strings(subs)
+		if len(subs) > 0 || k.name == "active" {
+			out = append(out, k.name+"="+strings.Join(subs, ";"))
+		}
+	}
+	return out
 }

@@ -40,7 +40,8 @@ func corpusCases(versions map[int16][2]int16) []corpusCase {
 	out = append(out, txnCases(versions)...)
 	out = append(out, consumerGroupCases(versions)...)
 	out = append(out, shareCases(versions)...)
-	return append(out, migrationCases(versions)...)
+	out = append(out, migrationCases(versions)...)
+	return append(out, streamsGroupCases(versions)...)
 }
 
 // at sets the version on a request and returns it.

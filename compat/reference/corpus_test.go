@@ -33,6 +33,8 @@ type corpusEnv struct {
 	memberID string
 	member   int32 // its epoch
 	static   int32 // the static member's epoch (corpus_migrate_test.go)
+	// streamsEpoch is the corpus's streams group member's epoch.
+	streamsEpoch int32
 
 	logDir       string // broker 1's, as DescribeLogDirs names it
 	subscription int32  // the telemetry client's subscription id

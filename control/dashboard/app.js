@@ -303,11 +303,14 @@ function renderGroups() {
     box.replaceChildren(h("p", { class: "empty" }, "No consumer groups."));
     return;
   }
-  // KIP-848 groups (type "consumer") have a group epoch, a target
-  // assignment epoch and an epoch per member instead of a generation.
-  const kip848 = (g) => g.type === "consumer";
+  // KIP-848 groups (type "consumer") and streams groups (KIP-1071) have a
+  // group epoch, a target assignment epoch and an epoch per member instead
+  // of a generation; a streams member shows its process and tasks.
+  const kip848 = (g) => g.type === "consumer" || g.type === "streams";
+  const tasks = (t) => ["active", "standby", "warmup"].map((k) => [k, Object.entries((t || {})[k] || {}).sort()
+    .map(([s, ps]) => `${s}:${ps.join(",")}`).join(" ")]).filter(([, v]) => v !== "").map(([k, v]) => `${k} ${v}`).join("; ");
   box.replaceChildren(...state.groups.map((g) => h("div", { class: "group", "data-group": g.group, "data-type": g.type, "data-state": g.state },
-    h("h3", { class: "group-title" }, [g.group, g.type === "consumer" ? "consumer (KIP-848)" : g.type, g.state,
+    h("h3", { class: "group-title" }, [g.group, g.type === "consumer" ? "consumer (KIP-848)" : g.type === "streams" ? "streams (KIP-1071)" : g.type, g.state,
       kip848(g) ? `group epoch ${g.generation}` : `generation ${g.generation}`,
       kip848(g) && g.assignment_epoch !== undefined ? `assignment epoch ${g.assignment_epoch}` : null,
       g.protocol ? `assignor ${g.protocol}` : null, `coordinator ${g.coordinator}`].filter((x) => x !== null).join(" · ")),
@@ -316,8 +319,10 @@ function renderGroups() {
         h("th", {}, "subscription"), h("th", {}, "assignment")),
       g.members.map((m) => h("tr", { "data-member": m.member_id }, h("td", {}, m.member_id),
         kip848(g) ? h("td", { class: "num member-epoch" }, m.member_epoch) : null,
-        h("td", {}, m.client_id), h("td", {}, m.client_host), h("td", {}, (m.subscription || []).join(", ")),
-        h("td", { class: "assignment" }, Object.entries(m.assignment || {}).sort().map(([t, ps]) => `${t}: ${[...ps].sort((a, b) => a - b).join(",")}`).join("; "))))),
+        h("td", {}, m.client_id), h("td", {}, m.client_host),
+        h("td", {}, m.streams ? `process ${m.streams.process_id}${m.streams.user_endpoint ? " · " + m.streams.user_endpoint : ""}` : (m.subscription || []).join(", ")),
+        h("td", { class: "assignment" }, m.streams ? tasks(m.streams.tasks) || "-"
+          : Object.entries(m.assignment || {}).sort().map(([t, ps]) => `${t}: ${[...ps].sort((a, b) => a - b).join(",")}`).join("; "))))),
     (g.offsets || []).length === 0 ? null : h("table", {},
       h("tr", {}, h("th", {}, "topic"), h("th", {}, "partition"), h("th", {}, "committed"), h("th", {}, "HW"), h("th", {}, "lag")),
       g.offsets.map((o) => h("tr", {}, h("td", {}, o.topic), h("td", { class: "num" }, o.partition), h("td", { class: "num" }, o.offset),
