@@ -173,6 +173,12 @@ type Config struct {
 	// client on version 1. Older clients use version 1 either way.
 	TransactionVersion int
 
+	// FetchSessionCacheSlots is max.incremental.fetch.session.cache.slots:
+	// how many Fetch sessions (KIP-227) each broker keeps, split over 8
+	// shards as in Kafka (so fewer than 8 means none). Default 1000; a
+	// negative value means 0, no sessions (every fetch is then full).
+	FetchSessionCacheSlots int
+
 	// MessageMaxBytes is message.max.bytes, the largest record batch a
 	// Produce may carry. Default 1048588.
 	MessageMaxBytes int32
