@@ -133,4 +133,3 @@ func TestFetchSessionFranzGoFailover(t *testing.T) {
 		t.Fatalf("read %d distinct records of %d", len(seen), next)
 	}
 }
-
