@@ -277,3 +277,14 @@ func containsID(ids []int32, id int32) bool {
 	}
 	return false
 }
+
+// FetchSessions is the number of fetch sessions (KIP-227) broker id keeps
+// now, or -1 for no such broker. Clients that use sessions (franz-go, the
+// Java client) open one per broker they fetch from.
+func (c *Cluster) FetchSessions(id int32) int {
+	b := c.broker(id)
+	if b == nil {
+		return -1
+	}
+	return b.sessions.Len()
+}
