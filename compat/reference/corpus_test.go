@@ -33,6 +33,7 @@ type corpusEnv struct {
 	memberID string
 	member   int32 // its epoch
 
+	fetchSession int32  // the session the corpus's full fetch opened
 	logDir       string // broker 1's, as DescribeLogDirs names it
 	subscription int32  // the telemetry client's subscription id
 }
