@@ -2,12 +2,15 @@ package server
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/fakekafka/fakekafka/quota"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/twmb/franz-go/pkg/kversion"
 )
 
 // sessionCluster is a cluster with topic "fs", two partitions led by
@@ -290,4 +293,40 @@ func TestFetchSessionLongPoll(t *testing.T) {
 func TestFetchSessionNoSlots(t *testing.T) {
 	sc := newSessionCluster(t, Config{FetchSessionCacheSlots: -1}, 17)
 	sc.want("full", sc.fetch(1, sc.request(0, 0, []part{{0, 0}}, nil)), nil, false, answeredPart{0, 0, 0, 0})
+}
+
+// A throttled incremental answer (consumer_byte_rate) carries the session
+// id and no partitions and leaves the session's cached offsets alone, so
+// the next answer carries what the throttled one dropped (Kafka's
+// getThrottledResponse). A throttled full fetch opens no session.
+func TestFetchSessionThrottled(t *testing.T) {
+	sc := newSessionCluster(t, Config{QuotaWindowSize: 50 * time.Millisecond}, 17)
+	vs := kversion.Stable()
+	vs.SetMaxKeyVersion(1, 17)
+	sc.cl = newClient(t, sc.c, kgo.MaxVersions(vs), kgo.ClientID("slowc"))
+	full := sc.fetch(1, sc.request(0, 0, []part{{0, 0}}, nil))
+	sc.want("full", full, nil, true, answeredPart{0, 0, 0, 0})
+	id := full.SessionID
+	sc.produce(0, strings.Repeat("x", 1000), strings.Repeat("y", 1000))
+	if err := sc.c.AlterClientQuotas(quota.Entity{ClientID: quota.Named("slowc")}, quota.Op{Key: quota.ConsumerByteRate, Value: 10}); err != nil {
+		t.Fatal(err)
+	}
+	resp := sc.fetch(1, sc.request(id, 1, nil, nil))
+	sc.want("throttled", resp, nil, true)
+	if resp.SessionID != id || resp.ThrottleMillis <= 0 {
+		t.Fatalf("session %d (want %d), throttle %d ms", resp.SessionID, id, resp.ThrottleMillis)
+	}
+	// The throttled connection stays muted for the throttle time (and kgo
+	// waits it out): the session goes on from another client, unthrottled.
+	sc.cl = pinnedFetchClient(t, sc.c, 17)
+	sc.want("after the throttle", sc.fetch(1, sc.request(id, 2, nil, nil)), nil, true, answeredPart{0, 2, 2, 0})
+	sc.want("then nothing new", sc.fetch(1, sc.request(id, 3, []part{{0, 2}}, nil)), nil, true)
+
+	// A throttled full fetch: no session.
+	sc.cl = newClient(t, sc.c, kgo.MaxVersions(vs), kgo.ClientID("slowc"))
+	before := sc.c.FetchSessions(1)
+	resp = sc.fetch(1, sc.request(0, 0, []part{{0, 0}}, nil))
+	if resp.SessionID != 0 || len(resp.Topics) != 0 || resp.ThrottleMillis <= 0 || sc.c.FetchSessions(1) != before {
+		t.Fatalf("throttled full fetch: session %d, %d topics, throttle %d, sessions %d -> %d", resp.SessionID, len(resp.Topics), resp.ThrottleMillis, before, sc.c.FetchSessions(1))
+	}
 }
