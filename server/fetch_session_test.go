@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fakekafka/fakekafka/clock"
 	"github.com/fakekafka/fakekafka/quota"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -328,5 +329,45 @@ func TestFetchSessionThrottled(t *testing.T) {
 	resp = sc.fetch(1, sc.request(0, 0, []part{{0, 0}}, nil))
 	if resp.SessionID != 0 || len(resp.Topics) != 0 || resp.ThrottleMillis <= 0 || sc.c.FetchSessions(1) != before {
 		t.Fatalf("throttled full fetch: session %d, %d topics, throttle %d, sessions %d -> %d", resp.SessionID, len(resp.Topics), resp.ThrottleMillis, before, sc.c.FetchSessions(1))
+	}
+}
+
+// The cache's slots and eviction on the cluster's clock: 8 slots are one
+// per shard; once every shard holds a young consumer session a new one
+// gets no session (id 0); after two minutes of the clock without use, a
+// new session evicts a stale one, whose next fetch is
+// FETCH_SESSION_ID_NOT_FOUND.
+func TestFetchSessionEviction(t *testing.T) {
+	sc := newSessionCluster(t, Config{FetchSessionCacheSlots: 8, Clock: clock.NewManual(time.Unix(1_700_000_000, 0))}, 17)
+	var ids []int32
+	for range 8 {
+		resp := sc.fetch(1, sc.request(0, 0, []part{{0, 0}}, nil))
+		if resp.SessionID == 0 {
+			t.Fatalf("no session after %d", len(ids))
+		}
+		ids = append(ids, resp.SessionID)
+	}
+	for range 8 { // every shard is tried in turn: all full
+		sc.want("cache full", sc.fetch(1, sc.request(0, 0, []part{{0, 0}, {1, 0}}, nil)), nil, false,
+			answeredPart{0, 0, 0, 0}, answeredPart{1, 0, 0, 0})
+	}
+	// Seven of them are used a minute later; the first is not.
+	if err := sc.c.AdvanceClock(time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range ids[1:] {
+		sc.want("in use", sc.fetch(1, sc.request(id, 1, nil, nil)), nil, true)
+	}
+	if err := sc.c.AdvanceClock(time.Minute + time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	// The next shard in turn is the first session's: it is stale now.
+	resp := sc.fetch(1, sc.request(0, 0, []part{{0, 0}}, nil))
+	if resp.SessionID == 0 {
+		t.Fatal("the stale session was not evicted")
+	}
+	sc.want("evicted", sc.fetch(1, sc.request(ids[0], 1, nil, nil)), kerr.FetchSessionIDNotFound, false)
+	if n := sc.c.FetchSessions(1); n != 8 {
+		t.Fatalf("%d sessions, want 8", n)
 	}
 }
