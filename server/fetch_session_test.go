@@ -371,3 +371,21 @@ func TestFetchSessionEviction(t *testing.T) {
 		t.Fatalf("%d sessions, want 8", n)
 	}
 }
+
+// A Fetch from a replica id (a follower fakekafka does not know: its own
+// replicas fetch in-process) opens a privileged session, as Kafka's
+// followers' do; its partitions answer NOT_LEADER_OR_FOLLOWER.
+func TestFetchSessionFollowerPrivileged(t *testing.T) {
+	sc := newSessionCluster(t, Config{}, 17)
+	req := sc.request(0, 0, []part{{0, 0}}, nil)
+	req.ReplicaID, req.ReplicaState.ID, req.ReplicaState.Epoch = -1, 2, 1
+	resp := sc.fetch(1, req)
+	sc.want("follower", resp, nil, true, answeredPart{0, 0, -1, kerr.NotLeaderForPartition.Code})
+	if s := sc.c.broker(1).sessions.Get(resp.SessionID); s == nil || !s.Privileged() {
+		t.Fatalf("session %d: %+v, want a privileged one", resp.SessionID, s)
+	}
+	consumer := sc.fetch(1, sc.request(0, 0, []part{{0, 0}}, nil))
+	if s := sc.c.broker(1).sessions.Get(consumer.SessionID); s == nil || s.Privileged() {
+		t.Fatal("a consumer's session is privileged")
+	}
+}
