@@ -6,6 +6,7 @@ package reference
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -40,6 +41,7 @@ func init() {
 			for _, t := range resp.Topics {
 				del = append(del, fmt.Sprintf("%s %s", *t.Topic, errName(t.ErrorCode)))
 			}
+			slices.Sort(del) // Kafka answers in no particular order
 			rows = append(rows, before+"; "+strings.Join(del, "; "))
 			r.create("after-internal", nil)
 			rows = append(rows, r.groupAndTxn("after-internal"))
