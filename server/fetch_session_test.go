@@ -389,3 +389,28 @@ func TestFetchSessionFollowerPrivileged(t *testing.T) {
 		t.Fatal("a consumer's session is privileged")
 	}
 }
+
+// With max_bytes too small for every partition, an incremental fetch
+// reads the session's partitions in its order, and a partition that
+// returned records moves to the end: the partitions take turns.
+func TestFetchSessionPartitionsTakeTurns(t *testing.T) {
+	sc := newSessionCluster(t, Config{}, 17)
+	sc.produce(0, "a", "b", "c") // three batches
+	sc.produce(1, "x", "y")
+	small := func(req *kmsg.FetchRequest) *kmsg.FetchRequest {
+		req.MaxBytes = 1 // the first batch found still goes out whole
+		return req
+	}
+	full := sc.fetch(1, small(sc.request(0, 0, []part{{0, 0}, {1, 0}}, nil)))
+	sc.want("full", full, nil, true, answeredPart{0, 1, 3, 0}, answeredPart{1, 0, 2, 0})
+	id := full.SessionID
+	// Order [0 1]: fs-0 reads first and moves to the end.
+	sc.want("epoch 1", sc.fetch(1, small(sc.request(id, 1, []part{{0, 1}}, nil))), nil, true, answeredPart{0, 1, 3, 0})
+	// Order [1 0]: fs-1's turn, fs-0 (with a record left) waits.
+	sc.want("epoch 2", sc.fetch(1, small(sc.request(id, 2, []part{{0, 2}}, nil))), nil, true, answeredPart{1, 1, 2, 0})
+	// Order [0 1] again.
+	sc.want("epoch 3", sc.fetch(1, small(sc.request(id, 3, []part{{1, 1}}, nil))), nil, true, answeredPart{0, 1, 3, 0})
+	if got := sc.c.broker(1).sessions.Get(id).Partitions(); len(got) != 2 || got[0].Partition != 1 {
+		t.Fatalf("session order %v, want fs-1 first", got)
+	}
+}
