@@ -18,6 +18,7 @@ func init() {
 			"full fetch (epoch 0) of two partitions, then incremental fetches: nothing new, new records on one, a stale epoch",
 			"session errors: v12 on a v13+ session, an unknown id, an id past every cache shard, session -1 with epoch -1",
 			"the client forgets one partition, then the other (the session closes), then fetches on the closed session",
+			"max_bytes 1 on a new session of two partitions with records: which partition each incremental fetch answers",
 		},
 		run: func(r *run) []string {
 			r.create("fsa", nil)
@@ -46,7 +47,25 @@ func init() {
 			rows[2] = append(rows[2], "epoch 4, records on the forgotten fsa: "+sf.show(sf.fetch(17, id, 4, nil, nil)))
 			rows[2] = append(rows[2], "epoch 5, forget fsb: "+sf.show(sf.fetch(17, id, 5, nil, []string{"fsb"})))
 			rows[2] = append(rows[2], "epoch 6: "+sf.show(sf.fetch(17, id, 6, nil, nil)))
-			return []string{strings.Join(rows[0], "; "), strings.Join(rows[1], "; "), strings.Join(rows[2], "; ")}
+			r.create("fsc", nil)
+			r.create("fsd", nil)
+			r.produce("fsc", acksAll, "c0")
+			r.produce("fsc", acksAll, "c1")
+			r.produce("fsc", acksAll, "c2")
+			r.produce("fsd", acksAll, "d0")
+			r.produce("fsd", acksAll, "d1")
+			for _, t := range []string{"fsc", "fsd"} {
+				sf.ids[t] = r.topicID(t)
+			}
+			sf.maxBytes = 1
+			var turns []string
+			full = sf.fetch(17, 0, 0, []sessionPart{{"fsc", 0}, {"fsd", 0}}, nil)
+			id = full.SessionID
+			turns = append(turns, "epoch 0: "+sf.show(full))
+			turns = append(turns, "epoch 1 (fsc at 1): "+sf.show(sf.fetch(17, id, 1, []sessionPart{{"fsc", 1}}, nil)))
+			turns = append(turns, "epoch 2 (fsc at 2): "+sf.show(sf.fetch(17, id, 2, []sessionPart{{"fsc", 2}}, nil)))
+			turns = append(turns, "epoch 3 (fsd at 1): "+sf.show(sf.fetch(17, id, 3, []sessionPart{{"fsd", 1}}, nil)))
+			return []string{strings.Join(rows[0], "; "), strings.Join(rows[1], "; "), strings.Join(rows[2], "; "), strings.Join(turns, "; ")}
 		},
 	})
 }
@@ -57,8 +76,9 @@ type sessionPart struct {
 }
 
 type sessionFetcher struct {
-	r   *run
-	ids map[string][16]byte
+	r        *run
+	ids      map[string][16]byte
+	maxBytes int32 // the request's max_bytes; 0 for 1 MiB
 }
 
 // fetch sends a Fetch of version v with session id and epoch to broker 1
@@ -68,6 +88,9 @@ func (sf *sessionFetcher) fetch(v int16, id, epoch int32, parts []sessionPart, f
 	req.SetVersion(v)
 	req.ReplicaID, req.ReplicaState.ID = -1, -1
 	req.MaxWaitMillis, req.MinBytes, req.MaxBytes = 0, 1, 1<<20
+	if sf.maxBytes > 0 {
+		req.MaxBytes = sf.maxBytes
+	}
 	req.SessionID, req.SessionEpoch = id, epoch
 	for _, p := range parts {
 		rt := kmsg.NewFetchRequestTopic()
