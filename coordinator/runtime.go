@@ -47,6 +47,7 @@ import (
 	"log/slog"
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fakekafka/fakekafka/clock"
@@ -135,9 +136,14 @@ type Config[S State] struct {
 // Runtime is one coordinator's shards.
 type Runtime[S State] struct {
 	cfg    Config[S]
-	once   sync.Once
-	err    error
+	openMu sync.Mutex // serialises opening
+	opened atomic.Pointer[opened[S]]
+}
+
+// opened is the result of opening the topic: its shards, or why not.
+type opened[S State] struct {
 	shards []*Shard[S]
+	err    error
 }
 
 // New returns a runtime whose topic is created on first use.
@@ -151,23 +157,52 @@ func New[S State](cfg Config[S]) *Runtime[S] {
 	return &Runtime[S]{cfg: cfg}
 }
 
-// Shards opens the internal topic on first use and returns its shards.
+// Shards opens the internal topic on first use (after Forget, on the next
+// use) and returns its shards.
 func (r *Runtime[S]) Shards() ([]*Shard[S], error) {
-	r.once.Do(func() {
-		logs, err := r.cfg.Open()
-		if err != nil {
-			r.err = err
-			return
-		}
-		if len(logs) == 0 {
-			r.err = fmt.Errorf("%s has no partitions", r.cfg.Topic)
-			return
-		}
+	if o := r.opened.Load(); o != nil {
+		return o.shards, o.err
+	}
+	r.openMu.Lock()
+	defer r.openMu.Unlock()
+	if o := r.opened.Load(); o != nil {
+		return o.shards, o.err
+	}
+	o := &opened[S]{}
+	logs, err := r.cfg.Open()
+	switch {
+	case err != nil:
+		o.err = err
+	case len(logs) == 0:
+		o.err = fmt.Errorf("%s has no partitions", r.cfg.Topic)
+	default:
 		for _, l := range logs {
-			r.shards = append(r.shards, &Shard[S]{rt: r, log: l, index: l.Index(), at: Epoch{-1, -1}})
+			o.shards = append(o.shards, &Shard[S]{rt: r, log: l, index: l.Index(), at: Epoch{-1, -1}})
 		}
-	})
-	return r.shards, r.err
+	}
+	r.opened.Store(o)
+	return o.shards, o.err
+}
+
+// Forget unloads every shard and forgets the topic, as Kafka's coordinator
+// resigns the partitions of its internal topic when the topic is deleted:
+// a state or timer from before acts no more, and the next use opens the
+// topic again, creating it.
+func (r *Runtime[S]) Forget() {
+	r.openMu.Lock()
+	o := r.opened.Swap(nil)
+	r.openMu.Unlock()
+	if o == nil {
+		return
+	}
+	for _, s := range o.shards {
+		s.loadMu.Lock()
+		s.mu.Lock()
+		var zero S
+		s.at, s.state, s.loaded = Epoch{-1, -1}, zero, false
+		s.mu.Unlock()
+		s.loadMu.Unlock()
+	}
 }
 
 // ShardFor returns the shard that owns key.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fakekafka/fakekafka/clock"
+	"github.com/fakekafka/fakekafka/fetchsession"
 	"github.com/fakekafka/fakekafka/protocol"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -32,6 +33,8 @@ type broker struct {
 	// faults are the fault-injection rules that can fire here (faults.go),
 	// nil when there are none so that requests pay one atomic load.
 	faults atomic.Pointer[[]*FaultRule]
+
+	sessions *fetchsession.Cache // Fetch sessions (fetch_session.go)
 }
 
 // registered says whether the controller still counts the broker as
@@ -133,6 +136,7 @@ type conn struct {
 	sasl       *saslConn // on SASL listeners (sasl_conn.go)
 	out        []byte
 	fetchSpace fetchSpace // a Fetch response's gathered records (response_bufs.go)
+	fetchState fetchState // a Fetch's reused scratch (fetch_session.go)
 	chaosAcks  []chaosAck // writes of the request being handled (chaos_record.go)
 	parking    connPark   // reused by every parked request (conn_park.go)
 	closed     chan struct{}

@@ -24,6 +24,7 @@ import (
 
 	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/fakekafka/fakekafka/coordinator"
+	"github.com/fakekafka/fakekafka/fetchsession"
 	"github.com/fakekafka/fakekafka/quota"
 )
 
@@ -132,7 +133,7 @@ func NewCluster(cfg Config) (*Cluster, error) {
 	}
 
 	for i := range cfg.Brokers {
-		b := &broker{c: c, id: int32(i + 1), conns: map[*conn]struct{}{}}
+		b := &broker{c: c, id: int32(i + 1), conns: map[*conn]struct{}{}, sessions: fetchsession.NewCache(cfg.fetchSessionCacheSlots())}
 		c.brokers = append(c.brokers, b)
 		for li, l := range cfg.Listeners {
 			bl, err := openListener(b, li, l, i)

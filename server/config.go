@@ -213,6 +213,11 @@ type Config struct {
 	// as STATIC_BROKER_CONFIG. Those fakekafka acts on take effect (see
 	// docs/configs.md): an entry sets the typed field of the same config.
 	BrokerConfigs map[string]string
+	// FetchSessionCacheSlots is max.incremental.fetch.session.cache.slots:
+	// how many Fetch sessions (KIP-227) each broker keeps, split over 8
+	// shards as in Kafka (so fewer than 8 means none). Default 1000; a
+	// negative value means 0, no sessions (every fetch is then full).
+	FetchSessionCacheSlots int
 
 	// MessageMaxBytes is message.max.bytes, the largest record batch a
 	// Produce may carry. Default 1048588.

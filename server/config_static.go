@@ -44,6 +44,7 @@ var staticFields = map[string]func(*Config) string{
 	"group.consumer.heartbeat.interval.ms":          func(c *Config) string { return msString(c.ConsumerGroupHeartbeatInterval) },
 	"group.consumer.session.timeout.ms":             func(c *Config) string { return msString(c.ConsumerGroupSessionTimeout) },
 	"group.consumer.migration.policy":               func(c *Config) string { return c.ConsumerGroupMigrationPolicy },
+	"max.incremental.fetch.session.cache.slots":     func(c *Config) string { return sessionSlots(c.FetchSessionCacheSlots) },
 	"group.streams.heartbeat.interval.ms":           func(c *Config) string { return msOr(c.StreamsGroupHeartbeatInterval, "5000") },
 	"group.streams.session.timeout.ms":              func(c *Config) string { return msOr(c.StreamsGroupSessionTimeout, "45000") },
 	"group.streams.initial.rebalance.delay.ms":      func(c *Config) string { return streamsDelay(c.StreamsGroupInitialRebalanceDelay) },
@@ -141,14 +142,19 @@ var typedFields = map[string]func(c *Config, v string){
 	"group.consumer.heartbeat.interval.ms":          func(c *Config, v string) { c.ConsumerGroupHeartbeatInterval = millis(v) },
 	"group.consumer.session.timeout.ms":             func(c *Config, v string) { c.ConsumerGroupSessionTimeout = millis(v) },
 	"group.consumer.migration.policy":               func(c *Config, v string) { c.ConsumerGroupMigrationPolicy = v },
-	"group.streams.heartbeat.interval.ms":           func(c *Config, v string) { c.StreamsGroupHeartbeatInterval = millis(v) },
-	"group.streams.session.timeout.ms":              func(c *Config, v string) { c.StreamsGroupSessionTimeout = millis(v) },
-	"group.streams.initial.rebalance.delay.ms":      func(c *Config, v string) { c.StreamsGroupInitialRebalanceDelay = streamsDelayValue(v) },
-	"group.streams.num.standby.replicas":            func(c *Config, v string) { c.StreamsGroupNumStandbyReplicas = int32(atoi(v)) },
-	"share.coordinator.state.topic.num.partitions":  func(c *Config, v string) { c.ShareStatePartitions = atoi(v) },
-	"transaction.state.log.num.partitions":          func(c *Config, v string) { c.TransactionStatePartitions = atoi(v) },
-	"transaction.state.log.replication.factor":      func(c *Config, v string) { c.TransactionStateReplicationFactor = atoi(v) },
-	"transaction.max.timeout.ms":                    func(c *Config, v string) { c.TransactionMaxTimeout = millis(v) },
+	"max.incremental.fetch.session.cache.slots": func(c *Config, v string) {
+		if c.FetchSessionCacheSlots = atoi(v); c.FetchSessionCacheSlots == 0 {
+			c.FetchSessionCacheSlots = -1 // Config's "none"
+		}
+	},
+	"group.streams.heartbeat.interval.ms":          func(c *Config, v string) { c.StreamsGroupHeartbeatInterval = millis(v) },
+	"group.streams.session.timeout.ms":             func(c *Config, v string) { c.StreamsGroupSessionTimeout = millis(v) },
+	"group.streams.initial.rebalance.delay.ms":     func(c *Config, v string) { c.StreamsGroupInitialRebalanceDelay = streamsDelayValue(v) },
+	"group.streams.num.standby.replicas":           func(c *Config, v string) { c.StreamsGroupNumStandbyReplicas = int32(atoi(v)) },
+	"share.coordinator.state.topic.num.partitions": func(c *Config, v string) { c.ShareStatePartitions = atoi(v) },
+	"transaction.state.log.num.partitions":         func(c *Config, v string) { c.TransactionStatePartitions = atoi(v) },
+	"transaction.state.log.replication.factor":     func(c *Config, v string) { c.TransactionStateReplicationFactor = atoi(v) },
+	"transaction.max.timeout.ms":                   func(c *Config, v string) { c.TransactionMaxTimeout = millis(v) },
 	"transaction.abort.timed.out.transaction.cleanup.interval.ms": func(c *Config, v string) {
 		c.TransactionAbortTimedOutInterval = millis(v)
 	},
@@ -198,4 +204,16 @@ func streamsDelayValue(v string) time.Duration {
 		return d
 	}
 	return -1
+}
+
+// sessionSlots renders FetchSessionCacheSlots: zero is Kafka's 1000, a
+// negative value none.
+func sessionSlots(n int) string {
+	switch {
+	case n < 0:
+		return "0"
+	case n == 0:
+		return "1000"
+	}
+	return strconv.Itoa(n)
 }

@@ -45,6 +45,7 @@ func (c *Cluster) StopBroker(id int32, mode StopMode) error {
 	}
 	b.up.Store(false)
 	b.closeConns()
+	b.sessions.Clear() // a restarted broker knows no fetch session
 	if mode == StopClean {
 		return nil
 	}

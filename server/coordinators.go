@@ -183,3 +183,17 @@ func (l *coordinatorLeaderListener) partitionChanged(p *partition, _ partitionCh
 		l.c.coordinatorMoved(p.t.name)
 	}
 }
+
+// forgetInternalTopic unloads the coordinator whose internal topic was
+// deleted: Kafka 4.4 deletes __consumer_offsets and __transaction_state
+// when asked (a clean-up that deletes every topic does), its coordinators
+// resign their partitions, and the next FindCoordinator creates the topic
+// again, empty.
+func (c *Cluster) forgetInternalTopic(name string) {
+	switch name {
+	case offsetsTopic:
+		c.coord.Forget()
+	case txnStateTopic:
+		c.txn.rt.Forget()
+	}
+}

@@ -9,9 +9,10 @@ package server
 //
 // A requested topic that does not exist is auto-created when
 // auto.create.topics.enable is on and (v4+) the request allows it. Kafka
-// answers LEADER_NOT_AVAILABLE the first time because its leaders appear
-// asynchronously; ours exist as soon as the topic does, so the new topic is
-// reported normally. Otherwise the topic gets UNKNOWN_TOPIC_OR_PARTITION, or
+// 4.4 asks its controller to create it and answers the request that asked
+// before the topic exists: UNKNOWN_TOPIC_OR_PARTITION, no partitions, no
+// topic id (compat/reference); ours exists at once, so the next request
+// finds it. Otherwise the topic gets UNKNOWN_TOPIC_OR_PARTITION, or
 // INVALID_TOPIC_EXCEPTION for an illegal name. v12 may ask by topic ID alone
 // (UNKNOWN_TOPIC_ID when unknown; never auto-created).
 //
@@ -133,9 +134,7 @@ func (cn *conn) describeTopicByName(req *kmsg.MetadataRequest, name string, auto
 		return rt
 	}
 	if autoCreate {
-		if t := c.autoCreate(name); t != nil {
-			return cn.describeTopic(req, t)
-		}
+		c.autoCreate(name) // answered below as Kafka answers it, not yet there
 	}
 	rt.ErrorCode = kerr.UnknownTopicOrPartition.Code
 	return rt

@@ -191,7 +191,17 @@ func TestMetadataAutoCreate(t *testing.T) {
 		t.Fatal("topic created although the request did not allow it")
 	}
 
-	// Allowed: created with the defaults and reported at once.
+	// Allowed: created with the defaults. The request that triggered it
+	// is answered as Kafka 4.4 answers it (its controller creates the
+	// topic afterwards): UNKNOWN_TOPIC_OR_PARTITION, no partitions, no
+	// topic id; the next request finds it.
+	resp, err = metadataRequest(12, true, "auto").RequestWith(ctx, cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rt := resp.Topics[0]; rt.ErrorCode != kerr.UnknownTopicOrPartition.Code || len(rt.Partitions) != 0 || rt.TopicID != ([16]byte{}) {
+		t.Fatalf("the answer that created the topic: %+v", rt)
+	}
 	resp, err = metadataRequest(12, true, "auto").RequestWith(ctx, cl)
 	if err != nil {
 		t.Fatal(err)
@@ -209,8 +219,8 @@ func TestMetadataAutoCreate(t *testing.T) {
 
 	// Before v4 there is no flag: the broker setting decides.
 	resp3 := callHandler[*kmsg.MetadataResponse](t, c, 1, metadataRequest(3, false, "old"))
-	if resp3.Topics[0].ErrorCode != 0 || c.topic("old") == nil {
-		t.Errorf("v3 request: error %d, want the topic auto-created", resp3.Topics[0].ErrorCode)
+	if resp3.Topics[0].ErrorCode != kerr.UnknownTopicOrPartition.Code || c.topic("old") == nil {
+		t.Errorf("v3 request: error %d, want the topic auto-created (and UNKNOWN_TOPIC_OR_PARTITION)", resp3.Topics[0].ErrorCode)
 	}
 
 	// Illegal names are refused whatever the settings.

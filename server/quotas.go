@@ -149,15 +149,15 @@ func (cn *conn) fetchQuotaCap() int32 {
 // throttleFetch records a consumer Fetch response's size against the
 // consumer quota; when that throttles, the response is emptied (and its
 // bytes taken back), as Kafka answers a throttled fetch.
-func (cn *conn) throttleFetch(resp *kmsg.FetchResponse) {
+func (cn *conn) throttleFetch(resp *kmsg.FetchResponse) (throttled bool) {
 	s, bound := cn.quotaSensor(quota.ConsumerByteRate)
 	if s == nil {
-		return
+		return false
 	}
 	size := float64(len(resp.AppendTo(nil)))
 	d := cn.recordQuota(s, bound, size)
 	if d <= 0 {
-		return
+		return false
 	}
 	now := cn.b.c.now().UnixMilli()
 	s.mu.Lock()
@@ -165,6 +165,7 @@ func (cn *conn) throttleFetch(resp *kmsg.FetchResponse) {
 	s.mu.Unlock()
 	resp.Topics = nil
 	cn.throttle = max(cn.throttle, d)
+	return true
 }
 
 // applyThrottle sets the response's throttle time and says how to mute:

@@ -386,6 +386,7 @@ func (c *Cluster) deleteTopic(t *topic) bool {
 		p.mu.Unlock()
 	}
 	c.removeTopicData(t)
+	c.forgetInternalTopic(t.name)
 	c.log.Info("topic deleted", "topic", t.name)
 	c.emit(EventTopicDeleted, func(e *Event) { e.Topic = t.name })
 	c.shareTopicDeleted(t.id) // share_coordinator.go

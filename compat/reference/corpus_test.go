@@ -36,6 +36,7 @@ type corpusEnv struct {
 	// streamsEpoch is the corpus's streams group member's epoch.
 	streamsEpoch int32
 
+	fetchSession int32  // the session the corpus's full fetch opened
 	logDir       string // broker 1's, as DescribeLogDirs names it
 	subscription int32  // the telemetry client's subscription id
 }
