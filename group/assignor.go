@@ -23,6 +23,9 @@ type Topics interface {
 	// match a whole name, limited to what the principal that set it may
 	// describe) to the existing topics, sorted by name.
 	Subscribed(m *ConsumerMember) []Topic
+	// ByNames resolves a list of topic names (a share member's
+	// subscription) to the existing topics, sorted by name.
+	ByNames(names []string) []Topic
 }
 
 // ComputeTarget runs the group's assignor for the current group epoch.
