@@ -72,6 +72,8 @@ const (
 	EventGroupMemberLeft         = api.EventGroupMemberLeft
 	EventGroupMemberExpired      = api.EventGroupMemberExpired
 	EventOffsetsExpired          = api.EventOffsetsExpired
+	EventShareRecordsReleased    = api.EventShareRecordsReleased
+	EventShareRecordsArchived    = api.EventShareRecordsArchived
 	EventLSOAdvanced             = api.EventLSOAdvanced
 	EventLogStartMoved           = api.EventLogStartMoved
 	EventReplicaPaused           = api.EventReplicaPaused

@@ -14,6 +14,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"github.com/fakekafka/fakekafka/share"
 	"log/slog"
 	"maps"
 	"slices"
@@ -48,6 +49,12 @@ type Cluster struct {
 
 	coord *coordinator.Runtime[*groupShard] // the group coordinators (group_coordinator.go)
 	txn   txnCoordinators                   // the transaction coordinators (txn_coordinator.go)
+
+	// shares are the share partitions this cluster's leaders keep and the
+	// brokers' share sessions (share_partitions.go, share_sessions.go);
+	// sharePersister is the share coordinator as those leaders see it.
+	shares         shareState
+	sharePersister share.Persister
 
 	events *eventLog // the event ring (events.go)
 
@@ -109,6 +116,7 @@ func NewCluster(cfg Config) (*Cluster, error) {
 	c := &Cluster{cfg: cfg, log: cfg.Logger, closing: make(chan struct{})}
 	c.txn.wake = make(chan struct{}, 1)
 	c.newCoordinators()
+	c.sharePersister = share.NewMemPersister() // share: the stand-in until the share coordinator's persister (sharecoord) is wired here
 	c.events = newEventLog(cfg.EventBuffer)
 	c.topics.Store(&topics{byName: map[string]*topic{}, byID: map[[16]byte]*topic{}})
 	c.nextProducerID.Store(1000)

@@ -109,6 +109,9 @@ func (c *Cluster) consumerHeartbeat(req *kmsg.ConsumerGroupHeartbeatRequest, hr 
 	g.Mu.Lock()
 	defer g.Mu.Unlock()
 	g.ConsumerGroup()
+	if g.ShareGroup() != nil {
+		return fail(kerr.GroupIDNotFound, "Group %s is not a consumer group.", req.Group)
+	}
 	if g.Consumer == nil {
 		if req.MemberEpoch != 0 {
 			return fail(kerr.UnknownMemberID, "group %s has no member %s", req.Group, req.MemberID)

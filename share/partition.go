@@ -151,14 +151,16 @@ func (p *Partition) Available(limit int64, lim Limits) bool {
 // Acquire acquires for member the Available offsets of the window and new
 // offsets past it, among the ranges the caller read from the log (in order,
 // from NextFetchOffset on), until maxRecords are acquired (whole ranges:
-// the last one may go past it, as Kafka's batch-aligned acquisition does).
+// the last one may go past it, as Kafka's batch-aligned acquisition does;
+// with strict, share.acquire.mode=record_limit, exactly maxRecords).
 // New offsets stop at MaxInFlight in-flight records. Skipped ranges and
 // holes between ranges past the window are archived. Each acquired offset's
 // delivery count goes up by one and its lock runs until now+LockDuration.
-func (p *Partition) Acquire(member string, now time.Time, ranges []Range, maxRecords int, lim Limits) []AcquiredRange {
+func (p *Partition) Acquire(member string, now time.Time, ranges []Range, maxRecords int, strict bool, lim Limits) []AcquiredRange {
 	var out []AcquiredRange
 	deadline := now.Add(lim.LockDuration)
 	taken := 0
+	full := func() bool { return strict && maxRecords > 0 && taken >= maxRecords }
 	add := func(off int64, count int16) {
 		if n := len(out); n > 0 && out[n-1].Last == off-1 && out[n-1].DeliveryCount == count {
 			out[n-1].Last = off
@@ -175,6 +177,9 @@ func (p *Partition) Acquire(member string, now time.Time, ranges []Range, maxRec
 		if first < p.end() { // inside the window: re-acquire what is Available
 			for off := first; off <= rg.Last && off < p.end(); off++ {
 				r := &p.recs[off-p.start]
+				if full() {
+					break
+				}
 				if r.state != Available || rg.Skip {
 					continue
 				}
@@ -184,7 +189,7 @@ func (p *Partition) Acquire(member string, now time.Time, ranges []Range, maxRec
 			}
 			first = p.end()
 		}
-		if first > rg.Last {
+		if first > rg.Last || full() {
 			continue
 		}
 		if lim.MaxInFlight > 0 && int64(len(p.recs)) >= lim.MaxInFlight {
@@ -198,7 +203,7 @@ func (p *Partition) Acquire(member string, now time.Time, ranges []Range, maxRec
 				p.recs = append(p.recs, inflight{state: Archived})
 				continue
 			}
-			if lim.MaxInFlight > 0 && int64(len(p.recs)) >= lim.MaxInFlight {
+			if lim.MaxInFlight > 0 && int64(len(p.recs)) >= lim.MaxInFlight || full() {
 				break
 			}
 			p.recs = append(p.recs, inflight{state: Acquired, count: 1, member: member, deadline: deadline})

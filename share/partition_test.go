@@ -41,7 +41,7 @@ func TestAcquireNewRecords(t *testing.T) {
 	if p.NextFetchOffset() != 10 {
 		t.Fatalf("next fetch %d", p.NextFetchOffset())
 	}
-	got := p.Acquire("m1", t0, []Range{{First: 10, Last: 14}}, 0, lim())
+	got := p.Acquire("m1", t0, []Range{{First: 10, Last: 14}}, 0, false, lim())
 	wantAcq(t, got, AcquiredRange{10, 14, 1})
 	wantWindow(t, p, 10, 15)
 	wantState(t, p, 12, Acquired, 1)
@@ -52,20 +52,29 @@ func TestAcquireNewRecords(t *testing.T) {
 		t.Fatalf("deadline %v %v", d, ok)
 	}
 	// Offsets below the start are not acquired again.
-	wantAcq(t, p.Acquire("m2", t0, []Range{{First: 8, Last: 9}}, 0, lim()))
+	wantAcq(t, p.Acquire("m2", t0, []Range{{First: 8, Last: 9}}, 0, false, lim()))
 }
 
 func TestAcquireStopsAtMaxRecordsOnBatchBoundary(t *testing.T) {
 	p := NewPartition(0)
-	got := p.Acquire("m1", t0, []Range{{First: 0, Last: 2}, {First: 3, Last: 5}, {First: 6, Last: 9}}, 4, lim())
+	got := p.Acquire("m1", t0, []Range{{First: 0, Last: 2}, {First: 3, Last: 5}, {First: 6, Last: 9}}, 4, false, lim())
 	// 0-2 (3 records), then 3-5 whole: the batch is not split.
 	wantAcq(t, got, AcquiredRange{0, 5, 1})
 	wantWindow(t, p, 0, 6)
 }
 
+func TestAcquireRecordLimitStrict(t *testing.T) {
+	p := NewPartition(0)
+	got := p.Acquire("m1", t0, []Range{{First: 0, Last: 2}, {First: 3, Last: 5}}, 4, true, lim())
+	wantAcq(t, got, AcquiredRange{0, 3, 1})
+	wantWindow(t, p, 0, 4)
+	got = p.Acquire("m2", t0, []Range{{First: 3, Last: 5}}, 1, true, lim())
+	wantAcq(t, got, AcquiredRange{4, 4, 1})
+}
+
 func TestAcceptAdvancesStart(t *testing.T) {
 	p := NewPartition(0)
-	p.Acquire("m1", t0, []Range{{First: 0, Last: 4}}, 0, lim())
+	p.Acquire("m1", t0, []Range{{First: 0, Last: 4}}, 0, false, lim())
 	if code := p.Acknowledge("m1", t0, []AckBatch{{First: 2, Last: 3, Types: []AckType{AckAccept}}}, lim()); code != 0 {
 		t.Fatal(kerr.ErrorForCode(code))
 	}
@@ -82,7 +91,7 @@ func TestAcceptAdvancesStart(t *testing.T) {
 
 func TestAcknowledgeTypesPerOffset(t *testing.T) {
 	p := NewPartition(0)
-	p.Acquire("m1", t0, []Range{{First: 0, Last: 4}}, 0, lim())
+	p.Acquire("m1", t0, []Range{{First: 0, Last: 4}}, 0, false, lim())
 	code := p.Acknowledge("m1", t0.Add(time.Second), []AckBatch{{First: 0, Last: 4,
 		Types: []AckType{AckAccept, AckRelease, AckReject, AckGap, AckRenew}}}, lim())
 	if code != 0 {
@@ -101,13 +110,13 @@ func TestAcknowledgeTypesPerOffset(t *testing.T) {
 	if p.NextFetchOffset() != 1 {
 		t.Fatalf("next fetch %d", p.NextFetchOffset())
 	}
-	got := p.Acquire("m2", t0, []Range{{First: 1, Last: 4}, {First: 5, Last: 5}}, 0, lim())
+	got := p.Acquire("m2", t0, []Range{{First: 1, Last: 4}, {First: 5, Last: 5}}, 0, false, lim())
 	wantAcq(t, got, AcquiredRange{1, 1, 2}, AcquiredRange{5, 5, 1})
 }
 
 func TestAcknowledgeRefusals(t *testing.T) {
 	p := NewPartition(0)
-	p.Acquire("m1", t0, []Range{{First: 0, Last: 4}}, 0, lim())
+	p.Acquire("m1", t0, []Range{{First: 0, Last: 4}}, 0, false, lim())
 	cases := []struct {
 		name   string
 		member string
@@ -141,8 +150,8 @@ func TestAcknowledgeRefusals(t *testing.T) {
 
 func TestLockExpiryReleases(t *testing.T) {
 	p := NewPartition(0)
-	p.Acquire("m1", t0, []Range{{First: 0, Last: 1}}, 0, lim())
-	p.Acquire("m1", t0.Add(10*time.Second), []Range{{First: 2, Last: 2}}, 0, lim())
+	p.Acquire("m1", t0, []Range{{First: 0, Last: 1}}, 0, false, lim())
+	p.Acquire("m1", t0.Add(10*time.Second), []Range{{First: 2, Last: 2}}, 0, false, lim())
 	if ch := p.ExpireLocks(t0.Add(30*time.Second-time.Millisecond), lim()); len(ch) != 0 {
 		t.Fatalf("released early: %v", ch)
 	}
@@ -165,7 +174,7 @@ func TestDeliveryCountLimitArchives(t *testing.T) {
 	l := lim() // limit 3
 	now := t0
 	for i := int16(1); i <= 3; i++ {
-		got := p.Acquire("m1", now, []Range{{First: 0, Last: 0}, {First: 1, Last: 1}}, 1, l)
+		got := p.Acquire("m1", now, []Range{{First: 0, Last: 0}, {First: 1, Last: 1}}, 1, false, l)
 		wantAcq(t, got, AcquiredRange{0, 0, i})
 		now = now.Add(30 * time.Second)
 		ch := p.ExpireLocks(now, l)
@@ -180,7 +189,7 @@ func TestDeliveryCountLimitArchives(t *testing.T) {
 	// Archived at the limit: the start moved past it.
 	wantWindow(t, p, 1, 1)
 	// A RELEASE at the limit archives as well.
-	p.Acquire("m1", now, []Range{{First: 1, Last: 1}}, 0, Limits{LockDuration: time.Second, DeliveryCountLimit: 1})
+	p.Acquire("m1", now, []Range{{First: 1, Last: 1}}, 0, false, Limits{LockDuration: time.Second, DeliveryCountLimit: 1})
 	p.Acknowledge("m1", now, []AckBatch{{1, 1, []AckType{AckRelease}}}, Limits{DeliveryCountLimit: 1})
 	wantWindow(t, p, 2, 2)
 }
@@ -189,15 +198,15 @@ func TestMaxInFlight(t *testing.T) {
 	p := NewPartition(0)
 	l := lim()
 	l.MaxInFlight = 4
-	got := p.Acquire("m1", t0, []Range{{First: 0, Last: 2}, {First: 3, Last: 9}}, 0, l)
+	got := p.Acquire("m1", t0, []Range{{First: 0, Last: 2}, {First: 3, Last: 9}}, 0, false, l)
 	wantAcq(t, got, AcquiredRange{0, 3, 1})
 	if p.Available(10, l) {
 		t.Fatal("more available past the in-flight limit")
 	}
-	wantAcq(t, p.Acquire("m2", t0, []Range{{First: 4, Last: 9}}, 0, l))
+	wantAcq(t, p.Acquire("m2", t0, []Range{{First: 4, Last: 9}}, 0, false, l))
 	p.Acknowledge("m1", t0, []AckBatch{{0, 1, []AckType{AckAccept}}}, l)
 	wantWindow(t, p, 2, 4)
-	got = p.Acquire("m2", t0, []Range{{First: 4, Last: 9}}, 0, l)
+	got = p.Acquire("m2", t0, []Range{{First: 4, Last: 9}}, 0, false, l)
 	wantAcq(t, got, AcquiredRange{4, 5, 1})
 }
 
@@ -205,7 +214,7 @@ func TestSkipAndHolesArchived(t *testing.T) {
 	p := NewPartition(0)
 	// 0-1 records, 2-3 aborted (read_committed), 4 a marker, 6-7 records
 	// after a compacted hole at 5.
-	got := p.Acquire("m1", t0, []Range{{First: 0, Last: 1}, {First: 2, Last: 3, Skip: true}, {First: 4, Last: 4, Skip: true}, {First: 6, Last: 7}}, 0, lim())
+	got := p.Acquire("m1", t0, []Range{{First: 0, Last: 1}, {First: 2, Last: 3, Skip: true}, {First: 4, Last: 4, Skip: true}, {First: 6, Last: 7}}, 0, false, lim())
 	wantAcq(t, got, AcquiredRange{0, 1, 1}, AcquiredRange{6, 7, 1})
 	wantState(t, p, 3, Archived, 0)
 	wantState(t, p, 5, Archived, 0)
@@ -215,8 +224,8 @@ func TestSkipAndHolesArchived(t *testing.T) {
 
 func TestReleaseMember(t *testing.T) {
 	p := NewPartition(0)
-	p.Acquire("m1", t0, []Range{{First: 0, Last: 1}}, 0, lim())
-	p.Acquire("m2", t0, []Range{{First: 2, Last: 2}}, 0, lim())
+	p.Acquire("m1", t0, []Range{{First: 0, Last: 1}}, 0, false, lim())
+	p.Acquire("m2", t0, []Range{{First: 2, Last: 2}}, 0, false, lim())
 	ch := p.ReleaseMember("m1", lim())
 	if !slices.Equal(ch, []Change{{0, Available, 1}, {1, Available, 1}}) {
 		t.Fatalf("changes %v", ch)
@@ -226,9 +235,9 @@ func TestReleaseMember(t *testing.T) {
 
 func TestSnapshotAndRestore(t *testing.T) {
 	p := NewPartition(0)
-	p.Acquire("m1", t0, []Range{{First: 0, Last: 5}}, 0, lim())
+	p.Acquire("m1", t0, []Range{{First: 0, Last: 5}}, 0, false, lim())
 	p.Acknowledge("m1", t0, []AckBatch{{0, 0, []AckType{AckAccept}}, {2, 2, []AckType{AckRelease}}, {3, 3, []AckType{AckReject}}}, lim())
-	p.Acquire("m2", t0, []Range{{First: 2, Last: 2}}, 0, lim()) // 2: count 2, acquired
+	p.Acquire("m2", t0, []Range{{First: 2, Last: 2}}, 0, false, lim()) // 2: count 2, acquired
 	st := p.Snapshot()
 	want := []StateBatch{
 		{1, 1, Available, 0}, // acquired at count 1: persisted as before it
@@ -243,13 +252,13 @@ func TestSnapshotAndRestore(t *testing.T) {
 	// delivery has the count it had.
 	q := Restore(st)
 	wantWindow(t, q, 1, 6)
-	got := q.Acquire("m3", t0, []Range{{First: 1, Last: 6}}, 0, lim())
+	got := q.Acquire("m3", t0, []Range{{First: 1, Last: 6}}, 0, false, lim())
 	wantAcq(t, got, AcquiredRange{1, 1, 1}, AcquiredRange{2, 2, 2}, AcquiredRange{4, 6, 1})
 }
 
 func TestReset(t *testing.T) {
 	p := NewPartition(0)
-	p.Acquire("m1", t0, []Range{{First: 0, Last: 5}}, 0, lim())
+	p.Acquire("m1", t0, []Range{{First: 0, Last: 5}}, 0, false, lim())
 	p.Reset(3)
 	wantWindow(t, p, 3, 6)
 	p.Reset(10)

@@ -1,0 +1,475 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/fakekafka/fakekafka/clock"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// shareMember drives one share-group member with raw requests: its
+// heartbeat, and a share session per broker.
+type shareMember struct {
+	t      *testing.T
+	c      *Cluster
+	cl     *kgo.Client
+	group  string
+	id     string
+	epoch  int32
+	epochs map[int32]int32 // the next share session epoch per broker
+}
+
+func newShareMember(t *testing.T, c *Cluster, group, id string) *shareMember {
+	return &shareMember{t: t, c: c, cl: newClient(t, c), group: group, id: id, epochs: map[int32]int32{}}
+}
+
+func (m *shareMember) heartbeat(epoch int32, topics ...string) *kmsg.ShareGroupHeartbeatResponse {
+	m.t.Helper()
+	req := kmsg.NewPtrShareGroupHeartbeatRequest()
+	req.GroupID, req.MemberID, req.MemberEpoch = m.group, m.id, epoch
+	if topics != nil {
+		req.SubscribedTopicNames = topics
+	}
+	resp, err := req.RequestWith(testContext(m.t), m.cl)
+	if err != nil {
+		m.t.Fatal(err)
+	}
+	if resp.ErrorCode == 0 {
+		m.epoch = resp.MemberEpoch
+	}
+	return resp
+}
+
+func (m *shareMember) join(topics ...string) *kmsg.ShareGroupHeartbeatResponse {
+	m.t.Helper()
+	resp := m.heartbeat(0, topics...)
+	if resp.ErrorCode != 0 {
+		m.t.Fatalf("join: %v", kerr.ErrorForCode(resp.ErrorCode))
+	}
+	return resp
+}
+
+// leaderOf is topic/partition's leader.
+func leaderOf(c *Cluster, topic string, partition int32) int32 {
+	p := c.topic(topic).partitions()[partition]
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.st.Leader()
+}
+
+type ack struct {
+	first, last int64
+	types       []int8
+}
+
+// fetch sends a ShareFetch for topic/0 to its leader in the member's
+// session there, with acks, and moves the session's epoch on.
+func (m *shareMember) fetch(topic string, maxWait time.Duration, acks ...ack) *kmsg.ShareFetchResponse {
+	m.t.Helper()
+	return m.fetchFrom(leaderOf(m.c, topic, 0), topic, 0, maxWait, acks...)
+}
+
+func (m *shareMember) fetchFrom(broker int32, topic string, partition int32, maxWait time.Duration, acks ...ack) *kmsg.ShareFetchResponse {
+	m.t.Helper()
+	req := kmsg.NewPtrShareFetchRequest()
+	req.GroupID, req.MemberID = kmsg.StringPtr(m.group), kmsg.StringPtr(m.id)
+	req.ShareSessionEpoch = m.epochs[broker]
+	req.MaxWaitMillis, req.MinBytes, req.MaxBytes, req.MaxRecords, req.BatchSize = int32(maxWait.Milliseconds()), 1, 1<<20, 500, 500
+	rt := kmsg.NewShareFetchRequestTopic()
+	rt.TopicID = m.c.topic(topic).id
+	rp := kmsg.NewShareFetchRequestTopicPartition()
+	rp.Partition = partition
+	for _, a := range acks {
+		b := kmsg.NewShareFetchRequestTopicPartitionAcknowledgementBatch()
+		b.FirstOffset, b.LastOffset, b.AcknowledgeTypes = a.first, a.last, a.types
+		rp.AcknowledgementBatches = append(rp.AcknowledgementBatches, b)
+	}
+	rt.Partitions = append(rt.Partitions, rp)
+	req.Topics = append(req.Topics, rt)
+	resp, err := m.cl.Broker(int(broker)).RetriableRequest(testContext(m.t), req)
+	if err != nil {
+		m.t.Fatal(err)
+	}
+	r := resp.(*kmsg.ShareFetchResponse)
+	if r.ErrorCode == 0 {
+		m.epochs[broker]++
+	}
+	return r
+}
+
+// acquired lists a response's acquired runs as "first-last/count".
+func acquired(r *kmsg.ShareFetchResponse) []string {
+	var out []string
+	for _, t := range r.Topics {
+		for _, p := range t.Partitions {
+			for _, a := range p.AcquiredRecords {
+				out = append(out, fmt.Sprintf("%d-%d/%d", a.FirstOffset, a.LastOffset, a.DeliveryCount))
+			}
+		}
+	}
+	return out
+}
+
+func wantAcquired(t *testing.T, what string, r *kmsg.ShareFetchResponse, want ...string) {
+	t.Helper()
+	if r.ErrorCode != 0 {
+		t.Fatalf("%s: %v", what, kerr.ErrorForCode(r.ErrorCode))
+	}
+	if got := acquired(r); !slices.Equal(got, want) {
+		t.Fatalf("%s: acquired %v, want %v", what, got, want)
+	}
+}
+
+// ackCode is the first partition's acknowledgement error.
+func ackCode(r *kmsg.ShareFetchResponse) int16 {
+	for _, t := range r.Topics {
+		for _, p := range t.Partitions {
+			return p.AcknowledgeErrorCode
+		}
+	}
+	return -1
+}
+
+func shareProduce(t *testing.T, c *Cluster, topic string, n int) {
+	t.Helper()
+	cl := newClient(t, c, kgo.DefaultProduceTopic(topic))
+	var rs []*kgo.Record
+	for i := range n {
+		rs = append(rs, &kgo.Record{Value: []byte(fmt.Sprint(i))})
+	}
+	if err := cl.ProduceSync(testContext(t), rs...).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func newShareCluster(t *testing.T) (*Cluster, *clock.Clock) {
+	clk := clock.NewManual(time.Unix(1_700_000_000, 0))
+	c := NewTestCluster(t, Config{Clock: clk})
+	if err := c.CreateTopic("q", 1, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	return c, clk
+}
+
+// The data path, step by step: the first fetch initialises the share
+// partition at the high watermark (share.auto.offset.reset=latest), then
+// records are acquired with delivery counts, acknowledged with every type,
+// a lock that runs out gives a record back, and the delivery limit
+// archives it.
+func TestShareFetchAcknowledgeSteps(t *testing.T) {
+	c, _ := newShareCluster(t)
+	shareProduce(t, c, "q", 2) // before the share partition exists: never seen (latest)
+	m := newShareMember(t, c, "sg", "m1")
+	m.join("q")
+	wantAcquired(t, "the opening fetch", m.fetch("q", 10*time.Millisecond))
+	shareProduce(t, c, "q", 5) // offsets 2-6
+	wantAcquired(t, "after produce", m.fetch("q", time.Second), "2-6/1")
+
+	// Accept 2, release 3, reject 4, gap 5; 6 stays acquired.
+	r := m.fetch("q", 10*time.Millisecond, ack{2, 5, []int8{1, 2, 3, 0}})
+	if ackCode(r) != 0 {
+		t.Fatalf("ack: %v", kerr.ErrorForCode(ackCode(r)))
+	}
+	wantAcquired(t, "the released record again", r, "3-3/2")
+
+	// An acknowledgement of a record the member no longer holds.
+	r = m.fetch("q", 10*time.Millisecond, ack{2, 2, []int8{1}})
+	if ackCode(r) != kerr.InvalidRecordState.Code {
+		t.Fatalf("ack of an accepted record: %v", kerr.ErrorForCode(ackCode(r)))
+	}
+
+	// 3 and 6 are held: after the lock duration (30 s) they come back.
+	since := c.Events(0)
+	seq := since[len(since)-1].Seq
+	if err := c.AdvanceClock(30 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	wantAcquired(t, "after the lock expired", m.fetch("q", time.Second), "3-3/3", "6-6/2")
+	waitFor(t, 5*time.Second, "share_records_released", func() bool {
+		for _, e := range c.Events(seq) {
+			if e.Type == EventShareRecordsReleased && e.Group == "sg" && e.Reason == "acquisition lock expired" {
+				return true
+			}
+		}
+		return false
+	})
+
+	r = m.fetch("q", 10*time.Millisecond, ack{6, 6, []int8{1}})
+	if ackCode(r) != 0 {
+		t.Fatalf("ack 6: %v", kerr.ErrorForCode(ackCode(r)))
+	}
+	wantAcquired(t, "3 is still held", r)
+
+	// The default limit is 5 deliveries: 3 is archived when its fifth
+	// lock runs out.
+	for _, want := range []string{"3-3/4", "3-3/5"} {
+		if err := c.AdvanceClock(30 * time.Second); err != nil {
+			t.Fatal(err)
+		}
+		wantAcquired(t, "redelivery", m.fetch("q", time.Second), want)
+	}
+	if err := c.AdvanceClock(30 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	wantAcquired(t, "after the last delivery", m.fetch("q", 10*time.Millisecond))
+	waitFor(t, 5*time.Second, "share_records_archived", func() bool {
+		for _, e := range c.Events(seq) {
+			if e.Type == EventShareRecordsArchived && e.From == 3 && e.To == 3 {
+				return true
+			}
+		}
+		return false
+	})
+	sp := c.shareSnapshot("sg")[0]
+	sp.mu.Lock()
+	start, end := sp.sm.StartOffset(), sp.sm.EndOffset()
+	sp.mu.Unlock()
+	if start != 7 || end != 7 {
+		t.Fatalf("share partition [%d,%d), want [7,7)", start, end)
+	}
+}
+
+// A long poll waits for records and answers as soon as one is produced.
+func TestShareFetchLongPoll(t *testing.T) {
+	c, _ := newShareCluster(t)
+	m := newShareMember(t, c, "sg", "m1")
+	m.join("q")
+	wantAcquired(t, "open", m.fetch("q", 10*time.Millisecond))
+	done := make(chan *kmsg.ShareFetchResponse, 1)
+	go func() { done <- m.fetch("q", time.Minute) }()
+	waitFor(t, 5*time.Second, "the fetch waiting", func() bool {
+		sp := c.shareSnapshot("sg")[0]
+		sp.mu.Lock()
+		defer sp.mu.Unlock()
+		return len(sp.waiters) == 1
+	})
+	shareProduce(t, c, "q", 1)
+	select {
+	case r := <-done:
+		wantAcquired(t, "woken", r, "0-0/1")
+	case <-time.After(10 * time.Second):
+		t.Fatal("the long poll did not wake")
+	}
+}
+
+// Two members share one partition: each record goes to one of them.
+func TestShareTwoMembersOnePartition(t *testing.T) {
+	c, _ := newShareCluster(t)
+	a, b := newShareMember(t, c, "sg", "a"), newShareMember(t, c, "sg", "b")
+	a.join("q")
+	rb := b.join("q")
+	if rb.Assignment == nil || len(rb.Assignment.TopicPartitions) != 1 || !slices.Equal(rb.Assignment.TopicPartitions[0].Partitions, []int32{0}) {
+		t.Fatalf("b's assignment: %+v", rb.Assignment)
+	}
+	wantAcquired(t, "a opens", a.fetch("q", 10*time.Millisecond))
+	wantAcquired(t, "b opens", b.fetch("q", 10*time.Millisecond))
+	shareProduce(t, c, "q", 4)
+	wantAcquired(t, "a", a.fetch("q", time.Second), "0-3/1")
+	wantAcquired(t, "b gets nothing held by a", b.fetch("q", 10*time.Millisecond))
+	// a releases 2-3: b takes them.
+	if r := a.fetch("q", 10*time.Millisecond, ack{0, 1, []int8{1}}, ack{2, 3, []int8{2}}); ackCode(r) != 0 {
+		t.Fatalf("a's ack: %v", kerr.ErrorForCode(ackCode(r)))
+	}
+	// a's own fetch above took 2-3 back (it fetches after acking); b
+	// waits for a's lock instead: a leaves, and its records go to b.
+	if r := a.heartbeat(-1); r.ErrorCode != 0 || r.MemberEpoch != -1 {
+		t.Fatalf("a leaves: %+v", r)
+	}
+	wantAcquired(t, "b after a left", b.fetch("q", time.Second), "2-3/3")
+}
+
+// The session and request errors Kafka answers.
+func TestShareFetchErrors(t *testing.T) {
+	c, _ := newShareCluster(t)
+	m := newShareMember(t, c, "sg", "m1")
+	m.join("q")
+	leader := leaderOf(c, "q", 0)
+	ctx := testContext(t)
+	send := func(epoch int32, topicID [16]byte, acks bool) *kmsg.ShareFetchResponse {
+		req := kmsg.NewPtrShareFetchRequest()
+		req.GroupID, req.MemberID, req.ShareSessionEpoch = kmsg.StringPtr("sg"), kmsg.StringPtr("m1"), epoch
+		req.MaxRecords, req.MaxBytes = 10, 1<<20
+		rt := kmsg.NewShareFetchRequestTopic()
+		rt.TopicID = topicID
+		rp := kmsg.NewShareFetchRequestTopicPartition()
+		if acks {
+			b := kmsg.NewShareFetchRequestTopicPartitionAcknowledgementBatch()
+			b.FirstOffset, b.LastOffset, b.AcknowledgeTypes = 0, 0, []int8{1}
+			rp.AcknowledgementBatches = append(rp.AcknowledgementBatches, b)
+		}
+		rt.Partitions = append(rt.Partitions, rp)
+		req.Topics = append(req.Topics, rt)
+		resp, err := m.cl.Broker(int(leader)).RetriableRequest(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.(*kmsg.ShareFetchResponse)
+	}
+	id := c.topic("q").id
+	wantCode(t, "no session", send(3, id, false).ErrorCode, kerr.ShareSessionNotFound)
+	wantCode(t, "close without a session", send(-1, id, false).ErrorCode, kerr.ShareSessionNotFound)
+	wantCode(t, "acks on the opening request", send(0, id, true).ErrorCode, kerr.InvalidRequest)
+	wantCode(t, "open", send(0, id, false).ErrorCode, nil)
+	wantCode(t, "the wrong epoch", send(5, id, false).ErrorCode, kerr.InvalidShareSessionEpoch)
+	wantCode(t, "the right one", send(1, id, false).ErrorCode, nil)
+	r := send(2, [16]byte{9}, false)
+	var codes []int16
+	for _, t := range r.Topics {
+		if t.TopicID == [16]byte{9} {
+			for _, p := range t.Partitions {
+				codes = append(codes, p.ErrorCode)
+			}
+		}
+	}
+	if r.ErrorCode != 0 || !slices.Equal(codes, []int16{kerr.UnknownTopicID.Code}) {
+		t.Fatalf("unknown topic id: %v %v", kerr.ErrorForCode(r.ErrorCode), codes)
+	}
+	// Not the leader.
+	other := leader%3 + 1
+	req := kmsg.NewPtrShareFetchRequest()
+	req.GroupID, req.MemberID, req.ShareSessionEpoch, req.MaxRecords = kmsg.StringPtr("sg"), kmsg.StringPtr("m2"), 0, 10
+	rt := kmsg.NewShareFetchRequestTopic()
+	rt.TopicID = id
+	rt.Partitions = append(rt.Partitions, kmsg.NewShareFetchRequestTopicPartition())
+	req.Topics = append(req.Topics, rt)
+	resp, err := m.cl.Broker(int(other)).RetriableRequest(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := resp.(*kmsg.ShareFetchResponse).Topics[0].Partitions[0]
+	if p.ErrorCode != kerr.NotLeaderForPartition.Code || p.CurrentLeader.LeaderID != leader {
+		t.Fatalf("not the leader: %v leader %d", kerr.ErrorForCode(p.ErrorCode), p.CurrentLeader.LeaderID)
+	}
+
+	// ShareAcknowledge cannot open a session.
+	ar := kmsg.NewPtrShareAcknowledgeRequest()
+	ar.GroupID, ar.MemberID, ar.ShareSessionEpoch = kmsg.StringPtr("sg"), kmsg.StringPtr("m1"), 0
+	aresp, err := ar.RequestWith(ctx, m.cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCode(t, "ShareAcknowledge at epoch 0", aresp.ErrorCode, kerr.InvalidShareSessionEpoch)
+}
+
+// The heartbeat's errors, and a group id one type uses refused by the
+// other.
+func TestShareGroupHeartbeatErrors(t *testing.T) {
+	c, _ := newShareCluster(t)
+	m := newShareMember(t, c, "sg", "m1")
+	if r := m.heartbeat(0); r.ErrorCode != kerr.InvalidRequest.Code {
+		t.Fatalf("join without topics: %v", kerr.ErrorForCode(r.ErrorCode))
+	}
+	r := m.join("q")
+	if r.MemberEpoch != 1 || r.HeartbeatIntervalMillis != 5000 || *r.MemberID != "m1" {
+		t.Fatalf("join: %+v", r)
+	}
+	wantCode(t, "a fenced epoch", m.heartbeat(7).ErrorCode, kerr.FencedMemberEpoch)
+	x := newShareMember(t, c, "sg", "x")
+	wantCode(t, "an unknown member", x.heartbeat(1).ErrorCode, kerr.UnknownMemberID)
+	wantCode(t, "the member's epoch", m.heartbeat(1).ErrorCode, nil)
+
+	// A KIP-848 consumer may not join the share group, and a share
+	// member may not join a consumer group.
+	ctx := testContext(t)
+	chb := kmsg.NewPtrConsumerGroupHeartbeatRequest()
+	chb.Group, chb.MemberID, chb.MemberEpoch, chb.RebalanceTimeoutMillis, chb.SubscribedTopicNames = "sg", "c1", 0, 30000, []string{"q"}
+	cresp, err := chb.RequestWith(ctx, m.cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCode(t, "a consumer in a share group", cresp.ErrorCode, kerr.GroupIDNotFound)
+	chb.Group = "cg"
+	if cresp, err = chb.RequestWith(ctx, m.cl); err != nil || cresp.ErrorCode != 0 {
+		t.Fatalf("consumer group: %v %v", err, cresp)
+	}
+	s := newShareMember(t, c, "cg", "s1")
+	r = s.heartbeat(0, "q")
+	wantCode(t, "a share member in a consumer group", r.ErrorCode, kerr.GroupIDNotFound)
+	if r.ErrorMessage == nil || *r.ErrorMessage != "Group cg is not a share group." {
+		t.Fatalf("message %v", r.ErrorMessage)
+	}
+
+	// ShareGroupDescribe, ListGroups, DescribeGroups.
+	d := kmsg.NewPtrShareGroupDescribeRequest()
+	d.GroupIDs = []string{"sg", "cg", "none"}
+	dresp, err := d.RequestWith(ctx, m.cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]kmsg.ShareGroupDescribeResponseGroup{}
+	for _, g := range dresp.Groups {
+		byID[g.GroupID] = g
+	}
+	g := byID["sg"]
+	if g.ErrorCode != 0 || g.GroupState != "Stable" || g.GroupEpoch != 1 || g.AssignmentEpoch != 1 || g.Assignor != "simple" ||
+		len(g.Members) != 1 || g.Members[0].MemberID != "m1" || g.Members[0].MemberEpoch != 1 ||
+		!slices.Equal(g.Members[0].SubscribedTopicNames, []string{"q"}) || len(g.Members[0].Assignment.TopicPartitions) != 1 {
+		t.Fatalf("describe sg: %+v", g)
+	}
+	wantCode(t, "describe a consumer group", byID["cg"].ErrorCode, kerr.GroupIDNotFound)
+	wantCode(t, "describe nothing", byID["none"].ErrorCode, kerr.GroupIDNotFound)
+
+	lg := kmsg.NewPtrListGroupsRequest()
+	lg.TypesFilter = []string{"share"}
+	var listed []string
+	for _, b := range []int{1, 2, 3} {
+		lresp, err := lg.RequestWith(ctx, m.cl.Broker(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, g := range lresp.Groups {
+			listed = append(listed, g.Group+"/"+g.GroupType+"/"+g.GroupState+"/"+g.ProtocolType)
+		}
+	}
+	if !slices.Equal(listed, []string{"sg/share/Stable/share"}) {
+		t.Fatalf("ListGroups share: %v", listed)
+	}
+	dg := kmsg.NewPtrDescribeGroupsRequest()
+	dg.Groups = []string{"sg"}
+	dgr, err := dg.RequestWith(ctx, m.cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dgr.Groups[0].ErrorCode != 0 || dgr.Groups[0].State != "Dead" {
+		t.Fatalf("DescribeGroups of a share group: %+v", dgr.Groups[0])
+	}
+	_ = context.Background
+}
+
+// A new leader reads the state from the persister: acquired records are
+// delivered again with the same delivery count, released ones with one
+// more, accepted ones never.
+func TestShareLeaderFailover(t *testing.T) {
+	c, _ := newShareCluster(t)
+	m := newShareMember(t, c, "sg", "m1")
+	m.join("q")
+	wantAcquired(t, "open", m.fetch("q", 10*time.Millisecond))
+	shareProduce(t, c, "q", 6)
+	wantAcquired(t, "first", m.fetch("q", time.Second), "0-5/1")
+	r := m.fetch("q", 10*time.Millisecond, ack{0, 1, []int8{1}}, ack{2, 2, []int8{2}})
+	wantAcquired(t, "2 again", r, "2-2/2")
+	// 2 (count 2) is acquired again, 3-5 (count 1) still held.
+	old := leaderOf(c, "q", 0)
+	next := old%3 + 1
+	if _, err := c.ElectLeader("q", 0, next, false); err != nil {
+		t.Fatal(err)
+	}
+	m2 := newShareMember(t, c, "sg", "m1")
+	m2.epochs = map[int32]int32{}
+	wantAcquired(t, "new leader opens", m2.fetchFrom(next, "q", 0, time.Second), "2-2/2", "3-5/1")
+	if r := m2.fetchFrom(next, "q", 0, 10*time.Millisecond, ack{2, 5, []int8{1}}); ackCode(r) != 0 {
+		t.Fatalf("ack on the new leader: %v", kerr.ErrorForCode(ackCode(r)))
+	}
+	// Back to the old leader: nothing accepted comes back.
+	if _, err := c.ElectLeader("q", 0, old, false); err != nil {
+		t.Fatal(err)
+	}
+	m3 := newShareMember(t, c, "sg", "m1")
+	wantAcquired(t, "back on the old leader", m3.fetchFrom(old, "q", 0, 10*time.Millisecond))
+}
