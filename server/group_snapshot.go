@@ -60,7 +60,9 @@ func (c *Cluster) groupSnapshot(g *group, broker int32) GroupState {
 	g.Mu.Lock()
 	gs := GroupState{Group: g.ID, Coordinator: broker, Members: []GroupMemberState{}, Offsets: []GroupOffsetState{}}
 	gs.Type, gs.State, gs.ProtocolType = groupKind(g)
-	if cg := g.ConsumerProtocol(); cg != nil {
+	if sg := g.ShareGroup(); sg != nil {
+		c.shareGroupSnapshot(sg, &gs)
+	} else if cg := g.ConsumerProtocol(); cg != nil {
 		gs.Protocol, gs.Generation = cg.Assignor, cg.Epoch
 		ae := cg.AssignmentEpoch
 		gs.AssignmentEpoch = &ae
@@ -99,6 +101,9 @@ func (c *Cluster) groupSnapshot(g *group, broker int32) GroupState {
 			LeaderEpoch: o.LeaderEpoch, Metadata: o.Metadata, CommitTimestamp: o.Timestamp})
 	}
 	g.Mu.Unlock()
+	if gs.Type == "share" {
+		gs.SharePartitions = c.sharePartitionStates(g.ID)
+	}
 
 	slices.SortFunc(gs.Offsets, func(a, b GroupOffsetState) int {
 		return cmp.Or(strings.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))

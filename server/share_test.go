@@ -170,6 +170,14 @@ func TestShareFetchAcknowledgeSteps(t *testing.T) {
 	wantAcquired(t, "the opening fetch", m.fetch("q", 10*time.Millisecond))
 	shareProduce(t, c, "q", 5) // offsets 2-6
 	wantAcquired(t, "after produce", m.fetch("q", time.Second), "2-6/1")
+	gs, ok := c.Group("sg")
+	if !ok || gs.Type != "share" || len(gs.Members) != 1 || len(gs.SharePartitions) != 1 {
+		t.Fatalf("group state: %+v", gs)
+	}
+	if sp := gs.SharePartitions[0]; sp.StartOffset != 2 || sp.EndOffset != 7 || len(sp.InFlight) != 5 ||
+		sp.InFlight[0].State != "ACQUIRED" || sp.InFlight[0].DeliveryCount != 1 || sp.InFlight[0].Member != "m1" {
+		t.Fatalf("share partition state: %+v", sp)
+	}
 
 	// Accept 2, release 3, reject 4, gap 5; 6 stays acquired.
 	r := m.fetch("q", 10*time.Millisecond, ack{2, 5, []int8{1, 2, 3, 0}})

@@ -31,7 +31,7 @@ import org.apache.kafka.common.errors.NetworkException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.kafka.common.utils.AppInfoParser;
+import org.apache.kafka.common.utils.internals.AppInfoParser;
 
 /**
  * The Java client (org.apache.kafka:kafka-clients) for fakekafka's client
