@@ -13,6 +13,8 @@ type SharePartitionState struct {
 	LeaderEpoch int32  `json:"leader_epoch"` // and at which epoch
 	StartOffset int64  `json:"start_offset"`
 	EndOffset   int64  `json:"end_offset"`
+	// WaitingFetches counts the ShareFetch long polls parked on it.
+	WaitingFetches int `json:"waiting_fetches"`
 	// InFlight lists the offsets in [StartOffset, EndOffset), in order.
 	InFlight []ShareRecordState `json:"in_flight"`
 }

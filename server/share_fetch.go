@@ -221,6 +221,9 @@ func (a *shareFetchAnswer) partition(topicID [16]byte, p int32) *kmsg.ShareFetch
 	rp := kmsg.NewShareFetchResponseTopicPartition()
 	rp.Partition = p
 	rp.CurrentLeader.LeaderID, rp.CurrentLeader.LeaderEpoch = -1, -1
+	// As Kafka: an empty records field, never a null one (the Java share
+	// consumer stops fetching a partition whose records came back null).
+	rp.Records = []byte{}
 	a.resp.Topics[ti].Partitions = append(a.resp.Topics[ti].Partitions, rp)
 	a.idx[tp] = [2]int{ti, len(a.resp.Topics[ti].Partitions) - 1}
 	return &a.resp.Topics[ti].Partitions[a.idx[tp][1]]
@@ -269,12 +272,14 @@ func (cn *conn) shareAcknowledge(group, member string, topicID [16]byte, index i
 	}
 	defer sp.mu.Unlock()
 	lim := c.shareLimits(group)
-	if code := sp.sm.Acknowledge(member, c.now(), batches, lim); code != 0 {
+	code, archived := sp.sm.Acknowledge(member, c.now(), batches, lim)
+	if code != 0 {
 		return code, hint
 	}
 	if code := sp.persist(); code != 0 {
 		return code, hint
 	}
+	c.emitShareChanges(sp, archived, "released at share.delivery.count.limit")
 	sp.notify()
 	sp.arm()
 	return 0, hint

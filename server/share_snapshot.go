@@ -42,8 +42,9 @@ func (c *Cluster) sharePartitionStates(group string) []api.SharePartitionState {
 			sp.mu.Unlock()
 			continue
 		}
+		sp.expire(c.now()) // what a fetch would see now
 		ps := api.SharePartitionState{Topic: sp.p.t.name, Partition: sp.p.index, Leader: sp.broker, LeaderEpoch: sp.leaderEpoch,
-			StartOffset: sp.sm.StartOffset(), EndOffset: sp.sm.EndOffset(), InFlight: []api.ShareRecordState{}}
+			StartOffset: sp.sm.StartOffset(), EndOffset: sp.sm.EndOffset(), WaitingFetches: len(sp.waiters), InFlight: []api.ShareRecordState{}}
 		for _, r := range sp.sm.InFlightRecords() {
 			rs := api.ShareRecordState{Offset: r.Offset, State: r.State.String(), DeliveryCount: r.DeliveryCount, Member: r.Member}
 			if !r.Deadline.IsZero() {

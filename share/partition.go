@@ -216,27 +216,29 @@ func (p *Partition) Acquire(member string, now time.Time, ranges []Range, maxRec
 
 // Acknowledge applies member's acknowledgements. Every offset must be
 // acquired by member (INVALID_RECORD_STATE otherwise); the batches apply
-// all or nothing: the answer is the error, 0 when they applied.
-func (p *Partition) Acknowledge(member string, now time.Time, batches []AckBatch, lim Limits) int16 {
+// all or nothing: the answer is the error, 0 when they applied, and the
+// records a RELEASE archived at the delivery limit.
+func (p *Partition) Acknowledge(member string, now time.Time, batches []AckBatch, lim Limits) (int16, []Change) {
 	for _, b := range batches {
 		n := b.Last - b.First + 1
 		if n <= 0 || len(b.Types) == 0 || len(b.Types) != 1 && int64(len(b.Types)) != n {
-			return kerr.InvalidRequest.Code
+			return kerr.InvalidRequest.Code, nil
 		}
 		for _, t := range b.Types {
 			if t < AckGap || t > AckRenew {
-				return kerr.InvalidRequest.Code
+				return kerr.InvalidRequest.Code, nil
 			}
 		}
 		for off := b.First; off <= b.Last; off++ {
 			if off < p.start || off >= p.end() {
-				return kerr.InvalidRecordState.Code
+				return kerr.InvalidRecordState.Code, nil
 			}
 			if r := p.recs[off-p.start]; r.state != Acquired || r.member != member {
-				return kerr.InvalidRecordState.Code
+				return kerr.InvalidRecordState.Code, nil
 			}
 		}
 	}
+	var archived []Change
 	for _, b := range batches {
 		for off := b.First; off <= b.Last; off++ {
 			t := b.Types[0]
@@ -250,14 +252,16 @@ func (p *Partition) Acknowledge(member string, now time.Time, batches []AckBatch
 			case AckGap, AckReject:
 				r.state, r.member = Archived, ""
 			case AckRelease:
-				p.release(r, lim)
+				if p.release(r, lim); r.state == Archived {
+					archived = append(archived, Change{Offset: off, State: Archived, DeliveryCount: r.count})
+				}
 			case AckRenew:
 				r.deadline = now.Add(lim.LockDuration)
 			}
 		}
 	}
 	p.advance()
-	return 0
+	return 0, archived
 }
 
 // release ends an acquisition: the record is Available again, or Archived

@@ -75,14 +75,14 @@ func TestAcquireRecordLimitStrict(t *testing.T) {
 func TestAcceptAdvancesStart(t *testing.T) {
 	p := NewPartition(0)
 	p.Acquire("m1", t0, []Range{{First: 0, Last: 4}}, 0, false, lim())
-	if code := p.Acknowledge("m1", t0, []AckBatch{{First: 2, Last: 3, Types: []AckType{AckAccept}}}, lim()); code != 0 {
+	if code := ackP(p, "m1", t0, []AckBatch{{First: 2, Last: 3, Types: []AckType{AckAccept}}}, lim()); code != 0 {
 		t.Fatal(kerr.ErrorForCode(code))
 	}
 	wantWindow(t, p, 0, 5) // 0 and 1 still acquired
 	wantState(t, p, 2, Acknowledged, 1)
-	p.Acknowledge("m1", t0, []AckBatch{{First: 0, Last: 1, Types: []AckType{AckAccept}}}, lim())
+	ackP(p, "m1", t0, []AckBatch{{First: 0, Last: 1, Types: []AckType{AckAccept}}}, lim())
 	wantWindow(t, p, 4, 5) // 0-3 done; 4 acquired
-	p.Acknowledge("m1", t0, []AckBatch{{First: 4, Last: 4, Types: []AckType{AckAccept}}}, lim())
+	ackP(p, "m1", t0, []AckBatch{{First: 4, Last: 4, Types: []AckType{AckAccept}}}, lim())
 	wantWindow(t, p, 5, 5)
 	if p.InFlight() != 0 {
 		t.Fatalf("in flight %d", p.InFlight())
@@ -92,7 +92,7 @@ func TestAcceptAdvancesStart(t *testing.T) {
 func TestAcknowledgeTypesPerOffset(t *testing.T) {
 	p := NewPartition(0)
 	p.Acquire("m1", t0, []Range{{First: 0, Last: 4}}, 0, false, lim())
-	code := p.Acknowledge("m1", t0.Add(time.Second), []AckBatch{{First: 0, Last: 4,
+	code := ackP(p, "m1", t0.Add(time.Second), []AckBatch{{First: 0, Last: 4,
 		Types: []AckType{AckAccept, AckRelease, AckReject, AckGap, AckRenew}}}, lim())
 	if code != 0 {
 		t.Fatal(kerr.ErrorForCode(code))
@@ -131,19 +131,19 @@ func TestAcknowledgeRefusals(t *testing.T) {
 		{"reversed", "m1", AckBatch{3, 2, []AckType{AckAccept}}, kerr.InvalidRequest.Code},
 	}
 	for _, c := range cases {
-		if got := p.Acknowledge(c.member, t0, []AckBatch{c.b}, lim()); got != c.want {
+		if got := ackP(p, c.member, t0, []AckBatch{c.b}, lim()); got != c.want {
 			t.Errorf("%s: %v, want %v", c.name, kerr.ErrorForCode(got), kerr.ErrorForCode(c.want))
 		}
 	}
 	// All or nothing: a good batch with a bad one applies neither.
-	code := p.Acknowledge("m1", t0, []AckBatch{{0, 0, []AckType{AckAccept}}, {7, 7, []AckType{AckAccept}}}, lim())
+	code := ackP(p, "m1", t0, []AckBatch{{0, 0, []AckType{AckAccept}}, {7, 7, []AckType{AckAccept}}}, lim())
 	if code != kerr.InvalidRecordState.Code {
 		t.Fatalf("mixed: %v", kerr.ErrorForCode(code))
 	}
 	wantState(t, p, 0, Acquired, 1)
 	// An accepted record cannot be acknowledged again.
-	p.Acknowledge("m1", t0, []AckBatch{{1, 1, []AckType{AckAccept}}}, lim())
-	if code := p.Acknowledge("m1", t0, []AckBatch{{1, 1, []AckType{AckRelease}}}, lim()); code != kerr.InvalidRecordState.Code {
+	ackP(p, "m1", t0, []AckBatch{{1, 1, []AckType{AckAccept}}}, lim())
+	if code := ackP(p, "m1", t0, []AckBatch{{1, 1, []AckType{AckRelease}}}, lim()); code != kerr.InvalidRecordState.Code {
 		t.Fatalf("twice: %v", kerr.ErrorForCode(code))
 	}
 }
@@ -161,7 +161,7 @@ func TestLockExpiryReleases(t *testing.T) {
 	}
 	wantState(t, p, 2, Acquired, 1)
 	// An acknowledgement after the lock expired is refused.
-	if code := p.Acknowledge("m1", t0, []AckBatch{{0, 0, []AckType{AckAccept}}}, lim()); code != kerr.InvalidRecordState.Code {
+	if code := ackP(p, "m1", t0, []AckBatch{{0, 0, []AckType{AckAccept}}}, lim()); code != kerr.InvalidRecordState.Code {
 		t.Fatalf("late ack: %v", kerr.ErrorForCode(code))
 	}
 	if d, _ := p.NextDeadline(); !d.Equal(t0.Add(40 * time.Second)) {
@@ -190,7 +190,7 @@ func TestDeliveryCountLimitArchives(t *testing.T) {
 	wantWindow(t, p, 1, 1)
 	// A RELEASE at the limit archives as well.
 	p.Acquire("m1", now, []Range{{First: 1, Last: 1}}, 0, false, Limits{LockDuration: time.Second, DeliveryCountLimit: 1})
-	p.Acknowledge("m1", now, []AckBatch{{1, 1, []AckType{AckRelease}}}, Limits{DeliveryCountLimit: 1})
+	ackP(p, "m1", now, []AckBatch{{1, 1, []AckType{AckRelease}}}, Limits{DeliveryCountLimit: 1})
 	wantWindow(t, p, 2, 2)
 }
 
@@ -204,7 +204,7 @@ func TestMaxInFlight(t *testing.T) {
 		t.Fatal("more available past the in-flight limit")
 	}
 	wantAcq(t, p.Acquire("m2", t0, []Range{{First: 4, Last: 9}}, 0, false, l))
-	p.Acknowledge("m1", t0, []AckBatch{{0, 1, []AckType{AckAccept}}}, l)
+	ackP(p, "m1", t0, []AckBatch{{0, 1, []AckType{AckAccept}}}, l)
 	wantWindow(t, p, 2, 4)
 	got = p.Acquire("m2", t0, []Range{{First: 4, Last: 9}}, 0, false, l)
 	wantAcq(t, got, AcquiredRange{4, 5, 1})
@@ -218,7 +218,7 @@ func TestSkipAndHolesArchived(t *testing.T) {
 	wantAcq(t, got, AcquiredRange{0, 1, 1}, AcquiredRange{6, 7, 1})
 	wantState(t, p, 3, Archived, 0)
 	wantState(t, p, 5, Archived, 0)
-	p.Acknowledge("m1", t0, []AckBatch{{0, 1, []AckType{AckAccept}}}, lim())
+	ackP(p, "m1", t0, []AckBatch{{0, 1, []AckType{AckAccept}}}, lim())
 	wantWindow(t, p, 6, 8)
 }
 
@@ -236,7 +236,7 @@ func TestReleaseMember(t *testing.T) {
 func TestSnapshotAndRestore(t *testing.T) {
 	p := NewPartition(0)
 	p.Acquire("m1", t0, []Range{{First: 0, Last: 5}}, 0, false, lim())
-	p.Acknowledge("m1", t0, []AckBatch{{0, 0, []AckType{AckAccept}}, {2, 2, []AckType{AckRelease}}, {3, 3, []AckType{AckReject}}}, lim())
+	ackP(p, "m1", t0, []AckBatch{{0, 0, []AckType{AckAccept}}, {2, 2, []AckType{AckRelease}}, {3, 3, []AckType{AckReject}}}, lim())
 	p.Acquire("m2", t0, []Range{{First: 2, Last: 2}}, 0, false, lim()) // 2: count 2, acquired
 	st := p.Snapshot()
 	want := []StateBatch{
@@ -263,4 +263,25 @@ func TestReset(t *testing.T) {
 	wantWindow(t, p, 3, 6)
 	p.Reset(10)
 	wantWindow(t, p, 10, 10)
+}
+
+// ackP is Acknowledge's error alone.
+func ackP(p *Partition, member string, now time.Time, b []AckBatch, l Limits) int16 {
+	code, _ := p.Acknowledge(member, now, b, l)
+	return code
+}
+
+func TestReleaseAtLimitReportsArchived(t *testing.T) {
+	p := NewPartition(0)
+	l := Limits{LockDuration: time.Second, DeliveryCountLimit: 2}
+	p.Acquire("m1", t0, []Range{{First: 0, Last: 1}}, 0, false, l)
+	if code, ch := p.Acknowledge("m1", t0, []AckBatch{{0, 1, []AckType{AckRelease}}}, l); code != 0 || len(ch) != 0 {
+		t.Fatalf("first release: %d %v", code, ch)
+	}
+	p.Acquire("m1", t0, []Range{{First: 0, Last: 1}}, 0, false, l)
+	code, ch := p.Acknowledge("m1", t0, []AckBatch{{0, 1, []AckType{AckRelease, AckAccept}}}, l)
+	if code != 0 || !slices.Equal(ch, []Change{{0, Archived, 2}}) {
+		t.Fatalf("release at the limit: %d %v", code, ch)
+	}
+	wantWindow(t, p, 2, 2)
 }
