@@ -35,7 +35,7 @@ func (cn *conn) handleShareAcknowledge(req *kmsg.ShareAcknowledgeRequest) (kmsg.
 		return fail(errGroupAuth, "")
 	}
 	if req.Version >= 2 {
-		resp.AcquisitionLockTimeoutMillis = int32(c.groupConfig(group).ShareRecordLockDuration.Milliseconds())
+		resp.AcquisitionLockTimeoutMillis = int32(c.shareConfig(group).ShareRecordLockDuration.Milliseconds())
 	}
 	s, closing, code := cn.updateShareSession(group, member, req.ShareSessionEpoch, sessionAck)
 	if code != 0 {

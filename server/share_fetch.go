@@ -54,7 +54,7 @@ func (cn *conn) handleShareFetch(req *kmsg.ShareFetchRequest) (kmsg.Response, er
 	case req.ShareSessionEpoch == 0 && shareFetchHasAcks(req):
 		return fail(kerr.InvalidRequest.Code, "Acknowledge data present on initial epoch.")
 	}
-	resp.AcquisitionLockTimeoutMillis = int32(c.groupConfig(group).ShareRecordLockDuration.Milliseconds())
+	resp.AcquisitionLockTimeoutMillis = int32(c.shareConfig(group).ShareRecordLockDuration.Milliseconds())
 	s, closing, code := cn.updateShareSession(group, member, req.ShareSessionEpoch, sessionFetch)
 	if code != 0 {
 		return fail(code, "")
@@ -302,7 +302,7 @@ func (cn *conn) shareAcquire(group, member string, parts []shareTP, out *shareFe
 	if maxBytes <= 0 {
 		maxBytes = 1<<31 - 1 // MaxBytes' default; KIP-74: the first batch goes whole anyway
 	}
-	committed := c.groupConfig(group).ShareIsolationLevel == "read_committed"
+	committed := c.shareConfig(group).ShareIsolationLevel == "read_committed"
 	for _, tp := range parts {
 		if maxRecords <= 0 || total >= maxBytes {
 			break

@@ -118,7 +118,7 @@ func (c *Cluster) shareHeartbeat(cn *conn, req *kmsg.ShareGroupHeartbeatRequest,
 		g.TouchShareMember(m)
 	}
 	resp.MemberID, resp.MemberEpoch = &m.ID, res.MemberEpoch
-	resp.HeartbeatIntervalMillis = int32(c.groupConfig(req.GroupID).ShareHeartbeatInterval.Milliseconds())
+	resp.HeartbeatIntervalMillis = int32(c.shareConfig(req.GroupID).ShareHeartbeatInterval.Milliseconds())
 	if res.Assignment != nil {
 		a := kmsg.NewShareGroupHeartbeatResponseAssignment()
 		for _, id := range res.Assignment.TopicIDs() {
@@ -224,7 +224,7 @@ func (at assignorTopics) ByNames(names []string) []grp.Topic {
 func (h groupHost) EmitShare(g *group, member string, evs []grp.Event) {
 	h.c.emitShareEvents(g, member, evs)
 }
-func (h groupHost) GroupConfig(id string) grp.Config { return h.c.groupConfig(id) }
+func (h groupHost) GroupConfig(id string) grp.Config { return h.c.shareConfig(id) }
 
 // shareFeature adds share.version to an ApiVersions answer as Kafka 4.4
 // formats it by default: supported 0-2, finalized at 2 (share groups, and

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fakekafka/fakekafka/clock"
+	grp "github.com/fakekafka/fakekafka/group"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -480,4 +481,76 @@ func TestShareLeaderFailover(t *testing.T) {
 	}
 	m3 := newShareMember(t, c, "sg", "m1")
 	wantAcquired(t, "back on the old leader", m3.fetchFrom(old, "q", 0, 10*time.Millisecond))
+}
+
+// share.isolation.level=read_committed: nothing past the last stable
+// offset is handed out, and aborted transactions (and the markers) are
+// archived unseen. share.auto.offset.reset=earliest starts at the log
+// start.
+func TestShareReadCommittedEarliest(t *testing.T) {
+	c, _ := newShareCluster(t)
+	c.shares.testConfig = func(_ string, gc *grp.Config) {
+		gc.ShareIsolationLevel, gc.ShareAutoOffsetReset = "read_committed", "earliest"
+	}
+	shareProduce(t, c, "q", 2) // 0-1, before the share partition: earliest still sees them
+	txn := newClient(t, c, kgo.TransactionalID("tx"), kgo.DefaultProduceTopic("q"))
+	runTxn(t, txn, false, "x", "y") // 2-3 aborted, marker 4
+	runTxn(t, txn, true, "z")       // 5 committed, marker 6
+	// An open transaction holds the LSO at 7.
+	ctx := testContext(t)
+	if err := txn.BeginTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	if err := txn.ProduceSync(ctx, &kgo.Record{Value: []byte("open")}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	m := newShareMember(t, c, "sg", "m1")
+	m.join("q")
+	r := m.fetch("q", 10*time.Millisecond)
+	wantAcquired(t, "read_committed", r, "0-1/1", "5-5/1")
+	gs, _ := c.Group("sg")
+	sp := gs.SharePartitions[0]
+	if sp.StartOffset != 0 || sp.EndOffset != 7 {
+		t.Fatalf("window [%d,%d), want [0,7)", sp.StartOffset, sp.EndOffset)
+	}
+	for _, rec := range sp.InFlight {
+		if want := map[bool]string{true: "ARCHIVED", false: "ACQUIRED"}[rec.Offset >= 2 && rec.Offset <= 4 || rec.Offset == 6]; rec.State != want {
+			t.Fatalf("offset %d: %s, want %s", rec.Offset, rec.State, want)
+		}
+	}
+	if err := txn.EndTransaction(ctx, kgo.TryCommit); err != nil {
+		t.Fatal(err)
+	}
+	// 7 committed (marker 8): now it is handed out.
+	wantAcquired(t, "after the commit", m.fetch("q", time.Second), "7-7/1")
+}
+
+// share.auto.offset.reset=by_duration:PT1M starts at the first record no
+// older than a minute.
+func TestShareAutoOffsetResetByDuration(t *testing.T) {
+	c, clk := newShareCluster(t)
+	c.shares.testConfig = func(_ string, gc *grp.Config) { gc.ShareAutoOffsetReset = "by_duration:PT1M" }
+	cl := newClient(t, c, kgo.DefaultProduceTopic("q"))
+	produceAt := func(v string) {
+		r := &kgo.Record{Value: []byte(v), Timestamp: clk.Now()}
+		if err := cl.ProduceSync(testContext(t), r).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	produceAt("old") // 0
+	if err := c.AdvanceClock(2 * time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	produceAt("new") // 1
+	m := newShareMember(t, c, "sg", "m1")
+	m.join("q")
+	wantAcquired(t, "by_duration", m.fetch("q", 10*time.Millisecond), "1-1/1")
+	if d, ok := parseISODuration("P1DT2H30M0.5S"); !ok || d != 26*time.Hour+30*time.Minute+500*time.Millisecond {
+		t.Fatalf("parse: %v %v", d, ok)
+	}
+	for _, bad := range []string{"1H", "PT", "P1H", "PT1D", "PTxS"} {
+		if _, ok := parseISODuration(bad); ok {
+			t.Errorf("%q parsed", bad)
+		}
+	}
 }
