@@ -2,7 +2,8 @@ package server
 
 // DeleteGroups, versions 0-2.
 //
-// Only a group without members (Empty) can be deleted: it turns Dead,
+// Only a group without members (Empty) can be deleted (a share group's
+// share-partition state goes with it): it turns Dead,
 // tombstones for its metadata and every committed offset are written to
 // __consumer_offsets with acks=all, and the coordinator forgets it, so it
 // stays gone after a failover. Requests still holding the Dead group get
@@ -52,15 +53,19 @@ func (cn *conn) deleteGroup(id string) int16 {
 	case g.State == grp.Dead:
 		g.Mu.Unlock()
 		return kerr.GroupIDNotFound.Code
-	case !g.NoMembers():
+	case !g.NoMembers(), g.ShareGroup() != nil && len(g.Share.Members) > 0:
 		g.Mu.Unlock()
 		return kerr.NonEmptyGroup.Code
 	}
+	share := g.Share != nil
 	g.State = grp.Dead
 	g.Stop(kerr.CoordinatorNotAvailable.Code)
 	recs := []coordinatorRecord{{Key: recordKey{Group: id}}}
 	if g.ConsumerMeta != nil {
 		recs = append(recs, coordinatorRecord{Key: recordKey{Kind: consumerKind, Group: id}})
+	}
+	if g.ShareMeta != nil {
+		recs = append(recs, coordinatorRecord{Key: recordKey{Kind: grp.ShareKind, Group: id}})
 	}
 	for tp := range g.Committed {
 		recs = append(recs, coordinatorRecord{Key: recordKey{Group: id, Topic: tp.Topic, Partition: tp.Partition}})
@@ -69,6 +74,9 @@ func (cn *conn) deleteGroup(id string) int16 {
 
 	code = g.Write(recs)
 	g.Shard().Forget(g)
+	if share && code == 0 {
+		cn.b.c.forgetSharePartitions(id) // and their state in the share coordinator
+	}
 	cn.b.c.log.Info("group deleted", "group", id, "code", code)
 	return code
 }

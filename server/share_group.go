@@ -76,7 +76,53 @@ func (cn *conn) handleShareGroupHeartbeat(req *kmsg.ShareGroupHeartbeatRequest) 
 		resp.HeartbeatIntervalMillis = 0
 		c.releaseShareMemberEverywhere(req.GroupID, req.MemberID)
 	}
+	if resp.Assignment != nil {
+		c.initializeSharePartitions(req.GroupID, resp.Assignment.TopicPartitions)
+	}
 	return resp, nil
+}
+
+// initializeSharePartitions writes the start offset of the assigned share
+// partitions that have no state yet, at share.auto.offset.reset, before
+// the member learns of them, as Kafka's group coordinator initialises a
+// share partition (InitializeShareGroupState) before assigning it: records
+// produced after the assignment are delivered.
+func (c *Cluster) initializeSharePartitions(group string, tps []kmsg.ShareGroupHeartbeatResponseAssignmentTopicPartition) {
+	for _, tp := range tps {
+		t := c.topicByID(tp.TopicID)
+		if t == nil {
+			continue
+		}
+		for _, idx := range tp.Partitions {
+			if idx < 0 || int(idx) >= len(t.partitions()) {
+				continue
+			}
+			k := share.Key{Group: group, TopicID: tp.TopicID, Partition: idx}
+			c.shares.mu.Lock()
+			done := c.shares.initialized[k]
+			c.shares.mu.Unlock()
+			if done {
+				continue
+			}
+			if st, code := c.persister().ReadSummary(k, -1); code != 0 || st.StartOffset >= 0 {
+				c.markShareInitialized(k) // a state exists (a fenced read says so too)
+				continue
+			}
+			start := c.shareStartOffset(t.partitions()[idx], c.shareConfig(group).ShareAutoOffsetReset)
+			if c.persister().Initialize(k, 0, start) == 0 {
+				c.markShareInitialized(k)
+			}
+		}
+	}
+}
+
+func (c *Cluster) markShareInitialized(k share.Key) {
+	c.shares.mu.Lock()
+	defer c.shares.mu.Unlock()
+	if c.shares.initialized == nil {
+		c.shares.initialized = map[share.Key]bool{}
+	}
+	c.shares.initialized[k] = true
 }
 
 // shareHeartbeat applies one heartbeat to g's share state and fills resp;

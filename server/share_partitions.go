@@ -24,6 +24,9 @@ type shareState struct {
 	mu       sync.Mutex
 	parts    map[share.Key]*sharePartition
 	sessions map[shareSessionKey]*shareSession
+	// initialized are the share partitions whose state the coordinator
+	// side has written (initializeSharePartitions), so heartbeats skip them.
+	initialized map[share.Key]bool
 	// testConfig overrides share.* group configs in server tests (a
 	// stand-in for per-group configs; set before any share request).
 	testConfig func(group string, gc *grp.Config)
@@ -307,6 +310,11 @@ func (c *Cluster) shareSnapshot(group string) []*sharePartition {
 // forgetSharePartitions drops the share partitions of a deleted group.
 func (c *Cluster) forgetSharePartitions(group string) {
 	c.shares.mu.Lock()
+	for k := range c.shares.initialized {
+		if k.Group == group {
+			delete(c.shares.initialized, k)
+		}
+	}
 	var gone []*sharePartition
 	for k, sp := range c.shares.parts {
 		if k.Group == group {

@@ -554,3 +554,38 @@ func TestShareAutoOffsetResetByDuration(t *testing.T) {
 		}
 	}
 }
+
+// The assignment initialises the share partition (latest: the high
+// watermark then), so records produced between the heartbeat and the
+// first fetch are delivered; an empty share group can be deleted, with
+// its state, and a member makes it anew.
+func TestShareInitializedAtAssignmentAndDeleted(t *testing.T) {
+	c, _ := newShareCluster(t)
+	shareProduce(t, c, "q", 1) // 0: before the group
+	m := newShareMember(t, c, "sg", "m1")
+	m.join("q")
+	shareProduce(t, c, "q", 2) // 1-2: after the assignment
+	wantAcquired(t, "first fetch", m.fetch("q", time.Second), "1-2/1")
+	ctx := testContext(t)
+	del := kmsg.NewPtrDeleteGroupsRequest()
+	del.Groups = []string{"sg"}
+	dresp, err := del.RequestWith(ctx, m.cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCode(t, "delete with a member", dresp.Groups[0].ErrorCode, kerr.NonEmptyGroup)
+	if r := m.heartbeat(-1); r.ErrorCode != 0 {
+		t.Fatalf("leave: %v", kerr.ErrorForCode(r.ErrorCode))
+	}
+	if dresp, err = del.RequestWith(ctx, m.cl); err != nil || dresp.Groups[0].ErrorCode != 0 {
+		t.Fatalf("delete: %v %+v", err, dresp)
+	}
+	if _, ok := c.Group("sg"); ok {
+		t.Fatal("the deleted group is still there")
+	}
+	// A new group of that id starts at the high watermark again.
+	m2 := newShareMember(t, c, "sg", "m2")
+	m2.join("q")
+	shareProduce(t, c, "q", 1) // 3
+	wantAcquired(t, "the new group", m2.fetch("q", time.Second), "3-3/1")
+}
