@@ -34,12 +34,12 @@ func (cn *conn) handleShareAcknowledge(req *kmsg.ShareAcknowledgeRequest) (kmsg.
 	case !cn.allowedGroup(authorizer.OpRead, group):
 		return fail(errGroupAuth, "")
 	}
-	if req.Version >= 2 {
-		resp.AcquisitionLockTimeoutMillis = int32(c.shareConfig(group).ShareRecordLockDuration.Milliseconds())
-	}
 	s, closing, code := cn.updateShareSession(group, member, req.ShareSessionEpoch, sessionAck)
 	if code != 0 {
-		return fail(code, "")
+		return fail(code, "") // Kafka: no lock timeout with an error
+	}
+	if req.Version >= 2 {
+		resp.AcquisitionLockTimeoutMillis = int32(c.shareConfig(group).ShareRecordLockDuration.Milliseconds())
 	}
 	leaders := map[int32]bool{}
 	for _, rt := range req.Topics {

@@ -54,11 +54,11 @@ func (cn *conn) handleShareFetch(req *kmsg.ShareFetchRequest) (kmsg.Response, er
 	case req.ShareSessionEpoch == 0 && shareFetchHasAcks(req):
 		return fail(kerr.InvalidRequest.Code, "Acknowledge data present on initial epoch.")
 	}
-	resp.AcquisitionLockTimeoutMillis = int32(c.shareConfig(group).ShareRecordLockDuration.Milliseconds())
 	s, closing, code := cn.updateShareSession(group, member, req.ShareSessionEpoch, sessionFetch)
 	if code != 0 {
-		return fail(code, "")
+		return fail(code, "") // Kafka: no lock timeout with an error
 	}
+	resp.AcquisitionLockTimeoutMillis = int32(c.shareConfig(group).ShareRecordLockDuration.Milliseconds())
 	out := newShareFetchAnswer(resp)
 	leaders := map[int32]bool{}
 

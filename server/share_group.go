@@ -54,8 +54,8 @@ func (cn *conn) handleShareGroupHeartbeat(req *kmsg.ShareGroupHeartbeatRequest) 
 		resp.ErrorCode = code
 		return resp, nil
 	}
-	if g == nil {
-		return fail(kerr.UnknownMemberID, "Member %s is not a member of group %s.", req.MemberID, req.GroupID)
+	if g == nil { // Kafka 4.4: an unknown group, not an unknown member
+		return fail(kerr.GroupIDNotFound, "Share group %s not found.", req.GroupID)
 	}
 	g.WriteMu.Lock()
 	defer g.WriteMu.Unlock()
@@ -138,8 +138,8 @@ func (c *Cluster) shareHeartbeat(cn *conn, req *kmsg.ShareGroupHeartbeatRequest,
 			return false
 		}
 		if req.MemberEpoch != 0 {
-			resp.ErrorCode = kerr.UnknownMemberID.Code
-			msg := fmt.Sprintf("Member %s is not a member of group %s.", req.MemberID, req.GroupID)
+			resp.ErrorCode = kerr.GroupIDNotFound.Code
+			msg := fmt.Sprintf("Share group %s not found.", req.GroupID)
 			resp.ErrorMessage = &msg
 			return false
 		}

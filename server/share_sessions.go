@@ -60,6 +60,15 @@ const (
 // error. old is a session a new one replaced, whose acquisitions go.
 func (cn *conn) updateShareSession(group, member string, epoch int32, op shareSessionOp) (s *shareSession, closing bool, code int16) {
 	c := cn.b.c
+	var replaced *shareSession
+	defer func() {
+		// A member opening a new session ends its old one: what the old
+		// one acquired goes back (outside c.shares.mu, which the release
+		// takes).
+		if replaced != nil {
+			c.releaseShareMember(group, member, replaced.keys())
+		}
+	}()
 	key := shareSessionKey{broker: cn.b.id, group: group, member: member}
 	c.shares.mu.Lock()
 	defer c.shares.mu.Unlock()
@@ -77,11 +86,7 @@ func (cn *conn) updateShareSession(group, member string, epoch int32, op shareSe
 		}
 		s = &shareSession{key: key, cn: cn, epoch: 1}
 		c.shares.sessions[key] = s
-		if cur != nil {
-			// A member opening a new session ends its old one: what the
-			// old one acquired goes back.
-			c.goTracked(func() { c.releaseShareMember(group, member, cur.keys()) })
-		}
+		replaced = cur
 		return s, false, 0
 	case -1:
 		if cur == nil {

@@ -381,6 +381,8 @@ func TestShareGroupHeartbeatErrors(t *testing.T) {
 	wantCode(t, "a fenced epoch", m.heartbeat(7).ErrorCode, kerr.FencedMemberEpoch)
 	x := newShareMember(t, c, "sg", "x")
 	wantCode(t, "an unknown member", x.heartbeat(1).ErrorCode, kerr.UnknownMemberID)
+	y := newShareMember(t, c, "no-such-group", "y")
+	wantCode(t, "an unknown group", y.heartbeat(1).ErrorCode, kerr.GroupIDNotFound)
 	wantCode(t, "the member's epoch", m.heartbeat(1).ErrorCode, nil)
 
 	// A KIP-848 consumer may not join the share group, and a share

@@ -38,7 +38,8 @@ func corpusCases(versions map[int16][2]int16) []corpusCase {
 	out = append(out, adminEdgeCases(latest)...)
 	out = append(out, securityEdgeCases(latest)...)
 	out = append(out, txnCases(versions)...)
-	return append(out, consumerGroupCases(versions)...)
+	out = append(out, consumerGroupCases(versions)...)
+	return append(out, shareCorpusCases(versions)...)
 }
 
 // at sets the version on a request and returns it.
