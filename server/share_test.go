@@ -187,10 +187,16 @@ func TestShareFetchAcknowledgeSteps(t *testing.T) {
 	}
 	wantAcquired(t, "the released record again", r, "3-3/2")
 
-	// An acknowledgement of a record the member no longer holds.
-	r = m.fetch("q", 10*time.Millisecond, ack{2, 2, []int8{1}})
+	// An acknowledgement of a record the member no longer holds (4 is
+	// archived; the window starts at 3), and of one below the start (2:
+	// done, ignored, as Kafka 4.4 does).
+	r = m.fetch("q", 10*time.Millisecond, ack{4, 4, []int8{1}})
 	if ackCode(r) != kerr.InvalidRecordState.Code {
-		t.Fatalf("ack of an accepted record: %v", kerr.ErrorForCode(ackCode(r)))
+		t.Fatalf("ack of an archived record: %v", kerr.ErrorForCode(ackCode(r)))
+	}
+	r = m.fetch("q", 10*time.Millisecond, ack{2, 2, []int8{1}})
+	if ackCode(r) != 0 {
+		t.Fatalf("ack below the start: %v", kerr.ErrorForCode(ackCode(r)))
 	}
 
 	// 3 and 6 are held: after the lock duration (30 s) they come back.

@@ -214,8 +214,9 @@ func (p *Partition) Acquire(member string, now time.Time, ranges []Range, maxRec
 	return out
 }
 
-// Acknowledge applies member's acknowledgements. Every offset must be
-// acquired by member (INVALID_RECORD_STATE otherwise); the batches apply
+// Acknowledge applies member's acknowledgements. Every offset from the
+// start on must be acquired by member (INVALID_RECORD_STATE otherwise;
+// offsets below the start are ignored, as Kafka does); the batches apply
 // all or nothing: the answer is the error, 0 when they applied, and the
 // records a RELEASE archived at the delivery limit.
 func (p *Partition) Acknowledge(member string, now time.Time, batches []AckBatch, lim Limits) (int16, []Change) {
@@ -229,8 +230,10 @@ func (p *Partition) Acknowledge(member string, now time.Time, batches []AckBatch
 				return kerr.InvalidRequest.Code, nil
 			}
 		}
-		for off := b.First; off <= b.Last; off++ {
-			if off < p.start || off >= p.end() {
+		// Offsets below the start are done: Kafka 4.4 ignores their
+		// acknowledgement (no error).
+		for off := max(b.First, p.start); off <= b.Last; off++ {
+			if off >= p.end() {
 				return kerr.InvalidRecordState.Code, nil
 			}
 			if r := p.recs[off-p.start]; r.state != Acquired || r.member != member {
@@ -240,7 +243,7 @@ func (p *Partition) Acknowledge(member string, now time.Time, batches []AckBatch
 	}
 	var archived []Change
 	for _, b := range batches {
-		for off := b.First; off <= b.Last; off++ {
+		for off := max(b.First, p.start); off <= b.Last; off++ {
 			t := b.Types[0]
 			if len(b.Types) > 1 {
 				t = b.Types[off-b.First]

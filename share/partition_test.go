@@ -141,11 +141,23 @@ func TestAcknowledgeRefusals(t *testing.T) {
 		t.Fatalf("mixed: %v", kerr.ErrorForCode(code))
 	}
 	wantState(t, p, 0, Acquired, 1)
-	// An accepted record cannot be acknowledged again.
+	// An accepted record inside the window cannot be acknowledged again.
 	ackP(p, "m1", t0, []AckBatch{{1, 1, []AckType{AckAccept}}}, lim())
 	if code := ackP(p, "m1", t0, []AckBatch{{1, 1, []AckType{AckRelease}}}, lim()); code != kerr.InvalidRecordState.Code {
 		t.Fatalf("twice: %v", kerr.ErrorForCode(code))
 	}
+	// Below the start it is done: the acknowledgement is ignored (Kafka
+	// 4.4 answers no error), and a batch reaching past the start applies
+	// from the start on.
+	ackP(p, "m1", t0, []AckBatch{{0, 0, []AckType{AckAccept}}}, lim())
+	wantWindow(t, p, 2, 5)
+	if code := ackP(p, "m1", t0, []AckBatch{{0, 1, []AckType{AckReject}}}, lim()); code != 0 {
+		t.Fatalf("below the start: %v", kerr.ErrorForCode(code))
+	}
+	if code := ackP(p, "m1", t0, []AckBatch{{0, 2, []AckType{AckAccept, AckAccept, AckRelease}}}, lim()); code != 0 {
+		t.Fatalf("reaching past the start: %v", kerr.ErrorForCode(code))
+	}
+	wantState(t, p, 2, Available, 1)
 }
 
 func TestLockExpiryReleases(t *testing.T) {
