@@ -14,6 +14,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
+// Appended last: this file sorts after the other scenario files, so its
+// rows close docs/reference.md's table.
 func init() { scenarios = append(scenarios, shareScenario) }
 
 var shareScenario = scenario{
