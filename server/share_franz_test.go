@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -66,4 +67,86 @@ func TestShareFranzGo(t *testing.T) {
 		gs, _ := c.Group("sg-franz")
 		return len(gs.SharePartitions) == 1 && gs.SharePartitions[0].StartOffset == 4 && len(gs.SharePartitions[0].InFlight) == 0
 	})
+}
+
+// Three franz-go share consumers on one partition, concurrently, with the
+// race detector: every record is delivered to one member at a time and
+// accepted exactly once.
+func TestShareFranzGoConcurrentMembers(t *testing.T) {
+	c := NewTestCluster(t, Config{})
+	if err := c.CreateTopic("q", 1, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	ctx := testContext(t)
+	const records = 300
+	var clients []*kgo.Client
+	for range 3 {
+		clients = append(clients, newClient(t, c, kgo.ShareGroup("sg-many"), kgo.ConsumeTopics("q"),
+			kgo.FetchMaxWait(50*time.Millisecond), kgo.ShareMaxRecords(7), kgo.ShareMaxRecordsStrict()))
+	}
+	poll := func(cl *kgo.Client) []*kgo.Record {
+		pctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+		defer cancel()
+		return cl.PollFetches(pctx).Records()
+	}
+	waitFor(t, 30*time.Second, "three members and the share partition", func() bool {
+		for _, cl := range clients {
+			poll(cl)
+		}
+		gs, ok := c.Group("sg-many")
+		return ok && len(gs.Members) == 3 && len(gs.SharePartitions) == 1
+	})
+	shareProduce(t, c, "q", records)
+	type got struct {
+		member int
+		offset int64
+	}
+	results := make(chan got, 4*records)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for i, cl := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				for _, r := range poll(cl) {
+					r.Ack(kgo.AckAccept)
+					results <- got{i, r.Offset}
+				}
+				cl.FlushAcks(ctx)
+			}
+		}()
+	}
+	seen := map[int64]int{}
+	byMember := map[int]int{}
+	waitFor(t, 60*time.Second, "every record", func() bool {
+		for {
+			select {
+			case g := <-results:
+				seen[g.offset]++
+				byMember[g.member]++
+				continue
+			default:
+			}
+			break
+		}
+		gs, _ := c.Group("sg-many")
+		return len(seen) == records && len(gs.SharePartitions) == 1 && gs.SharePartitions[0].StartOffset == records
+	})
+	close(done)
+	wg.Wait()
+	for off, n := range seen {
+		if n != 1 {
+			t.Errorf("offset %d delivered %d times", off, n)
+		}
+	}
+	if len(byMember) < 2 {
+		t.Errorf("one member got everything: %v", byMember)
+	}
+	t.Logf("records per member: %v", byMember)
 }
