@@ -597,3 +597,90 @@ func TestShareInitializedAtAssignmentAndDeleted(t *testing.T) {
 	shareProduce(t, c, "q", 1) // 3
 	wantAcquired(t, "the new group", m2.fetch("q", time.Second), "3-3/1")
 }
+
+// group.share.max.share.sessions bounds one broker's share sessions; a
+// closed session frees its place.
+func TestShareSessionLimit(t *testing.T) {
+	clk := clock.NewManual(time.Unix(1_700_000_000, 0))
+	c := NewTestCluster(t, Config{Clock: clk, ShareGroupMaxShareSessions: 1})
+	if err := c.CreateTopic("q", 1, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	a, b := newShareMember(t, c, "sg", "a"), newShareMember(t, c, "sg", "b")
+	a.join("q")
+	b.join("q")
+	wantAcquired(t, "a opens", a.fetch("q", 10*time.Millisecond))
+	r := b.fetch("q", 10*time.Millisecond)
+	wantCode(t, "b's session", r.ErrorCode, kerr.ShareSessionLimitReached)
+	// a closes its session (-1): b gets the place.
+	a.epochs[leaderOf(c, "q", 0)] = -1
+	wantCode(t, "a closes", a.fetch("q", 0).ErrorCode, nil)
+	wantAcquired(t, "b opens", b.fetch("q", 10*time.Millisecond))
+}
+
+// A member silent for share.session.timeout.ms (45 s on the cluster's
+// clock) leaves the group; what it held goes back with its delivery
+// count, and the group's coordinator failover keeps the others' epochs.
+func TestShareMemberExpiryAndCoordinatorFailover(t *testing.T) {
+	c, _ := newShareCluster(t)
+	a, b := newShareMember(t, c, "sg", "a"), newShareMember(t, c, "sg", "b")
+	a.join("q")
+	b.join("q")
+	wantAcquired(t, "a opens", a.fetch("q", 10*time.Millisecond))
+	shareProduce(t, c, "q", 2)
+	wantAcquired(t, "a takes both", a.fetch("q", time.Second), "0-1/1")
+	// b heartbeats every 20 s; a never again.
+	for range 2 {
+		if err := c.AdvanceClock(20 * time.Second); err != nil {
+			t.Fatal(err)
+		}
+		if r := b.heartbeat(b.epoch); r.ErrorCode != 0 {
+			t.Fatalf("b: %v", kerr.ErrorForCode(r.ErrorCode))
+		}
+	}
+	if err := c.AdvanceClock(6 * time.Second); err != nil { // 46 s since a's last heartbeat
+		t.Fatal(err)
+	}
+	waitFor(t, 5*time.Second, "a expired", func() bool {
+		gs, _ := c.Group("sg")
+		return len(gs.Members) == 1 && gs.Members[0].MemberID == "b"
+	})
+	// a's locks ran out too (30 s): 0-1 go to b, second delivery.
+	wantAcquired(t, "b opens", b.fetch("q", time.Second), "0-1/2")
+	expired := false
+	for _, e := range c.Events(0) {
+		expired = expired || e.Type == EventGroupMemberExpired && e.Group == "sg" && e.Member == "a"
+	}
+	if !expired {
+		t.Fatal("no group_member_expired event for a")
+	}
+
+	// The coordinator's broker crashes: the new one restores the group
+	// from __consumer_offsets and b carries on at its epoch.
+	gs, _ := c.Group("sg")
+	epoch := b.epoch
+	if epoch != 2 || gs.Generation != 3 {
+		t.Fatalf("before the crash: b at %d, group at %d", epoch, gs.Generation)
+	}
+	if err := c.StopBroker(gs.Coordinator, StopCrash); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 30*time.Second, "b's heartbeat on the new coordinator", func() bool {
+		req := kmsg.NewPtrShareGroupHeartbeatRequest()
+		req.GroupID, req.MemberID, req.MemberEpoch = "sg", "b", epoch
+		cl := newClient(t, c) // a fresh coordinator lookup
+		defer cl.Close()
+		r, err := req.RequestWith(testContext(t), cl)
+		if err != nil || r.ErrorCode == kerr.NotCoordinator.Code || r.ErrorCode == kerr.CoordinatorNotAvailable.Code {
+			return false // the coordinator is moving
+		}
+		if r.ErrorCode != 0 {
+			t.Fatalf("heartbeat on the new coordinator: %v", kerr.ErrorForCode(r.ErrorCode))
+		}
+		// a's expiry moved the group to epoch 3; b learns it now.
+		return r.MemberEpoch == 3
+	})
+	if gs2, ok := c.Group("sg"); !ok || gs2.Coordinator == gs.Coordinator || gs2.Type != "share" || len(gs2.Members) != 1 {
+		t.Fatalf("after the failover: %+v", gs2)
+	}
+}
