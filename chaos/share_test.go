@@ -17,7 +17,6 @@ func rules(vs []ShareViolation) []string {
 	return out
 }
 
-
 func sd(seq uint64, off int64, count int16, member string, at time.Duration) ShareDelivery {
 	return ShareDelivery{Group: "g", TP: TP{"t", 0}, Offset: off, DeliveryCount: count, Member: member, At: st0.Add(at), Seq: seq}
 }
