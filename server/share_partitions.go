@@ -197,6 +197,9 @@ func parseISODuration(s string) (time.Duration, bool) {
 // expire releases the acquisitions whose lock ran out by now, writes the
 // state and reports them. Callers hold sp.mu.
 func (sp *sharePartition) expire(now time.Time) {
+	if !sp.current() {
+		return // a copy a new leader replaced: its state is the new leader's to read
+	}
 	changes := sp.sm.ExpireLocks(now, sp.c.shareLimits(sp.key.Group))
 	if len(changes) == 0 {
 		return
@@ -205,6 +208,15 @@ func (sp *sharePartition) expire(now time.Time) {
 	sp.c.emitShareChanges(sp, changes, "acquisition lock expired")
 	sp.notify()
 	sp.arm()
+}
+
+// current says whether this broker still leads the partition at the
+// epoch sp was loaded at. Callers hold sp.mu.
+func (sp *sharePartition) current() bool {
+	sp.p.mu.Lock()
+	defer sp.p.mu.Unlock()
+	leader, epoch := sp.p.st.ViewLeader(sp.broker)
+	return leader == sp.broker && epoch == sp.leaderEpoch
 }
 
 // arm sets the timer for the next acquisition-lock deadline: it wakes
@@ -282,7 +294,7 @@ func (c *Cluster) releaseShareMember(group, member string, keys []share.Key) {
 			continue
 		}
 		sp.mu.Lock()
-		if sp.sm != nil {
+		if sp.sm != nil && sp.current() {
 			if ch := sp.sm.ReleaseMember(member, c.shareLimits(group)); len(ch) > 0 {
 				sp.persist()
 				c.emitShareChanges(sp, ch, "member "+member+" left")
