@@ -283,8 +283,8 @@ func (sp *sharePartition) notify() {
 	}
 }
 
-// releaseMember releases what member holds in every share partition of
-// group this broker leads (its share session closed, or it left).
+// releaseShareMember releases what member holds in the share partitions
+// keys of group (its share session closed, or it left).
 func (c *Cluster) releaseShareMember(group, member string, keys []share.Key) {
 	for _, k := range keys {
 		c.shares.mu.Lock()

@@ -157,10 +157,3 @@ func (cn *conn) closeShareSessions() {
 		c.releaseShareMember(s.key.group, s.key.member, s.keys())
 	}
 }
-
-// ShareSessions counts the open share sessions of every broker.
-func (c *Cluster) shareSessionCount() int {
-	c.shares.mu.Lock()
-	defer c.shares.mu.Unlock()
-	return len(c.shares.sessions)
-}
