@@ -336,3 +336,55 @@ func TestShareAutoOffsetResetByDuration(t *testing.T) {
 // group.share.max.share.sessions bounds one broker's share sessions; a
 // A member silent for share.session.timeout.ms (45 s on the cluster's
 // clock) leaves the group; what it held goes back with its delivery
+
+// RENEW (ShareAcknowledge v2 with IsRenewAck) restarts a record's lock.
+func TestShareRenew(t *testing.T) {
+	c, _ := newShareCluster(t)
+	m := newShareMember(t, c, "sg", "m1")
+	m.join("q")
+	wantAcquired(t, "open", m.fetch("q", 10*time.Millisecond))
+	shareProduce(t, c, "q", 1)
+	wantAcquired(t, "acquire", m.fetch("q", time.Second), "0-0/1")
+	leader := leaderOf(c, "q", 0)
+	renew := func() int16 {
+		req := kmsg.NewPtrShareAcknowledgeRequest()
+		req.SetVersion(2)
+		req.GroupID, req.MemberID, req.ShareSessionEpoch, req.IsRenewAck = kmsg.StringPtr("sg"), kmsg.StringPtr("m1"), m.epochs[leader], true
+		rt := kmsg.NewShareAcknowledgeRequestTopic()
+		rt.TopicID = c.topic("q").id
+		rp := kmsg.NewShareAcknowledgeRequestTopicPartition()
+		b := kmsg.NewShareAcknowledgeRequestTopicPartitionAcknowledgementBatch()
+		b.FirstOffset, b.LastOffset, b.AcknowledgeTypes = 0, 0, []int8{4}
+		rp.AcknowledgementBatches = append(rp.AcknowledgementBatches, b)
+		rt.Partitions = append(rt.Partitions, rp)
+		req.Topics = append(req.Topics, rt)
+		resp, err := m.cl.Broker(int(leader)).RetriableRequest(testContext(t), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ar := resp.(*kmsg.ShareAcknowledgeResponse)
+		if ar.ErrorCode != 0 {
+			return ar.ErrorCode
+		}
+		m.epochs[leader]++
+		if ar.AcquisitionLockTimeoutMillis != 30000 {
+			t.Fatalf("lock timeout %d", ar.AcquisitionLockTimeoutMillis)
+		}
+		return ar.Topics[0].Partitions[0].ErrorCode
+	}
+	if err := c.AdvanceClock(20 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	wantCode(t, "renew", renew(), nil)
+	if err := c.AdvanceClock(20 * time.Second); err != nil { // 40 s after the acquisition, 20 s after the renewal
+		t.Fatal(err)
+	}
+	gs, _ := c.Group("sg")
+	if r := gs.SharePartitions[0].InFlight[0]; r.State != "ACQUIRED" || r.DeliveryCount != 1 {
+		t.Fatalf("after the renewal: %+v", r)
+	}
+	if err := c.AdvanceClock(10 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	wantAcquired(t, "after the renewed lock", m.fetch("q", time.Second), "0-0/2")
+}
