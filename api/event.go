@@ -64,6 +64,17 @@ const (
 	// Detail lists them (topic-partition, comma-separated); Reason
 	// group_deleted when the Empty group went with them.
 	EventOffsetsExpired EventType = "offsets_expired"
+	// Share groups (KIP-932): membership changes are the group events
+	// above (Detail "share"); these report records a share partition's
+	// leader took back.
+	// EventShareRecordsReleased: acquired records of Group on Topic,
+	// Partition [From, To] went back to Available; Reason says why
+	// (acquisition lock expired, member left); Member held them; Detail
+	// the delivery counts.
+	EventShareRecordsReleased EventType = "share_records_released"
+	// EventShareRecordsArchived: records [From, To] reached
+	// share.delivery.count.limit and will never be delivered again.
+	EventShareRecordsArchived EventType = "share_records_archived"
 
 	// The LSO moved after a transaction held it below the HW (a marker
 	// let it go): From, To, coalesced with hw_advanced. Partitions without
@@ -193,7 +204,7 @@ var EventTypes = []EventType{
 	EventPartitionsCreated, EventReassignmentStarted, EventReassignmentCompleted, EventReassignmentCancelled,
 	EventACLCreated, EventACLDeleted, EventQuotaChanged, EventClientThrottled,
 	EventGroupRebalanceStarted, EventGroupRebalanceCompleted, EventGroupMemberJoined, EventGroupMemberLeft, EventGroupMemberExpired,
-	EventGroupMemberFenced, EventGroupUpgraded, EventGroupDowngraded, EventOffsetsExpired,
+	EventGroupMemberFenced, EventGroupUpgraded, EventGroupDowngraded, EventOffsetsExpired, EventShareRecordsReleased, EventShareRecordsArchived,
 	EventLSOAdvanced, EventReplicaPaused, EventReplicaResumed,
 	EventTxnStateChanged, EventTxnPartitionsAdded, EventTxnEpochBumped, EventTxnTimedOut, EventTxnMarkerWritten, EventTxnExpired,
 	EventShareStateInitialized, EventShareStateDeleted, EventShareCoordinatorLoaded,

@@ -93,8 +93,8 @@ type GroupState struct {
 	// Coordinator is the broker leading the group's __consumer_offsets
 	// partition.
 	Coordinator int32 `json:"coordinator"`
-	// Type is "classic" (JoinGroup/SyncGroup), "consumer" (KIP-848) or
-	// "streams" (KIP-1071).
+	// Type is "classic" (JoinGroup/SyncGroup), "consumer" (KIP-848),
+	// "streams" (KIP-1071) or "share" (KIP-932).
 	Type string `json:"type"`
 	// State is Kafka's name: Empty, PreparingRebalance,
 	// CompletingRebalance, Stable or Dead for classic groups; Empty,
@@ -113,6 +113,9 @@ type GroupState struct {
 	Members         []GroupMemberState `json:"members"`
 	// Offsets are the committed offsets, sorted by topic and partition.
 	Offsets []GroupOffsetState `json:"offsets"`
+	// SharePartitions are a share group's partitions with records in
+	// flight, as their leaders keep them, sorted by topic and partition.
+	SharePartitions []SharePartitionState `json:"share_partitions,omitempty"`
 }
 
 // GroupMemberState is one member.
@@ -133,7 +136,7 @@ type GroupMemberState struct {
 	// Streams is a streams group member's process, endpoint and tasks
 	// (nil for other groups).
 	Streams *StreamsMemberState `json:"streams,omitempty"`
-	// KIP-848 members only: the member epoch.
+	// KIP-848, streams and share-group members only: the member epoch.
 	MemberEpoch *int32 `json:"member_epoch,omitempty"`
 }
 

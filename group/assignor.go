@@ -27,6 +27,9 @@ type Topics interface {
 	// protocol's assignments name topics; the consumer group's hold ids).
 	Lookup(name string) (Topic, bool)
 	ByID(id [16]byte) (Topic, bool)
+	// ByNames resolves a list of topic names (a share member's
+	// subscription) to the existing topics, sorted by name.
+	ByNames(names []string) []Topic
 }
 
 // ComputeTarget runs the group's assignor for the current group epoch.

@@ -40,6 +40,10 @@ type Group struct {
 	// record, restored into Streams after a load.
 	Streams     *StreamsGroup
 	StreamsMeta []byte
+	// Share is the share group's state (KIP-932) when g is one; ShareMeta
+	// its last record, restored into Share after a load.
+	Share     *ShareGroup
+	ShareMeta []byte
 	// WriteMu orders the group's state writes: taken before Mu, held
 	// across a write and its replication.
 	WriteMu    sync.Mutex
@@ -68,6 +72,10 @@ func (g *Group) Shard() *Shard { return g.s }
 // the metadata records current; the membership is restored from them once
 // after a load (Ready).
 func (g *Group) apply(k RecordKey, value []byte) (Offset, bool) {
+	if k.Kind == ShareKind {
+		g.ShareMeta = value
+		return Offset{}, false
+	}
 	if k.Kind == ConsumerKind {
 		g.ConsumerMeta = value
 		return Offset{}, false

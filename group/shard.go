@@ -27,6 +27,9 @@ type Host interface {
 	Emit(g *Group, ev Event)
 	// EmitConsumer reports what a KIP-848 step of g changed.
 	EmitConsumer(g *Group, evs []Event)
+	// EmitShare reports what a share-group step of g changed, member the
+	// one whose heartbeat (or session expiry) it was.
+	EmitShare(g *Group, member string, evs []Event)
 	Now() time.Time
 	// InitialRebalanceDelay is group.initial.rebalance.delay.ms.
 	InitialRebalanceDelay() time.Duration
@@ -237,7 +240,7 @@ func (s *Shard) replayMarker(pid int64, commit bool) {
 // without offsets, metadata or pending offsets are forgotten.
 func (s *Shard) Loaded() {
 	for id, g := range s.groups {
-		if g.Offsets.Empty() && g.MetaRecord == nil && g.ConsumerMeta == nil && g.StreamsMeta == nil {
+		if g.Offsets.Empty() && g.MetaRecord == nil && g.ConsumerMeta == nil && g.StreamsMeta == nil && g.ShareMeta == nil {
 			delete(s.groups, id)
 		}
 	}

@@ -59,6 +59,7 @@ func (h *shardHost) InitialRebalanceDelay() time.Duration { return 0 }
 func (h *shardHost) GroupConfig(string) Config {
 	gc := DefaultConfig()
 	gc.ConsumerSessionTimeout = sessionTimeout
+	gc.ShareSessionTimeout = sessionTimeout
 	return gc
 }
 func (h *shardHost) MigrationPolicy() MigrationPolicy { return h.policy }

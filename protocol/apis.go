@@ -64,6 +64,10 @@ var Supported = []APIRange{
 	{Key: 69, Min: 0, Max: 1}, // ConsumerGroupDescribe
 	{Key: 74, Min: 0, Max: 1}, // ListConfigResources
 	{Key: 75, Min: 0, Max: 0}, // DescribeTopicPartitions
+	{Key: 76, Min: 1, Max: 1}, // ShareGroupHeartbeat: v0 was 4.0's early access, gone in 4.1
+	{Key: 77, Min: 1, Max: 1}, // ShareGroupDescribe
+	{Key: 78, Min: 1, Max: 2}, // ShareFetch
+	{Key: 79, Min: 1, Max: 2}, // ShareAcknowledge
 	{Key: 83, Min: 0, Max: 0}, // InitializeShareGroupState
 	{Key: 84, Min: 0, Max: 0}, // ReadShareGroupState
 	{Key: 85, Min: 0, Max: 1}, // WriteShareGroupState

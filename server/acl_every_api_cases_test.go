@@ -485,7 +485,8 @@ func aclCases() []aclCase {
 			},
 			code: func(r kmsg.Response) int16 { return r.(*kmsg.StreamsGroupDescribeResponse).Groups[0].ErrorCode }},
 	}
-	cases = append(cases, shareCoordACLCases()...) // share_acl_cases_test.go
+	cases = append(cases, shareCoordACLCases()...) // share_coord_acl_cases_test.go
+	cases = append(cases, shareACLCases()...)      // keys 76-79 (share_acl_cases_test.go)
 	for i := range cases {
 		if cases[i].pin == 0 {
 			cases[i].pin = -1

@@ -76,6 +76,8 @@ const (
 	EventGroupUpgraded           = api.EventGroupUpgraded
 	EventGroupDowngraded         = api.EventGroupDowngraded
 	EventOffsetsExpired          = api.EventOffsetsExpired
+	EventShareRecordsReleased    = api.EventShareRecordsReleased
+	EventShareRecordsArchived    = api.EventShareRecordsArchived
 	EventLSOAdvanced             = api.EventLSOAdvanced
 	EventLogStartMoved           = api.EventLogStartMoved
 	EventReplicaPaused           = api.EventReplicaPaused

@@ -31,6 +31,7 @@ func (c *Cluster) apiVersions(version int16) *kmsg.ApiVersionsResponse {
 	ff := kmsg.NewApiVersionsResponseFinalizedFeature()
 	ff.Name, ff.MinVersionLevel, ff.MaxVersionLevel = "transaction.version", level, level
 	resp.FinalizedFeatures = append(resp.FinalizedFeatures, ff)
+	c.shareFeature(resp)
 	resp.FinalizedFeaturesEpoch = 1
 	return resp
 }

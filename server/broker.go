@@ -159,6 +159,7 @@ func (cn *conn) serve() {
 	defer c.wg.Done()
 	defer func() {
 		cn.close()
+		cn.closeShareSessions() // share sessions end with their connection
 		cn.b.mu.Lock()
 		delete(cn.b.conns, cn)
 		cn.b.mu.Unlock()
@@ -367,6 +368,10 @@ var handlers = map[int16]handler{
 	72: typed((*conn).handlePushTelemetry),
 	74: typed((*conn).handleListConfigResources),
 	75: typed((*conn).handleDescribeTopicPartitions),
+	76: typed((*conn).handleShareGroupHeartbeat),
+	77: typed((*conn).handleShareGroupDescribe),
+	78: typed((*conn).handleShareFetch),
+	79: typed((*conn).handleShareAcknowledge),
 	83: typed((*conn).handleInitializeShareGroupState),
 	84: typed((*conn).handleReadShareGroupState),
 	85: typed((*conn).handleWriteShareGroupState),

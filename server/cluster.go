@@ -14,6 +14,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"github.com/fakekafka/fakekafka/share"
 	"log/slog"
 	"maps"
 	"slices"
@@ -50,6 +51,12 @@ type Cluster struct {
 	coord *coordinator.Runtime[*groupShard] // the group coordinators (group_coordinator.go)
 	txn   txnCoordinators                   // the transaction coordinators (txn_coordinator.go)
 	sc    shareCoordinators                 // the share coordinators (share_coordinator.go)
+
+	// shares are the share partitions this cluster's leaders keep and the
+	// brokers' share sessions (share_partitions.go, share_sessions.go);
+	// sharePersister is the share coordinator as those leaders see it.
+	shares         shareState
+	sharePersister share.Persister
 
 	events *eventLog // the event ring (events.go)
 
@@ -119,6 +126,7 @@ func NewCluster(cfg Config) (*Cluster, error) {
 	c.txn.wake = make(chan struct{}, 1)
 	c.newCoordinators()
 	c.newShareCoordinators()
+	c.sharePersister = c.newSharePersister() // the share coordinator, as share partitions' leaders see it
 	c.events = newEventLog(cfg.EventBuffer)
 	c.topics.Store(&topics{byName: map[string]*topic{}, byID: map[[16]byte]*topic{}})
 	c.nextProducerID.Store(1000)

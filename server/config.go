@@ -166,6 +166,12 @@ type Config struct {
 	StreamsGroupSessionTimeout        time.Duration
 	StreamsGroupInitialRebalanceDelay time.Duration
 	StreamsGroupNumStandbyReplicas    int32
+	// ShareGroupMaxShareSessions is group.share.max.share.sessions, the
+	// share sessions one broker keeps. Default 2000, Kafka's.
+	ShareGroupMaxShareSessions int
+	// ShareGroupMaxSize is group.share.max.size, the members one share
+	// group may have. Default 200, Kafka's.
+	ShareGroupMaxSize int
 	// TransactionStatePartitions is transaction.state.log.num.partitions:
 	// the number of __transaction_state partitions, hence of transaction
 	// coordinator shards. Default 50, Kafka's; tests may lower it.

@@ -112,6 +112,9 @@ func (c *Cluster) consumerHeartbeat(req *kmsg.ConsumerGroupHeartbeatRequest, hr 
 	if g.Consumer == nil && g.StreamsGroup() != nil {
 		return fail(kerr.GroupIDNotFound, "Group %s is not a consumer group.", req.Group)
 	}
+	if g.ShareGroup() != nil {
+		return fail(kerr.GroupIDNotFound, "Group %s is not a consumer group.", req.Group)
+	}
 	if g.Consumer == nil || len(g.Consumer.Members) == 0 && g.HasClassicMembers() {
 		switch {
 		case g.HasClassicMembers() && req.MemberEpoch != 0:

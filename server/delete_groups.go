@@ -2,7 +2,8 @@ package server
 
 // DeleteGroups, versions 0-2.
 //
-// Only a group without members (Empty) can be deleted: it turns Dead,
+// Only a group without members (Empty) can be deleted (a share group's
+// share-partition state goes with it): it turns Dead,
 // tombstones for its metadata and every committed offset are written to
 // __consumer_offsets with acks=all, and the coordinator forgets it, so it
 // stays gone after a failover. Requests still holding the Dead group get
@@ -52,9 +53,23 @@ func (cn *conn) deleteGroup(id string) int16 {
 	case g.State == grp.Dead:
 		g.Mu.Unlock()
 		return kerr.GroupIDNotFound.Code
-	case !g.NoMembers(), streamsMembers(g) > 0:
+	case !g.NoMembers(), streamsMembers(g) > 0, g.ShareGroup() != nil && len(g.Share.Members) > 0:
 		g.Mu.Unlock()
 		return kerr.NonEmptyGroup.Code
+	}
+	share := g.Share != nil
+	if share {
+		// Kafka deletes the share partitions' state first, and keeps the
+		// group when that fails.
+		g.Mu.Unlock()
+		if code := cn.b.c.deleteShareGroupState(id); code != 0 {
+			return code
+		}
+		g.Mu.Lock()
+		if len(g.Share.Members) > 0 { // joined meanwhile
+			g.Mu.Unlock()
+			return kerr.NonEmptyGroup.Code
+		}
 	}
 	g.State = grp.Dead
 	g.Stop(kerr.CoordinatorNotAvailable.Code)
@@ -65,6 +80,9 @@ func (cn *conn) deleteGroup(id string) int16 {
 	if g.StreamsMeta != nil {
 		recs = append(recs, coordinatorRecord{Key: recordKey{Kind: grp.StreamsKind, Group: id}})
 	}
+	if g.ShareMeta != nil {
+		recs = append(recs, coordinatorRecord{Key: recordKey{Kind: grp.ShareKind, Group: id}})
+	}
 	for tp := range g.Committed {
 		recs = append(recs, coordinatorRecord{Key: recordKey{Group: id, Topic: tp.Topic, Partition: tp.Partition}})
 	}
@@ -72,6 +90,9 @@ func (cn *conn) deleteGroup(id string) int16 {
 
 	code = g.Write(recs)
 	g.Shard().Forget(g)
+	if share && code == 0 {
+		cn.b.c.forgetSharePartitions(id) // and their state in the share coordinator
+	}
 	cn.b.c.log.Info("group deleted", "group", id, "code", code)
 	return code
 }

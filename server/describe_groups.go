@@ -5,8 +5,8 @@ package server
 // Each group's state, protocol type and members (id, instance id, client
 // id and host). As in Kafka, a Stable group also shows its protocol and
 // each member's metadata for it and assignment; other states show neither.
-// An unknown group, and a KIP-848 group (which ConsumerGroupDescribe
-// describes), is Dead with no error, as Kafka answers before v6. With
+// An unknown group, a KIP-848 group (which ConsumerGroupDescribe
+// describes) and a share group (ShareGroupDescribe's) are Dead with no error, as Kafka answers before v6. With
 // include_authorized_operations (v3+) the group operations (READ, DELETE,
 // DESCRIBE) the ACLs allow, all of them without the authorizer. A group the
 // principal may not DESCRIBE gets GROUP_AUTHORIZATION_FAILED and no state.
@@ -48,7 +48,7 @@ func (cn *conn) handleDescribeGroups(req *kmsg.DescribeGroupsRequest) (kmsg.Resp
 
 // describe fills a classic group's description. Callers hold g.Mu.
 func describeGroup(g *group, dg *kmsg.DescribeGroupsResponseGroup) {
-	if g.ConsumerProtocol() != nil || g.StreamsGroup() != nil {
+	if g.ConsumerProtocol() != nil || g.StreamsGroup() != nil || g.ShareGroup() != nil {
 		return // not a classic group: Dead
 	}
 	dg.State, dg.ProtocolType = g.State, g.ProtocolType

@@ -94,7 +94,9 @@ func (h groupHost) Now() time.Time                         { return h.c.now() }
 func (h groupHost) InitialRebalanceDelay() time.Duration {
 	return h.c.cfg.GroupInitialRebalanceDelay
 }
-func (h groupHost) GroupConfig(id string) grp.Config { return h.c.groupConfig(id) }
+
+// GroupConfig is groupConfig with the share tests' override (shareConfig).
+func (h groupHost) GroupConfig(id string) grp.Config { return h.c.shareConfig(id) }
 func (h groupHost) MigrationPolicy() grp.MigrationPolicy {
 	return grp.MigrationPolicy(h.c.cfg.ConsumerGroupMigrationPolicy)
 }

@@ -62,6 +62,8 @@ func (c *Cluster) groupSnapshot(g *group, broker int32) GroupState {
 	gs.Type, gs.State, gs.ProtocolType = groupKind(g)
 	if sg := g.StreamsGroup(); sg != nil {
 		streamsSnapshot(sg, &gs)
+	} else if sg := g.ShareGroup(); sg != nil {
+		c.shareGroupSnapshot(sg, &gs)
 	} else if cg := g.ConsumerProtocol(); cg != nil {
 		gs.Protocol, gs.Generation = cg.Assignor, cg.Epoch
 		ae := cg.AssignmentEpoch
@@ -104,6 +106,9 @@ func (c *Cluster) groupSnapshot(g *group, broker int32) GroupState {
 			LeaderEpoch: o.LeaderEpoch, Metadata: o.Metadata, CommitTimestamp: o.Timestamp})
 	}
 	g.Mu.Unlock()
+	if gs.Type == "share" {
+		gs.SharePartitions = c.sharePartitionStates(g.ID)
+	}
 
 	slices.SortFunc(gs.Offsets, func(a, b GroupOffsetState) int {
 		return cmp.Or(strings.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))

@@ -89,6 +89,10 @@ func (cn *conn) joinGroup(groupID string, r grp.JoinRequest) (grp.JoinResult, bo
 	}
 	g.Mu.Lock()
 	g.Ready()
+	if g.ShareGroup() != nil { // Kafka: "Group %s is not a classic group."
+		g.Mu.Unlock()
+		return grp.JoinError(kerr.GroupIDNotFound.Code, r.MemberID), true
+	}
 	if g.State != grp.Dead {
 		if cg := g.ConsumerGroup(); cg != nil && len(cg.Members) == 0 {
 			g.Consumer, g.ConsumerMeta = nil, nil // an empty KIP-848 group turns classic

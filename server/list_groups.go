@@ -7,7 +7,8 @@ package server
 // __consumer_offsets partitions it leads, as Kafka does; clients ask every
 // broker. A group that only has committed offsets is an Empty classic
 // group with no protocol type. KIP-848 groups are listed with type
-// "consumer" and their own states (Empty, Assigning, Reconciling, Stable).
+// "consumer" and their own states (Empty, Assigning, Reconciling, Stable),
+// share groups with type and protocol type "share" (Empty, Stable).
 // Both filters match case-insensitively.
 
 import (
@@ -65,6 +66,9 @@ func (c *Cluster) groupsOn(broker int32) []*group {
 func groupKind(g *group) (typ, state, protocolType string) {
 	if sg := g.StreamsGroup(); sg != nil {
 		return "streams", sg.State(), "streams"
+	}
+	if sg := g.ShareGroup(); sg != nil {
+		return "share", sg.State(), "share"
 	}
 	if cg := g.ConsumerProtocol(); cg != nil {
 		return "consumer", cg.State(), "consumer"

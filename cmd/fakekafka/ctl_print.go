@@ -116,6 +116,18 @@ func (c *ctl) printGroups(gs []api.GroupState) {
 			}
 			tw.Flush()
 		}
+		if len(g.SharePartitions) > 0 {
+			fmt.Fprintln(c.out)
+			tw := c.table("GROUP", "TOPIC", "PARTITION", "LEADER", "START", "END", "IN FLIGHT")
+			for _, sp := range g.SharePartitions {
+				var recs []string
+				for _, r := range sp.InFlight {
+					recs = append(recs, fmt.Sprintf("%d:%s×%d", r.Offset, strings.ToLower(r.State), r.DeliveryCount))
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\n", g.Group, sp.Topic, sp.Partition, sp.Leader, sp.StartOffset, sp.EndOffset, or(strings.Join(recs, " "), "-"))
+			}
+			tw.Flush()
+		}
 		if len(g.Offsets) > 0 {
 			fmt.Fprintln(c.out)
 			tw := c.table("GROUP", "TOPIC", "PARTITION", "COMMITTED", "HW", "LAG")

@@ -42,7 +42,8 @@ func corpusCases(versions map[int16][2]int16) []corpusCase {
 	out = append(out, consumerGroupCases(versions)...)
 	out = append(out, shareCases(versions)...)
 	out = append(out, migrationCases(versions)...)
-	return append(out, streamsGroupCases(versions)...)
+	out = append(out, streamsGroupCases(versions)...)
+	return append(out, shareCorpusCases(versions)...)
 }
 
 // at sets the version on a request and returns it.

@@ -300,17 +300,19 @@ function renderPartition(topic, p, txns) {
 function renderGroups() {
   const box = $("#groups");
   if (state.groups.length === 0) {
-    box.replaceChildren(h("p", { class: "empty" }, "No consumer groups."));
+    box.replaceChildren(h("p", { class: "empty" }, "No groups."));
     return;
   }
-  // KIP-848 groups (type "consumer") and streams groups (KIP-1071) have a
-  // group epoch, a target assignment epoch and an epoch per member instead
-  // of a generation; a streams member shows its process and tasks.
-  const kip848 = (g) => g.type === "consumer" || g.type === "streams";
+  // KIP-848 groups (type "consumer"), streams groups (KIP-1071) and share
+  // groups (KIP-932) have a group epoch, a target assignment epoch and an
+  // epoch per member instead of a generation; a streams member shows its
+  // process and tasks, a share group its partitions with records in flight.
+  const kip848 = (g) => g.type === "consumer" || g.type === "streams" || g.type === "share";
+  const typeName = { consumer: "consumer (KIP-848)", streams: "streams (KIP-1071)", share: "share (KIP-932)" };
   const tasks = (t) => ["active", "standby", "warmup"].map((k) => [k, Object.entries((t || {})[k] || {}).sort()
     .map(([s, ps]) => `${s}:${ps.join(",")}`).join(" ")]).filter(([, v]) => v !== "").map(([k, v]) => `${k} ${v}`).join("; ");
   box.replaceChildren(...state.groups.map((g) => h("div", { class: "group", "data-group": g.group, "data-type": g.type, "data-state": g.state },
-    h("h3", { class: "group-title" }, [g.group, g.type === "consumer" ? "consumer (KIP-848)" : g.type === "streams" ? "streams (KIP-1071)" : g.type, g.state,
+    h("h3", { class: "group-title" }, [g.group, typeName[g.type] || g.type, g.state,
       kip848(g) ? `group epoch ${g.generation}` : `generation ${g.generation}`,
       kip848(g) && g.assignment_epoch !== undefined ? `assignment epoch ${g.assignment_epoch}` : null,
       g.protocol ? `assignor ${g.protocol}` : null, `coordinator ${g.coordinator}`].filter((x) => x !== null).join(" · ")),
@@ -326,7 +328,13 @@ function renderGroups() {
     (g.offsets || []).length === 0 ? null : h("table", {},
       h("tr", {}, h("th", {}, "topic"), h("th", {}, "partition"), h("th", {}, "committed"), h("th", {}, "HW"), h("th", {}, "lag")),
       g.offsets.map((o) => h("tr", {}, h("td", {}, o.topic), h("td", { class: "num" }, o.partition), h("td", { class: "num" }, o.offset),
-        h("td", { class: "num" }, o.high_watermark), h("td", { class: "num" }, o.lag)))))));
+        h("td", { class: "num" }, o.high_watermark), h("td", { class: "num" }, o.lag)))),
+    (g.share_partitions || []).length === 0 ? null : h("table", { class: "share-partitions" },
+      h("tr", {}, ["topic", "partition", "leader", "start", "end", "in flight (offset: state ×deliveries)"].map((c) => h("th", {}, c))),
+      g.share_partitions.map((sp) => h("tr", { "data-share-partition": `${sp.topic}/${sp.partition}` },
+        h("td", {}, sp.topic), h("td", { class: "num" }, sp.partition), h("td", { class: "num" }, sp.leader),
+        h("td", { class: "num" }, sp.start_offset), h("td", { class: "num" }, sp.end_offset),
+        h("td", { class: "in-flight" }, (sp.in_flight || []).map((r) => `${r.offset}: ${r.state.toLowerCase()} ×${r.delivery_count}`).join(", ") || "-"))))));
 }
 
 function renderTransactions() {

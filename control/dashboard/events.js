@@ -14,7 +14,7 @@ const EVENT_TYPES = [
   "partitions_created", "reassignment_started", "reassignment_completed", "reassignment_cancelled",
   "acl_created", "acl_deleted", "quota_changed", "client_throttled",
   "group_rebalance_started", "group_rebalance_completed", "group_member_joined", "group_member_left", "group_member_expired",
-  "group_member_fenced", "group_upgraded", "group_downgraded", "offsets_expired",
+  "group_member_fenced", "group_upgraded", "group_downgraded", "offsets_expired", "share_records_released", "share_records_archived",
   "lso_advanced", "replica_paused", "replica_resumed",
   "txn_state_changed", "txn_partitions_added", "txn_epoch_bumped", "txn_timed_out", "txn_marker_written", "txn_expired",
   "share_state_initialized", "share_state_deleted", "share_coordinator_loaded",
@@ -45,7 +45,7 @@ function eventKind(t) {
   if (t.startsWith("isr_") || t.startsWith("replica_") || t === "log_start_moved") return "isr";
   if (t.startsWith("leader_")) return "leader";
   if (t.startsWith("fault_")) return "fault";
-  if (t.startsWith("group_") || t === "offsets_expired") return "group";
+  if (t.startsWith("group_") || t === "offsets_expired" || t.startsWith("share_")) return "group";
   if (t.startsWith("txn_") || t === "lso_advanced") return "txn";
   return "other";
 }

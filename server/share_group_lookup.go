@@ -1,12 +1,9 @@
 package server
 
-// STAND-IN, to be wired by the lead at merge: what the share-group offset
-// admin APIs (share_group_offsets.go) and DeleteGroups need of a share
-// group, which the share-group coordinator (the `share` helper's code)
-// knows. Until then these answer from the share coordinator's own state:
-// a share group "exists" when the share coordinators hold state for it,
-// it has no members, its group epoch is 0, and its initialized share
-// partitions are those with state. Tests set sc.groupHook to play a group
+// What the share-group offset admin APIs (share_group_offsets.go) and
+// DeleteGroups need of a share group: its existence, members and epoch
+// from the group coordinator, and its initialized share partitions from
+// the share coordinators' state. Tests set sc.groupHook to play a group
 // with members.
 
 import (
@@ -21,30 +18,31 @@ import (
 // group epoch.
 type shareGroupHook func(group string) (exists bool, members int, epoch int32)
 
-// shareGroupMembers says whether group is a share group and how many
-// members it has. STAND-IN: the lead wires the share group coordinator.
-func (c *Cluster) shareGroupMembers(group string) (exists bool, members int) {
+// shareGroupLookup is what the offset admin APIs need of share group
+// group, as coordinated by broker: whether it exists, its members and its
+// group epoch (the state epoch AlterShareGroupOffsets initializes share
+// partitions at). Tests may play a group with sc.groupHook.
+func (c *Cluster) shareGroupLookup(broker int32, group string) (exists bool, members int, epoch int32) {
 	if h := c.sc.groupHook; h != nil {
-		e, m, _ := h(group)
-		return e, m
+		return h(group)
 	}
-	return len(c.shareGroupStateKeys(group)) > 0, 0
-}
-
-// shareGroupEpoch is the share group's epoch, the state epoch
-// AlterShareGroupOffsets initializes share partitions at. STAND-IN.
-func (c *Cluster) shareGroupEpoch(group string) int32 {
-	if h := c.sc.groupHook; h != nil {
-		_, _, e := h(group)
-		return e
+	g, code := c.group(broker, group, false)
+	if code != 0 || g == nil {
+		return false, 0, 0
 	}
-	return 0
+	g.Mu.Lock()
+	defer g.Mu.Unlock()
+	g.Ready()
+	sg := g.ShareGroup()
+	if sg == nil {
+		return false, 0, 0
+	}
+	return true, len(sg.Members), sg.Epoch
 }
 
 // shareGroupOtherType says whether a group of another type (classic,
-// consumer) holds the id, as coordinated by broker: GROUP_ID_NOT_FOUND
-// "Group %s is not a share group." then. STAND-IN: the lead makes it
-// "not a share group".
+// consumer, streams) holds the id, as coordinated by broker:
+// GROUP_ID_NOT_FOUND "Group %s is not a share group." then.
 func (c *Cluster) shareGroupOtherType(broker int32, group string) bool {
 	g, code := c.group(broker, group, false)
 	if code != 0 || g == nil {
@@ -52,13 +50,17 @@ func (c *Cluster) shareGroupOtherType(broker int32, group string) bool {
 	}
 	g.Mu.Lock()
 	defer g.Mu.Unlock()
-	return g.State != grp.Dead
+	g.Ready()
+	if g.ShareGroup() != nil {
+		return false
+	}
+	return g.State != grp.Dead || g.ConsumerProtocol() != nil || g.StreamsGroup() != nil
 }
 
 // shareGroupInitialized lists a share group's initialized share
 // partitions by topic id (Kafka's initializedShareGroupPartitions from the
-// group's ShareGroupStatePartitionMetadata). STAND-IN: the partitions the
-// share coordinators hold state for.
+// group's ShareGroupStatePartitionMetadata). The partitions the share
+// coordinators hold state for.
 func (c *Cluster) shareGroupInitialized(group string) map[[16]byte][]int32 {
 	out := map[[16]byte][]int32{}
 	for _, k := range c.shareGroupStateKeys(group) {
@@ -72,8 +74,8 @@ func (c *Cluster) shareGroupInitialized(group string) map[[16]byte][]int32 {
 
 // deleteShareGroupState deletes every share partition's state of group,
 // as Kafka's DeleteGroups does for a share group before it deletes the
-// group: the first error, 0 when all went. HOOK: the lead calls it from
-// DeleteGroups for a share group.
+// group: the first error, 0 when all went. DeleteGroups calls it for a
+// share group before it deletes the group.
 func (c *Cluster) deleteShareGroupState(group string) int16 {
 	p := c.sc.persister
 	for id, parts := range c.shareGroupInitialized(group) {
@@ -95,12 +97,12 @@ func (c *Cluster) shareGroupForAlter(broker int32, group string, mustExist bool)
 	if c.shareGroupOtherType(broker, group) {
 		return 0, kerr.GroupIDNotFound.Code, "Group " + group + " is not a share group."
 	}
-	exists, members := c.shareGroupMembers(group)
+	exists, members, epoch := c.shareGroupLookup(broker, group)
 	switch {
 	case !exists && mustExist:
 		return 0, kerr.GroupIDNotFound.Code, "Group " + group + " not found."
 	case members > 0:
 		return 0, kerr.NonEmptyGroup.Code, "The group is not empty."
 	}
-	return c.shareGroupEpoch(group), 0, ""
+	return epoch, 0, ""
 }
