@@ -101,8 +101,38 @@ func (c *Cluster) shareGroupForAlter(broker int32, group string, mustExist bool)
 	switch {
 	case !exists && mustExist:
 		return 0, kerr.GroupIDNotFound.Code, "Group " + group + " not found."
+	case !exists && c.sc.groupHook == nil:
+		// Kafka's AlterShareGroupOffsets makes the (empty) group.
+		if code := c.createShareGroup(broker, group); code != 0 {
+			return 0, code, ""
+		}
 	case members > 0:
 		return 0, kerr.NonEmptyGroup.Code, "The group is not empty."
 	}
 	return epoch, 0, ""
+}
+
+// createShareGroup makes an empty share group group, as Kafka's
+// AlterShareGroupOffsets does for a group that does not exist, and waits
+// until its record is committed.
+func (c *Cluster) createShareGroup(broker int32, group string) int16 {
+	g, code := c.group(broker, group, true)
+	if code != 0 {
+		return code
+	}
+	g.WriteMu.Lock()
+	defer g.WriteMu.Unlock()
+	g.Mu.Lock()
+	g.Ready()
+	if g.ShareGroup() == nil {
+		g.Share = grp.NewShareGroup()
+	}
+	g.Mu.Unlock()
+	if code := g.PersistShare(); code != 0 {
+		g.Mu.Lock()
+		g.RevertShare()
+		g.Mu.Unlock()
+		return code
+	}
+	return 0
 }

@@ -160,9 +160,15 @@ func TestShareGroupOffsetsAdmin(t *testing.T) {
 	if d := e.describeOffsets(1, g, []kmsg.DescribeShareGroupOffsetsRequestGroupTopic{{Topic: "t", Partitions: []int32{0}}}); d.Topics[0].Partitions[0].StartOffset != -1 {
 		t.Fatalf("after delete: %+v", d.Topics[0].Partitions[0])
 	}
-	// No state left: the (stand-in) share group is gone too.
-	if r := e.deleteOffsets(gc, g, "t"); r.ErrorCode != kerr.GroupIDNotFound.Code || msgOf(r.ErrorMessage) != "Group "+g+" not found." {
-		t.Fatalf("delete of a group that is gone: %d %s", r.ErrorCode, msgOf(r.ErrorMessage))
+	// No state left, but the share group the alter made stays (as in
+	// Kafka): nothing more to delete.
+	if r := e.deleteOffsets(gc, g, "t"); r.ErrorCode != 0 || len(r.Topics) != 1 || r.Topics[0].ErrorCode != kerr.UnknownTopicOrPartition.Code ||
+		msgOf(r.Topics[0].ErrorMessage) != "There is no offset information to delete." {
+		t.Fatalf("delete again: %+v", r)
+	}
+	// A group that never existed is not found.
+	if r := e.deleteOffsets(e.groupCoordinator("never"), "never", "t"); r.ErrorCode != kerr.GroupIDNotFound.Code || msgOf(r.ErrorMessage) != "Group never not found." {
+		t.Fatalf("delete of an unknown group: %d %s", r.ErrorCode, msgOf(r.ErrorMessage))
 	}
 }
 
