@@ -334,7 +334,7 @@ function renderGroups() {
       g.share_partitions.map((sp) => h("tr", { "data-share-partition": `${sp.topic}/${sp.partition}` },
         h("td", {}, sp.topic), h("td", { class: "num" }, sp.partition), h("td", { class: "num" }, sp.leader),
         h("td", { class: "num" }, sp.start_offset), h("td", { class: "num" }, sp.end_offset),
-        h("td", { class: "in-flight" }, (sp.in_flight || []).map((r) => `${r.offset}: ${r.state.toLowerCase()} ×${r.delivery_count}`).join(", ") || "-"))))));
+        h("td", { class: "in-flight" }, (sp.in_flight || []).map((r) => `${r.offset}: ${r.state.toLowerCase()} ×${r.delivery_count}`).join(", ") || "-")))))));
 }
 
 function renderTransactions() {
