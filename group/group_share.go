@@ -42,23 +42,35 @@ func (g *Group) IsShare() bool { return g.ShareGroup() != nil }
 // g.WriteMu, not g.Mu. A group with no members stays (as Kafka keeps an
 // empty share group) until it is deleted.
 func (g *Group) PersistShare() int16 {
+	return g.persistState(ShareKind, func() (any, *[]byte) {
+		if g.Share == nil {
+			return nil, nil
+		}
+		return g.Share.Record(), &g.Share.Persisted
+	})
+}
+
+// persistState writes the record state gives (under g.Mu) as g's record
+// of kind when its JSON differs from the last one written (*last), and
+// waits until it is committed and replayed; a nil record writes nothing.
+// Callers hold g.WriteMu, not g.Mu.
+func (g *Group) persistState(kind string, state func() (any, *[]byte)) int16 {
 	g.Mu.Lock()
-	sg := g.Share
-	if sg == nil {
+	rec, last := state()
+	if last == nil {
 		g.Mu.Unlock()
 		return 0
 	}
-	rec := sg.Record()
 	raw, _ := json.Marshal(rec)
-	same := bytes.Equal(raw, sg.Persisted)
+	same := bytes.Equal(raw, *last)
 	g.Mu.Unlock()
 	if same {
 		return 0
 	}
-	code := g.Write([]CoordinatorRecord{{Key: RecordKey{Kind: ShareKind, Group: g.ID}, Value: rec}})
+	code := g.Write([]CoordinatorRecord{{Key: RecordKey{Kind: kind, Group: g.ID}, Value: rec}})
 	if code == 0 {
 		g.Mu.Lock()
-		sg.Persisted = raw
+		*last = raw
 		g.Mu.Unlock()
 	}
 	return code

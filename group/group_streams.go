@@ -4,7 +4,6 @@ package group
 // after a load, the members' session timers and writing its record.
 
 import (
-	"bytes"
 	"encoding/json"
 	"maps"
 	"slices"
@@ -71,26 +70,12 @@ func (g *Group) IsStreams() bool { return g.Streams != nil || g.StreamsMeta != n
 // write, and waits until it is committed and replayed. Callers hold
 // g.WriteMu, not g.Mu.
 func (g *Group) PersistStreams() int16 {
-	g.Mu.Lock()
-	sg := g.Streams
-	if sg == nil {
-		g.Mu.Unlock()
-		return 0
-	}
-	rec := sg.Record()
-	raw, _ := json.Marshal(rec)
-	same := bytes.Equal(raw, sg.Persisted)
-	g.Mu.Unlock()
-	if same {
-		return 0
-	}
-	code := g.Write([]CoordinatorRecord{{Key: RecordKey{Kind: StreamsKind, Group: g.ID}, Value: rec}})
-	if code == 0 {
-		g.Mu.Lock()
-		sg.Persisted = raw
-		g.Mu.Unlock()
-	}
-	return code
+	return g.persistState(StreamsKind, func() (any, *[]byte) {
+		if g.Streams == nil {
+			return nil, nil
+		}
+		return g.Streams.Record(), &g.Streams.Persisted
+	})
 }
 
 // RevertStreams drops g's streams state after its write failed; the next
