@@ -41,7 +41,10 @@ func (r *run) shareCoordinator(key string) int32 {
 	r.Helper()
 	var node int32
 	var last string
-	ok := r.poll(60*time.Second, func() bool {
+	// Kafka creates __share_group_state (50 partitions, rf 3) on the first
+	// FindCoordinator SHARE and loads it afterwards: on a loaded machine,
+	// after scenarios that crashed brokers, that took over a minute once.
+	ok := r.poll(150*time.Second, func() bool {
 		req := at(6, kmsg.NewPtrFindCoordinatorRequest())
 		req.CoordinatorType, req.CoordinatorKeys = 2, []string{key}
 		c := r.do(0, req).(*kmsg.FindCoordinatorResponse).Coordinators[0]
