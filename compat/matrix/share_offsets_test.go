@@ -20,7 +20,9 @@ import (
 // TestMatrixJavaShareOffsets drives the Java Admin's share-group offset
 // calls (kafka-clients: alterShareGroupOffsets, listShareGroupOffsets,
 // deleteShareGroupOffsets) against fakekafka: the start offset it sets is
-// the one it lists, with Kafka 4.4's lag, and a delete leaves none. It runs
+// the one it lists, with Kafka 4.4's lag, and a delete leaves none; then
+// its listGroups and describeShareGroups, of the empty group the alter made
+// and with a franz-go share consumer in it. It runs
 // when MATRIX_CLIENTS selects kafka-clients (CI's "langs" step); an
 // adapter that is not built fails it unless MATRIX_SKIP_ABSENT is set.
 func TestMatrixJavaShareOffsets(t *testing.T) {
@@ -74,6 +76,48 @@ func TestMatrixJavaShareOffsets(t *testing.T) {
 	}
 	if inits != 1 || dels != 1 {
 		t.Fatalf("%d share_state_initialized, %d share_state_deleted", inits, dels)
+	}
+
+	// The Admin lists and describes the share group: empty (the alter made
+	// it, as Kafka's does), then with a franz-go share consumer in it.
+	describe := func() map[string]any {
+		t.Helper()
+		dcfg := newAdapterConfig(c.Bootstrap(), "share-groups")
+		dcfg.Group = "java-share"
+		got := runAdapter(t, ctx, KafkaClients, "share-groups", dcfg)
+		if len(got) != 1 {
+			t.Fatalf("share-groups answered %v", got)
+		}
+		return got[0]
+	}
+	wantEmpty := map[string]any{"type": "shareGroup", "listed": true, "listedState": "Empty", "state": "Empty",
+		"members": 0.0, "assignedPartitions": 0.0, "epochMatches": true}
+	if got := describe(); !reflect.DeepEqual(got, wantEmpty) {
+		t.Fatalf("empty share group: %v, want %v", got, wantEmpty)
+	}
+	member, err := kgo.NewClient(kgo.SeedBrokers(c.Bootstrap()...), kgo.ShareGroup("java-share"), kgo.ConsumeTopics("shared"),
+		kgo.FetchMaxWait(100*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer member.Close()
+	// The group starts at the latest offset once the member is assigned
+	// the partition: produce until the member gets a record.
+	for n := 0; n == 0; {
+		if err := cl.ProduceSync(ctx, kgo.StringRecord("for the member")).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+		pctx, pcancel := context.WithTimeout(ctx, 2*time.Second)
+		n = len(member.PollFetches(pctx).Records())
+		pcancel()
+		if ctx.Err() != nil {
+			t.Fatal("the share consumer got nothing")
+		}
+	}
+	wantStable := map[string]any{"type": "shareGroup", "listed": true, "listedState": "Stable", "state": "Stable",
+		"members": 1.0, "assignedPartitions": 1.0, "epochMatches": true}
+	if got := describe(); !reflect.DeepEqual(got, wantStable) {
+		t.Fatalf("share group with a member: %v, want %v", got, wantStable)
 	}
 }
 

@@ -55,6 +55,7 @@ public final class Adapter {
         case "metadata" -> metadata(cfg);
         case "transact" -> transact(cfg);
         case "share-offsets" -> ShareOffsets.run(cfg); // ShareOffsets.java
+        case "share-groups" -> ShareOffsets.describe(cfg);
         case "configs" -> Configs.run(cfg);
         default -> emit("fatal", Map.of("error", error("usage", "unknown operation " + op)));
       }

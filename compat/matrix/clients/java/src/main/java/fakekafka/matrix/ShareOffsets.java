@@ -7,6 +7,9 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.GroupListing;
+import org.apache.kafka.clients.admin.ListGroupsOptions;
+import org.apache.kafka.clients.admin.ShareGroupDescription;
 import org.apache.kafka.clients.admin.ListShareGroupOffsetsSpec;
 import org.apache.kafka.clients.admin.SharePartitionOffsetInfo;
 import org.apache.kafka.common.TopicPartition;
@@ -17,6 +20,9 @@ import org.apache.kafka.common.TopicPartition;
  * alters the start offset of the group's share partition topic/partition to
  * the settings' offset, lists it, deletes the topic's offsets and lists again,
  * answering one line per step ("shareAltered", "shareOffset", "shareDeleted").
+ * Operation "share-groups" lists the share groups (Admin.listGroups for
+ * share groups) and describes the settings' group
+ * (Admin.describeShareGroups): one "shareGroup" line.
  */
 final class ShareOffsets {
   private ShareOffsets() {}
@@ -49,5 +55,32 @@ final class ShareOffsets {
       line.put("lag", info.lag().orElse(-1L));
     }
     Adapter.emit("shareOffset", line);
+  }
+
+  static void describe(JsonNode cfg) throws Exception {
+    String group = cfg.path("group").asText();
+    try (Admin admin = Admin.create(Adapter.base(cfg))) {
+      boolean listed = false;
+      String listedState = "";
+      for (GroupListing g : admin.listGroups(ListGroupsOptions.forShareGroups()).all().get()) {
+        if (g.groupId().equals(group)) {
+          listed = true;
+          listedState = g.groupState().map(Object::toString).orElse("");
+        }
+      }
+      ShareGroupDescription d = admin.describeShareGroups(List.of(group)).describedGroups().get(group).get();
+      Map<String, Object> line = new LinkedHashMap<>();
+      line.put("listed", listed);
+      line.put("listedState", listedState);
+      line.put("state", d.groupState().toString());
+      line.put("members", d.members().size());
+      int assigned = 0;
+      for (var m : d.members()) {
+        assigned += m.assignment().topicPartitions().size();
+      }
+      line.put("assignedPartitions", assigned);
+      line.put("epochMatches", d.groupEpoch() == d.targetAssignmentEpoch());
+      Adapter.emit("shareGroup", line);
+    }
   }
 }
