@@ -292,12 +292,17 @@ func (r *run) produceTo(id int32, topic string, acks int16, b []byte) produced {
 
 // produceLeader sends one batch to the partition's leader, retrying (as
 // every client does) while a new leader has yet to take over: Kafka's
-// Metadata can name a leader a moment before it acts as one.
+// Metadata can name a leader a moment before it acts as one, and keeps
+// naming a crashed one until its broker session times out.
 func (r *run) produceLeader(topic string, acks int16, b []byte) produced {
 	r.Helper()
 	var res produced
 	r.waitFor("a leader that takes the produce", func() bool {
-		res = r.produceTo(r.meta(topic).leader, topic, acks, b)
+		l := r.meta(topic).leader
+		if l > 0 && r.down[l] {
+			return false // Kafka names a crashed leader until its broker session times out
+		}
+		res = r.produceTo(l, topic, acks, b)
 		return res.code != kerr.NotLeaderForPartition.Code && res.code != kerr.LeaderNotAvailable.Code
 	})
 	return res
