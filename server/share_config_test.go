@@ -137,3 +137,26 @@ func TestShareConfigHeartbeatAndSession(t *testing.T) {
 		t.Fatalf("fenced member's heartbeat: %v, want UNKNOWN_MEMBER_ID", kerr.ErrorForCode(hb.ErrorCode))
 	}
 }
+
+// ShareFetch checks no membership, as Kafka 4.4's (KafkaApis and
+// SharePartitionManager look only at the share session): a member id the
+// group does not know opens a session and acquires records.
+func TestShareFetchUnknownMember(t *testing.T) {
+	c, _ := newShareCluster(t)
+	m := newShareMember(t, c, "sg", "m1")
+	m.join("q")
+	wantAcquired(t, "init", m.fetch("q", 10*time.Millisecond))
+	shareProduce(t, c, "q", 2)
+	stranger := newShareMember(t, c, "sg", "not-a-member")
+	r := stranger.fetch("q", time.Second)
+	wantAcquired(t, "a stranger's fetch", r, "0-1/1")
+	if r.AcquisitionLockTimeoutMillis != 30000 {
+		t.Fatalf("lock timeout %d", r.AcquisitionLockTimeoutMillis)
+	}
+	if r := stranger.fetch("q", 10*time.Millisecond, ack{0, 1, []int8{1}}); ackCode(r) != 0 {
+		t.Fatalf("the stranger's ack: %v", kerr.ErrorForCode(ackCode(r)))
+	}
+	if gs, _ := c.Group("sg"); len(gs.Members) != 1 || gs.SharePartitions[0].StartOffset != 2 {
+		t.Fatalf("group after the stranger: %d members, %+v", len(gs.Members), gs.SharePartitions[0])
+	}
+}
