@@ -75,8 +75,8 @@ func (cn *conn) consumerGroupHeartbeat(req *kmsg.ConsumerGroupHeartbeatRequest) 
 		resp.ErrorCode = code
 		return resp, nil
 	}
-	if g == nil {
-		return fail(kerr.UnknownMemberID, "group %s has no member %s", req.Group, req.MemberID)
+	if g == nil { // Kafka 4.4 creates a group only for epoch 0
+		return fail(kerr.GroupIDNotFound, "Consumer group %s not found.", req.Group)
 	}
 	// Heartbeats of one group take turns: each one's state change is
 	// written to the log (and committed) before the answer, in order.
@@ -119,6 +119,9 @@ func (c *Cluster) consumerHeartbeat(req *kmsg.ConsumerGroupHeartbeatRequest, hr 
 		switch {
 		case g.HasClassicMembers() && req.MemberEpoch != 0:
 			return fail(kerr.GroupIDNotFound, "Group %s is not a consumer group", req.Group)
+		case req.MemberEpoch != 0 && g.Consumer == nil:
+			// A group with no consumer state is a classic one to Kafka.
+			return fail(kerr.GroupIDNotFound, "Group %s is not a consumer group.", req.Group)
 		case req.MemberEpoch != 0:
 			return fail(kerr.UnknownMemberID, "group %s has no member %s", req.Group, req.MemberID)
 		case g.HasClassicMembers():

@@ -95,8 +95,8 @@ func (h groupHost) InitialRebalanceDelay() time.Duration {
 	return h.c.cfg.GroupInitialRebalanceDelay
 }
 
-// GroupConfig is groupConfig with the share tests' override (shareConfig).
-func (h groupHost) GroupConfig(id string) grp.Config { return h.c.shareConfig(id) }
+// GroupConfig is the group's effective group configs (groupConfig).
+func (h groupHost) GroupConfig(id string) grp.Config { return h.c.groupConfig(id) }
 func (h groupHost) MigrationPolicy() grp.MigrationPolicy {
 	return grp.MigrationPolicy(h.c.cfg.ConsumerGroupMigrationPolicy)
 }

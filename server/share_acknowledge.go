@@ -39,7 +39,7 @@ func (cn *conn) handleShareAcknowledge(req *kmsg.ShareAcknowledgeRequest) (kmsg.
 		return fail(code, "") // Kafka: no lock timeout with an error
 	}
 	if req.Version >= 2 {
-		resp.AcquisitionLockTimeoutMillis = int32(c.shareConfig(group).ShareRecordLockDuration.Milliseconds())
+		resp.AcquisitionLockTimeoutMillis = int32(c.groupConfig(group).ShareRecordLockDuration.Milliseconds())
 	}
 	leaders := map[int32]bool{}
 	for _, rt := range req.Topics {

@@ -58,7 +58,7 @@ func (cn *conn) handleShareFetch(req *kmsg.ShareFetchRequest) (kmsg.Response, er
 	if code != 0 {
 		return fail(code, "") // Kafka: no lock timeout with an error
 	}
-	resp.AcquisitionLockTimeoutMillis = int32(c.shareConfig(group).ShareRecordLockDuration.Milliseconds())
+	resp.AcquisitionLockTimeoutMillis = int32(c.groupConfig(group).ShareRecordLockDuration.Milliseconds())
 	out := newShareFetchAnswer(resp)
 	leaders := map[int32]bool{}
 
@@ -302,7 +302,7 @@ func (cn *conn) shareAcquire(group, member string, parts []shareTP, out *shareFe
 	if maxBytes <= 0 {
 		maxBytes = 1<<31 - 1 // MaxBytes' default; KIP-74: the first batch goes whole anyway
 	}
-	committed := c.shareConfig(group).ShareIsolationLevel == "read_committed"
+	committed := c.groupConfig(group).ShareIsolationLevel == "read_committed"
 	for _, tp := range parts {
 		if maxRecords <= 0 || total >= maxBytes {
 			break

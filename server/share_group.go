@@ -112,7 +112,7 @@ func (c *Cluster) initializeSharePartitions(group string, tps []kmsg.ShareGroupH
 			case code != 0:
 				continue // the share coordinator is unavailable: the next heartbeat tries again
 			}
-			start := c.shareStartOffset(t.partitions()[idx], c.shareConfig(group).ShareAutoOffsetReset)
+			start := c.shareStartOffset(t.partitions()[idx], c.groupConfig(group).ShareAutoOffsetReset)
 			if c.persister().Initialize(k, 0, start) == 0 {
 				c.markShareInitialized(k)
 			}
@@ -168,7 +168,7 @@ func (c *Cluster) shareHeartbeat(cn *conn, req *kmsg.ShareGroupHeartbeatRequest,
 		g.TouchShareMember(m)
 	}
 	resp.MemberID, resp.MemberEpoch = &m.ID, res.MemberEpoch
-	resp.HeartbeatIntervalMillis = int32(c.shareConfig(req.GroupID).ShareHeartbeatInterval.Milliseconds())
+	resp.HeartbeatIntervalMillis = int32(c.groupConfig(req.GroupID).ShareHeartbeatInterval.Milliseconds())
 	if res.Assignment != nil {
 		a := kmsg.NewShareGroupHeartbeatResponseAssignment()
 		for _, id := range res.Assignment.TopicIDs() {

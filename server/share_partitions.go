@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/fakekafka/fakekafka/clock"
-	grp "github.com/fakekafka/fakekafka/group"
 	"github.com/fakekafka/fakekafka/share"
 	"github.com/twmb/franz-go/pkg/kerr"
 )
@@ -27,9 +26,6 @@ type shareState struct {
 	// initialized are the share partitions whose state the coordinator
 	// side has written (initializeSharePartitions), so heartbeats skip them.
 	initialized map[share.Key]bool
-	// testConfig overrides share.* group configs in server tests (a
-	// stand-in for per-group configs; set before any share request).
-	testConfig func(group string, gc *grp.Config)
 }
 
 // sharePartition is one share partition. mu guards everything below it
@@ -49,23 +45,16 @@ type sharePartition struct {
 	waiters     map[chan struct{}]struct{}
 }
 
-// shareConfig is the group's effective configuration for the share code:
-// groupConfig, with the test-only override (testConfig) until group
-// configs can be set (IncrementalAlterConfigs on GROUP resources).
-func (c *Cluster) shareConfig(group string) grp.Config {
-	gc := c.groupConfig(group)
-	if f := c.shares.testConfig; f != nil {
-		f(group, &gc)
-	}
-	return gc
-}
-
 // persister is the share coordinator as partition leaders see it.
 func (c *Cluster) persister() share.Persister { return c.sharePersister }
 
-// shareLimits are a group's share-partition settings.
+// shareLimits are a group's share-partition settings, read on every use
+// as Kafka's SharePartition does: a changed share.record.lock.duration.ms
+// applies from the next acquisition (a held lock keeps its deadline),
+// share.delivery.count.limit from the next release and
+// share.partition.max.record.locks from the next fetch.
 func (c *Cluster) shareLimits(group string) share.Limits {
-	gc := c.shareConfig(group)
+	gc := c.groupConfig(group)
 	return share.Limits{LockDuration: gc.ShareRecordLockDuration, DeliveryCountLimit: int16(gc.ShareDeliveryCountLimit),
 		MaxInFlight: int64(gc.SharePartitionMaxRecords)}
 }
@@ -123,7 +112,7 @@ func (sp *sharePartition) load(broker, epoch int32, p *partition) int16 {
 		return code
 	}
 	if st.StartOffset < 0 {
-		start := c.shareStartOffset(p, c.shareConfig(sp.key.Group).ShareAutoOffsetReset)
+		start := c.shareStartOffset(p, c.groupConfig(sp.key.Group).ShareAutoOffsetReset)
 		if code := c.persister().Initialize(sp.key, 0, start); code != 0 {
 			return code
 		}

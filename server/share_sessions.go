@@ -142,8 +142,12 @@ func (s *shareSession) forget(tp shareTP) {
 
 // closeShareSessions ends the sessions a closing connection opened: their
 // acquisitions go back, as Kafka releases them when the connection goes.
+// Not when the connection goes because its broker stopped: a crashed
+// broker writes nothing, and the partition's next leader reads the state
+// as it was (the acquisitions were never written).
 func (cn *conn) closeShareSessions() {
 	c := cn.b.c
+	released := cn.b.up.Load()
 	c.shares.mu.Lock()
 	var gone []*shareSession
 	for k, s := range c.shares.sessions {
@@ -154,6 +158,8 @@ func (cn *conn) closeShareSessions() {
 	}
 	c.shares.mu.Unlock()
 	for _, s := range gone {
-		c.releaseShareMember(s.key.group, s.key.member, s.keys())
+		if released {
+			c.releaseShareMember(s.key.group, s.key.member, s.keys())
+		}
 	}
 }

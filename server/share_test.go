@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	grp "github.com/fakekafka/fakekafka/group"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -264,9 +263,7 @@ func TestShareLeaderFailover(t *testing.T) {
 // start.
 func TestShareReadCommittedEarliest(t *testing.T) {
 	c, _ := newShareCluster(t)
-	c.shares.testConfig = func(_ string, gc *grp.Config) {
-		gc.ShareIsolationLevel, gc.ShareAutoOffsetReset = "read_committed", "earliest"
-	}
+	shareSet(t, c, "sg", "share.isolation.level", "read_committed", "share.auto.offset.reset", "earliest")
 	shareProduce(t, c, "q", 2) // 0-1, before the share partition: earliest still sees them
 	txn := newClient(t, c, kgo.TransactionalID("tx"), kgo.DefaultProduceTopic("q"))
 	runTxn(t, txn, false, "x", "y") // 2-3 aborted, marker 4
@@ -304,7 +301,7 @@ func TestShareReadCommittedEarliest(t *testing.T) {
 // older than a minute.
 func TestShareAutoOffsetResetByDuration(t *testing.T) {
 	c, clk := newShareCluster(t)
-	c.shares.testConfig = func(_ string, gc *grp.Config) { gc.ShareAutoOffsetReset = "by_duration:PT1M" }
+	shareSet(t, c, "sg", "share.auto.offset.reset", "by_duration:PT1M")
 	cl := newClient(t, c, kgo.DefaultProduceTopic("q"))
 	produceAt := func(v string) {
 		r := &kgo.Record{Value: []byte(v), Timestamp: clk.Now()}

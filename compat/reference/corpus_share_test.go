@@ -51,6 +51,23 @@ func shareCorpusCases(versions map[int16][2]int16) []corpusCase {
 				return req
 			}})
 	}
+	// A member id the group does not know opens a share session: Kafka
+	// 4.4's ShareFetch checks no membership (the group's own members
+	// come from ShareGroupHeartbeat). Its own group, nothing produced to
+	// fetch, so the answer is only the session's.
+	for _, v := range versionsOf(versions, kmsg.ShareFetch) {
+		out = append(out, corpusCase{name: fmt.Sprintf("ShareFetch/v%d-unknown-member", v),
+			req: func(e *corpusEnv) kmsg.Request {
+				req := at(v, kmsg.NewPtrShareFetchRequest())
+				req.GroupID, req.MemberID, req.ShareSessionEpoch = kmsg.StringPtr("corpus-share-unknown-member"), kmsg.StringPtr(fmt.Sprintf("AAAAAAAAAAAAAAAAAAAAB%d", v)), 0
+				req.MaxRecords, req.BatchSize, req.MaxBytes, req.MaxWaitMillis = 10, 10, 1<<20, 0
+				rt := kmsg.NewShareFetchRequestTopic()
+				rt.TopicID = e.topicID
+				rt.Partitions = append(rt.Partitions, kmsg.NewShareFetchRequestTopicPartition())
+				req.Topics = append(req.Topics, rt)
+				return req
+			}})
+	}
 	for _, v := range versionsOf(versions, kmsg.ShareAcknowledge) {
 		for _, epoch := range []int32{0, 5} {
 			out = append(out, corpusCase{name: fmt.Sprintf("ShareAcknowledge/v%d-epoch-%d", v, epoch),

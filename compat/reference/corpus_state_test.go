@@ -252,6 +252,10 @@ func consumerGroupCases(versions map[int16][2]int16) []corpusCase {
 			req: heartbeat(newest, func(e *corpusEnv, req *kmsg.ConsumerGroupHeartbeatRequest) { req.MemberEpoch = e.member + 10 })},
 		{name: "ConsumerGroupHeartbeat/unknown-member-id", group: g,
 			req: heartbeat(newest, func(e *corpusEnv, req *kmsg.ConsumerGroupHeartbeatRequest) { req.MemberID = "AAAAAAAAAAAAAAAAAAAAAA" })},
+		{name: "ConsumerGroupHeartbeat/unknown-group-nonzero-epoch", group: "corpus-no-such-consumer-group",
+			req: heartbeat(newest, func(e *corpusEnv, req *kmsg.ConsumerGroupHeartbeatRequest) {
+				req.Group, req.MemberID, req.MemberEpoch = "corpus-no-such-consumer-group", "AAAAAAAAAAAAAAAAAAAAAA", 5
+			})},
 		{name: "ConsumerGroupHeartbeat/join-unsupported-assignor", group: g,
 			req: heartbeat(first, func(e *corpusEnv, req *kmsg.ConsumerGroupHeartbeatRequest) {
 				join(e, req)
