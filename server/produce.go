@@ -327,31 +327,19 @@ func (cn *conn) awaitReplication(parked []parkedProduce, timeoutMillis int32, le
 	}
 }
 
-// addPartitionsToTxnRetryBackoffMax is add.partitions.to.txn.retry.backoff.max.ms:
-// how long a partition leader retries a transaction version 2 Produce's
-// implicit AddPartitionsToTxn that meets CONCURRENT_TRANSACTIONS.
-const addPartitionsToTxnRetryBackoffMax = 100 * time.Millisecond
-
 // checkTxnProduce asks the producer's transaction coordinator about a
 // transactional batch before the leader appends it: under transaction
 // version 2 (Produce v12+) the partition joins the transaction implicitly;
 // otherwise it must already be in it (KIP-890 part 1), else
 // INVALID_TXN_STATE, which v11+ clients know as TRANSACTION_ABORTABLE.
 // Coordinator trouble answers NOT_ENOUGH_REPLICAS so the producer retries,
-// as Kafka's verification does; under transaction version 2
-// CONCURRENT_TRANSACTIONS, retried inside the broker for
-// add.partitions.to.txn.retry.backoff.max.ms first, is answered as it is.
+// as Kafka's verification does.
 func (cn *conn) checkTxnProduce(id string, version int16, b *replication.Batch, topic string, partition int32) (int16, string) {
 	c := cn.b.c
 	tp := transaction.Partition{Topic: topic, Partition: partition}
 	var code int16
 	if version >= 12 && c.txnVersion2() {
-		code = c.addTxnPartitionsImplicitly(id, b.ProducerID, b.ProducerEpoch, []transaction.Partition{tp}, addPartitionsToTxnRetryBackoffMax)
-		if code == kerr.ConcurrentTransactions.Code {
-			// Transaction version 2 gets the error as it is: common while
-			// the previous transaction completes, and the producer retries.
-			return code, ""
-		}
+		code = c.addTxnPartitionsImplicitly(id, b.ProducerID, b.ProducerEpoch, []transaction.Partition{tp})
 	} else {
 		code = c.verifyTxnPartition(id, b.ProducerID, b.ProducerEpoch, tp)
 	}
