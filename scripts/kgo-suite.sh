@@ -29,13 +29,8 @@ run=${KGO_RUN:-.}
 timeout_total=${KGO_TIMEOUT:-12m}
 
 # Skipped by the suite itself, with why fakekafka cannot run them yet.
-expected_skips=(
-	"TestShareGroup: share groups (KIP-932, ShareFetch v2) are not implemented"
-	"TestShareGroupETL: share groups are not implemented"
-	"TestShareGroupAckOnClose: share groups are not implemented"
-	"TestShareGroupOffsetsAdmin: share groups are not implemented"
-	"TestConsumeRegexShareSkipsInternal: share groups are not implemented"
-)
+# (The share-group tests left this list when share groups arrived.)
+expected_skips=()
 # Selected but expected to fail until the feature exists.
 # (TestTxnEtl left this list when transactions arrived.)
 known_failures=()
