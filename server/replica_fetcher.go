@@ -105,17 +105,20 @@ func (f *fetcher) run() {
 		}
 		f.wakeups.Add(1)
 		for {
-			f.mu.Lock()
-			work := f.dirty
-			f.dirty, f.spare = f.spare, nil
-			f.mu.Unlock()
-			// This pass takes everything marked so far: a wake-up left by
-			// those marks would only find nothing to do. A mark from now
-			// on wakes the loop again.
+			// Drop a wake-up left by marks before taking the marked set,
+			// never after: this pass takes everything marked until the
+			// swap below, and a mark from the drain on leaves a wake-up
+			// of its own. (Draining after the swap lost the wake-up of a
+			// mark in between: an idle pass then went back to sleep with
+			// that partition marked and unfetched.)
 			select {
 			case <-f.wake:
 			default:
 			}
+			f.mu.Lock()
+			work := f.dirty
+			f.dirty, f.spare = f.spare, nil
+			f.mu.Unlock()
 			if len(work.list) == 0 {
 				f.mu.Lock()
 				f.spare = work
