@@ -102,6 +102,12 @@ func Restore(st PartitionState) *Partition {
 	return p
 }
 
+// Clone is an independent copy, to roll back to when a change could not
+// be persisted.
+func (p *Partition) Clone() *Partition {
+	return &Partition{start: p.start, recs: append([]inflight(nil), p.recs...)}
+}
+
 // StartOffset is the SPSO.
 func (p *Partition) StartOffset() int64 { return p.start }
 
