@@ -2,11 +2,18 @@ package server
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/fakekafka/fakekafka/chaos"
+	"github.com/fakekafka/fakekafka/clock"
 	grp "github.com/fakekafka/fakekafka/group"
+	"github.com/fakekafka/fakekafka/share"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -79,5 +86,124 @@ func shareWorkload(t *testing.T, c *Cluster, ctx context.Context, group, topic s
 	return func() int {
 		wg.Wait()
 		return seen
+	}
+}
+
+// plantShareState replaces group's share partition of topic/0 on its
+// leader with st, as a leader that lost or invented state would hold it.
+func plantShareState(t *testing.T, c *Cluster, group, topic string, st share.PartitionState) {
+	t.Helper()
+	c.shares.mu.Lock()
+	sp := c.shares.parts[share.Key{Group: group, TopicID: c.topic(topic).id, Partition: 0}]
+	c.shares.mu.Unlock()
+	if sp == nil {
+		t.Fatalf("no share partition of %s/%s", group, topic)
+	}
+	sp.mu.Lock()
+	sp.sm = share.Restore(st)
+	sp.mu.Unlock()
+}
+
+// The checker flags share-group faults end to end: a leader that
+// forgets an ACCEPT delivers the record again (accepted_redelivered), and
+// one that takes a held record for acknowledged never gives it back
+// after its lock ran out (lock_not_released). franz-go consumes; the
+// faults are planted in the leader's state.
+func TestChaosShareFlagsPlantedViolations(t *testing.T) {
+	clk := clock.NewManual(time.Unix(1_700_000_000, 0))
+	c := NewTestCluster(t, Config{Clock: clk})
+	shareChaosConfig(c)
+	if err := c.CreateTopic("q", 1, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	// A fixed schedule whose one action is never due: the manual clock
+	// stays far from it.
+	spec, err := chaos.ParseSpec(`{"seed":3,"duration_ms":600000,"actions":[{"at_ms":500000,"kind":"crash","broker":1,"hold_ms":1000}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.StartChaos(spec); err != nil {
+		t.Fatal(err)
+	}
+	ctx := testContext(t)
+	cl := newClient(t, c, kgo.ShareGroup("sg"), kgo.ConsumeTopics("q"), kgo.FetchMaxWait(100*time.Millisecond))
+	poll := func() []*kgo.Record {
+		pctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+		defer cancel()
+		return cl.PollFetches(pctx).Records()
+	}
+	pollN := func(what string, n int) []*kgo.Record {
+		var got []*kgo.Record
+		waitFor(t, 30*time.Second, what, func() bool { got = append(got, poll()...); return len(got) >= n })
+		return got
+	}
+	shareProduce(t, c, "q", 4)
+	got := pollN("offsets 0-3", 4)
+	types := []kgo.AckStatus{kgo.AckAccept, kgo.AckAccept, kgo.AckRelease, kgo.AckAccept}
+	for i, r := range got {
+		r.Ack(types[i])
+	}
+	if err := cl.FlushAcks(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// The leader forgets offset 0's ACCEPT.
+	plantShareState(t, c, "sg", "q", share.PartitionState{StartOffset: 0, Batches: []share.StateBatch{
+		{FirstOffset: 0, LastOffset: 0, DeliveryState: share.Available, DeliveryCount: 1},
+		{FirstOffset: 1, LastOffset: 1, DeliveryState: share.Acknowledged, DeliveryCount: 1},
+		{FirstOffset: 2, LastOffset: 2, DeliveryState: share.Available, DeliveryCount: 1},
+		{FirstOffset: 3, LastOffset: 3, DeliveryState: share.Acknowledged, DeliveryCount: 1}}})
+	again := pollN("offsets 0 and 2 again", 2)
+	if len(again) != 2 || again[0].Offset != 0 || again[0].DeliveryCount() != 2 || again[1].Offset != 2 || again[1].DeliveryCount() != 2 {
+		t.Fatalf("redelivered %v", again)
+	}
+	for _, r := range again {
+		r.Ack(kgo.AckAccept)
+	}
+	if err := cl.FlushAcks(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// Offset 4 is held, and the leader takes it for acknowledged: after
+	// its lock ran out, offset 5 comes instead of it.
+	shareProduce(t, c, "q", 1)
+	held := pollN("offset 4", 1)
+	if held[0].Offset != 4 {
+		t.Fatalf("got offset %d, want 4", held[0].Offset)
+	}
+	plantShareState(t, c, "sg", "q", share.PartitionState{StartOffset: 4, Batches: []share.StateBatch{
+		{FirstOffset: 4, LastOffset: 4, DeliveryState: share.Acknowledged, DeliveryCount: 1}}})
+	if err := c.AdvanceClock(shareChaosLock); err != nil {
+		t.Fatal(err)
+	}
+	shareProduce(t, c, "q", 1)
+	if next := pollN("offset 5", 1); next[0].Offset != 5 {
+		t.Fatalf("got offset %d, want 5", next[0].Offset)
+	}
+	rep, err := c.StopChaos()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found []string
+	for _, v := range rep.Share {
+		found = append(found, fmt.Sprintf("%s@%d allowed=%v", v.Rule, v.Offset, v.Allowed))
+	}
+	if want := []string{"accepted_redelivered@0 allowed=false", "lock_not_released@4 allowed=false"}; !slices.Equal(found, want) {
+		t.Fatalf("share findings %v, want %v", found, want)
+	}
+	var kinds []string
+	for _, v := range rep.Violations() {
+		kinds = append(kinds, fmt.Sprintf("%s %s %s/%d", v.Kind, v.Group, v.Topic, v.Partition))
+	}
+	if want := []string{"accepted_redelivered sg q/0", "lock_not_released sg q/0"}; !slices.Equal(kinds, want) {
+		t.Fatalf("violations %v, want %v", kinds, want)
+	}
+	// The report's JSON (GET /v1/chaos/report) carries them too.
+	b, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{`"rule":"accepted_redelivered"`, `"kind":"lock_not_released"`, `"share_deliveries":8`} {
+		if !strings.Contains(string(b), s) {
+			t.Errorf("report JSON lacks %s", s)
+		}
 	}
 }
