@@ -282,7 +282,7 @@ func TestSnapshotDeliveryCompleteCount(t *testing.T) {
 	if st := p.Snapshot(); st.StartOffset != 10 || st.DeliveryCompleteCount != 4 {
 		t.Fatalf("window 10-17: %+v", st)
 	}
-	ackP(p, "m1", t0, []AckBatch{{10, 10, []AckType{AckAccept}}}, lim()) // the start moves to 14
+	ackP(p, "m1", t0, []AckBatch{{10, 10, []AckType{AckAccept}}}, lim())           // the start moves to 14
 	if st := p.Snapshot(); st.StartOffset != 14 || st.DeliveryCompleteCount != 1 { // 16
 		t.Fatalf("start 14: %+v", st)
 	}
