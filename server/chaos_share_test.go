@@ -207,3 +207,44 @@ func TestChaosShareFlagsPlantedViolations(t *testing.T) {
 		}
 	}
 }
+
+// shareCameBack counts the records of c's last chaos run that were
+// delivered again after a delivery nobody acknowledged (a lock ran out,
+// a member left, the leader moved).
+func shareCameBack(c *Cluster) int {
+	c.chaosMu.Lock()
+	run := c.chaosLast
+	c.chaosMu.Unlock()
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	type key struct {
+		tp  chaos.TP
+		off int64
+	}
+	pending := map[key]bool{} // delivered, not acknowledged since
+	type ev struct {
+		seq uint64
+		k   key
+		ack bool
+	}
+	var evs []ev
+	for _, d := range run.share.deliveries {
+		evs = append(evs, ev{d.Seq, key{d.TP, d.Offset}, false})
+	}
+	for _, a := range run.share.acks {
+		evs = append(evs, ev{a.Seq, key{a.TP, a.Offset}, true})
+	}
+	slices.SortFunc(evs, func(a, b ev) int { return int(a.seq) - int(b.seq) })
+	n := 0
+	for _, e := range evs {
+		switch {
+		case e.ack:
+			pending[e.k] = false
+		case pending[e.k]:
+			n++
+		default:
+			pending[e.k] = true
+		}
+	}
+	return n
+}

@@ -288,7 +288,8 @@ func presetRunSeed(t *testing.T, preset, seed string, prodOpts ...kgo.Opt) *Chao
 	if rep.ShareDeliveries == 0 || rep.ShareAcks == 0 {
 		t.Fatalf("the report recorded %d share deliveries and %d acknowledgements", rep.ShareDeliveries, rep.ShareAcks)
 	}
-	t.Logf("share group: %d records polled, %d deliveries and %d acknowledgements recorded, findings %+v", shared, rep.ShareDeliveries, rep.ShareAcks, rep.Share)
+	t.Logf("share group: %d records polled, %d deliveries and %d acknowledgements recorded (%d again after an unacknowledged delivery), findings %+v",
+		shared, rep.ShareDeliveries, rep.ShareAcks, shareCameBack(c), rep.Share)
 	t.Logf("%s: seed %d, %d actions, %d writes acknowledged to the client, %d acked batches recorded, %d records consumed in %d recorded ranges; allowed: %d records lost, %d duplicates, %d reads lost",
 		preset, rep.Seed, len(rep.Actions), acked, batches, n, ranges, lost, dups, readLost)
 	if v := rep.Violations(); len(v) != 0 {
