@@ -62,11 +62,12 @@ func (c *Cluster) ChaosReport() (*ChaosReport, error) {
 	in.Decisions = slices.Clone(run.decisions)
 	slices.SortStableFunc(in.Decisions, func(a, b chaos.Decision) int { return cmp.Compare(a.Seq, b.Seq) })
 	in.Commits = slices.Clone(run.commits)
-	in.Share = c.shareInputs(run)
+	shareRec := shareRecording{deliveries: slices.Clone(run.share.deliveries), acks: slices.Clone(run.share.acks)}
 	rep := &ChaosReport{Seed: run.seed, Spec: run.spec, Running: run.running, Started: run.started,
 		Actions: slices.Clone(run.executed), Scheduled: slices.Clone(run.actions), FirstAnomaly: run.anomaly,
 		ShareDeliveries: len(run.share.deliveries), ShareAcks: len(run.share.acks)}
 	run.mu.Unlock()
+	in.Share = c.shareInputs(shareRec) // group configs are read without run.mu
 
 	for _, p := range parts {
 		p.mu.Lock()

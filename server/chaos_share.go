@@ -67,9 +67,9 @@ func (c *Cluster) recordShareAcks(sp *sharePartition, member string, now time.Ti
 	}
 }
 
-// shareInputs splits what run recorded by share group, each with the
-// group's lock duration and delivery limit. Callers hold run.mu.
-func (c *Cluster) shareInputs(run *chaosRun) []chaos.ShareInput {
+// shareInputs splits a run's share recording by share group, each with
+// the group's lock duration and delivery limit.
+func (c *Cluster) shareInputs(rec shareRecording) []chaos.ShareInput {
 	by := map[string]*chaos.ShareInput{}
 	group := func(g string) *chaos.ShareInput {
 		if in := by[g]; in != nil {
@@ -80,11 +80,11 @@ func (c *Cluster) shareInputs(run *chaosRun) []chaos.ShareInput {
 		by[g] = in
 		return in
 	}
-	for _, d := range run.share.deliveries {
+	for _, d := range rec.deliveries {
 		in := group(d.Group)
 		in.Deliveries = append(in.Deliveries, d)
 	}
-	for _, a := range run.share.acks {
+	for _, a := range rec.acks {
 		in := group(a.Group)
 		in.Acks = append(in.Acks, a)
 	}
