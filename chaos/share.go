@@ -71,23 +71,20 @@ type shareKey struct {
 // says which findings the run's unsafe decisions allow.
 func (cx checker) shareFindings() []ShareViolation {
 	out := []ShareViolation{}
-	powerLoss := false
+	unsafe := false // the share coordinator's state may be lost
 	unclean := map[TP]bool{}
 	for _, d := range cx.in.Decisions {
 		switch {
 		case d.Kind == DecisionPowerLoss && !cx.in.Flushed:
-			powerLoss = true
+			unsafe = true
 		case d.Kind == DecisionElection && d.Unclean:
 			unclean[d.TP] = true
+			unsafe = unsafe || d.Topic == "__share_group_state"
 		}
 	}
 	for _, si := range cx.in.Share {
 		for _, v := range CheckShare(si) {
-			stateLost := unclean[v.TP]
-			for tp := range unclean {
-				stateLost = stateLost || tp.Topic == "__share_group_state"
-			}
-			if powerLoss || stateLost {
+			if unsafe || unclean[v.TP] {
 				v.Allowed, v.Why = true, "after an unclean election or power loss, which may lose the share-partition state"
 			}
 			out = append(out, v)
