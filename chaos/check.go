@@ -11,6 +11,9 @@ type Report struct {
 	Partitions []PartitionReport `json:"partitions"`
 	// Offsets are committed group offsets that went backwards.
 	Offsets []OffsetRewind `json:"offsets"`
+	// Share are share-group (KIP-932) findings: accepted records delivered
+	// again, delivery counts going backwards, locks that were not released.
+	Share []ShareViolation `json:"share"`
 	// Truncated says the recording hit its bound: the report covers only
 	// what was recorded before.
 	Truncated bool `json:"truncated,omitempty"`
@@ -149,6 +152,12 @@ func (r Report) Violations() []Violation {
 			out = append(out, Violation{Topic: o.Topic, Partition: o.Partition, Group: o.Group, Kind: "offset_lost", Detail: fmt.Sprintf("committed %d, now %d: %s", o.From, o.To, o.Why)})
 		}
 	}
+	for _, v := range r.Share {
+		if !v.Allowed {
+			out = append(out, Violation{Topic: v.TP.Topic, Partition: v.TP.Partition, Group: v.Group, Kind: v.Rule,
+				Detail: fmt.Sprintf("offset %d: %s", v.Offset, v.Detail)})
+		}
+	}
 	return out
 }
 
@@ -220,6 +229,7 @@ func Check(in Input) Report {
 		return cmp.Or(cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))
 	})
 	rep.Offsets = cx.rewinds()
+	rep.Share = cx.shareFindings()
 	return rep
 }
 

@@ -114,4 +114,7 @@ type Input struct {
 	LegacyHWTruncation bool
 	// Truncated says the recording hit its bound and dropped entries.
 	Truncated bool
+	// Share is what share partitions' leaders delivered and confirmed,
+	// one ShareInput per share group.
+	Share []ShareInput
 }

@@ -54,12 +54,43 @@ type ShareViolation struct {
 	TP     TP     `json:"tp"`
 	Offset int64  `json:"offset"`
 	Detail string `json:"detail"`
+	// Allowed says Kafka's guarantees permit it: the run had a power loss
+	// without flush or an unclean election on __share_group_state or on
+	// the partition itself, which may lose the share coordinator's state.
+	Allowed bool   `json:"allowed"`
+	Why     string `json:"why,omitempty"`
 }
 
 type shareKey struct {
 	group  string
 	tp     TP
 	offset int64
+}
+
+// shareFindings applies the share-group rules to every group of in and
+// says which findings the run's unsafe decisions allow.
+func (cx checker) shareFindings() []ShareViolation {
+	out := []ShareViolation{}
+	unsafe := false // the share coordinator's state may be lost
+	unclean := map[TP]bool{}
+	for _, d := range cx.in.Decisions {
+		switch {
+		case d.Kind == DecisionPowerLoss && !cx.in.Flushed:
+			unsafe = true
+		case d.Kind == DecisionElection && d.Unclean:
+			unclean[d.TP] = true
+			unsafe = unsafe || d.Topic == "__share_group_state"
+		}
+	}
+	for _, si := range cx.in.Share {
+		for _, v := range CheckShare(si) {
+			if unsafe || unclean[v.TP] {
+				v.Allowed, v.Why = true, "after an unclean election or power loss, which may lose the share-partition state"
+			}
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // CheckShare applies the share-group rules.

@@ -68,3 +68,41 @@ func TestCheckShareViolations(t *testing.T) {
 		t.Fatalf("rejected in time: %+v", vs)
 	}
 }
+
+// Check runs the share rules per group: a finding is a violation unless
+// the run had an unclean election on __share_group_state or on the
+// partition, or an unflushed power loss.
+func TestCheckShareAllowed(t *testing.T) {
+	share := []ShareInput{{LockDuration: 30 * time.Second, DeliveryLimit: 5,
+		Deliveries: []ShareDelivery{sd(1, 0, 1, "a", 0), sd(3, 0, 2, "b", time.Second)},
+		Acks:       []ShareAck{sa(2, 0, 1, "a")}}}
+	for _, tc := range []struct {
+		name      string
+		decisions []Decision
+		flushed   bool
+		allowed   bool
+	}{
+		{"nothing unsafe", nil, false, false},
+		{"clean election of the state", []Decision{{Kind: DecisionElection, TP: TP{"__share_group_state", 3}}}, false, false},
+		{"unclean election of the state", []Decision{{Kind: DecisionElection, Unclean: true, TP: TP{"__share_group_state", 3}}}, false, true},
+		{"unclean election of the partition", []Decision{{Kind: DecisionElection, Unclean: true, TP: TP{"t", 0}}}, false, true},
+		{"unclean election elsewhere", []Decision{{Kind: DecisionElection, Unclean: true, TP: TP{"t", 1}}}, false, false},
+		{"power loss", []Decision{{Kind: DecisionPowerLoss, Broker: 2}}, false, true},
+		{"power loss, flushed", []Decision{{Kind: DecisionPowerLoss, Broker: 2}}, true, false},
+	} {
+		rep := Check(Input{Share: share, Decisions: tc.decisions, Flushed: tc.flushed})
+		if len(rep.Share) != 1 || rep.Share[0].Rule != "accepted_redelivered" || rep.Share[0].Allowed != tc.allowed {
+			t.Fatalf("%s: %+v", tc.name, rep.Share)
+		}
+		v := rep.Violations()
+		if tc.allowed != (len(v) == 0) {
+			t.Fatalf("%s: violations %v", tc.name, v)
+		}
+		if !tc.allowed && (v[0].Kind != "accepted_redelivered" || v[0].Group != "g" || v[0].Topic != "t" || v[0].Partition != 0) {
+			t.Fatalf("%s: violation %+v", tc.name, v[0])
+		}
+	}
+	if rep := Check(Input{}); rep.Share == nil || len(rep.Share) != 0 {
+		t.Fatalf("no share groups: %#v", rep.Share)
+	}
+}

@@ -59,6 +59,8 @@ type chaosRun struct {
 	commits    []chaos.Commit       // group commits
 	seen       uint64               // the last event seq read
 	anomaly    string               // the first loss, as reported
+	share      shareRecording       // share deliveries and acknowledgements
+	shareSeq   atomic.Uint64        // orders them (chaos_share.go)
 }
 
 // chaosTarget is the replica a partition action chose.

@@ -26,6 +26,10 @@ type ChaosReport struct {
 	// FirstAnomaly describes the first loss of acknowledged records the
 	// run saw as it happened, with the seed; "" if none.
 	FirstAnomaly string `json:"first_anomaly,omitempty"`
+	// ShareDeliveries and ShareAcks count the share-group records the
+	// leaders acquired for members and the acknowledgements they applied.
+	ShareDeliveries int `json:"share_deliveries"`
+	ShareAcks       int `json:"share_acks"`
 	chaos.Report
 	// Violating is Violations(), in the JSON form.
 	Violating []chaos.Violation `json:"violations"`
@@ -58,9 +62,12 @@ func (c *Cluster) ChaosReport() (*ChaosReport, error) {
 	in.Decisions = slices.Clone(run.decisions)
 	slices.SortStableFunc(in.Decisions, func(a, b chaos.Decision) int { return cmp.Compare(a.Seq, b.Seq) })
 	in.Commits = slices.Clone(run.commits)
+	shareRec := shareRecording{deliveries: slices.Clone(run.share.deliveries), acks: slices.Clone(run.share.acks)}
 	rep := &ChaosReport{Seed: run.seed, Spec: run.spec, Running: run.running, Started: run.started,
-		Actions: slices.Clone(run.executed), Scheduled: slices.Clone(run.actions), FirstAnomaly: run.anomaly}
+		Actions: slices.Clone(run.executed), Scheduled: slices.Clone(run.actions), FirstAnomaly: run.anomaly,
+		ShareDeliveries: len(run.share.deliveries), ShareAcks: len(run.share.acks)}
 	run.mu.Unlock()
+	in.Share = c.shareInputs(shareRec) // group configs are read without run.mu
 
 	for _, p := range parts {
 		p.mu.Lock()

@@ -272,13 +272,19 @@ func (cn *conn) shareAcknowledge(group, member string, topicID [16]byte, index i
 	}
 	defer sp.mu.Unlock()
 	lim := c.shareLimits(group)
-	code, archived := sp.sm.Acknowledge(member, c.now(), batches, lim)
+	now := c.now()
+	before := sp.sm.Clone()
+	code, archived := sp.sm.Acknowledge(member, now, batches, lim)
 	if code != 0 {
 		return code, hint
 	}
 	if code := sp.persist(); code != 0 {
+		// Not written: undo it, as Kafka's SharePartition rolls back an
+		// acknowledgement whose state write failed.
+		sp.sm = before
 		return code, hint
 	}
+	c.recordShareAcks(sp, member, now, batches)
 	c.emitShareChanges(sp, archived, "released at share.delivery.count.limit")
 	sp.notify()
 	sp.arm()
@@ -349,6 +355,10 @@ func (cn *conn) shareAcquire(group, member string, parts []shareTP, out *shareFe
 func (cn *conn) acquireFrom(sp *sharePartition, member string, committed bool, maxRecords int, strict bool, maxBytes int) ([]byte, []share.AcquiredRange) {
 	c := cn.b.c
 	lim := c.shareLimits(sp.key.Group)
+	// One instant for the expiry and the acquisition: a lock due by the
+	// time records are acquired is released first.
+	now := c.now()
+	sp.expire(now)
 	p := sp.p
 	p.mu.Lock()
 	r := p.st.Replica(cn.b.id)
@@ -383,10 +393,11 @@ func (cn *conn) acquireFrom(sp *sharePartition, member string, committed bool, m
 		}
 		ranges = append(ranges, share.Range{First: b.BaseOffset, Last: b.LastOffset, Skip: b.Control || aborted(b, res.Aborted)})
 	}
-	got := sp.sm.Acquire(member, c.now(), ranges, maxRecords, strict, lim)
+	got := sp.sm.Acquire(member, now, ranges, maxRecords, strict, lim)
 	if len(got) == 0 {
 		return nil, nil
 	}
+	c.recordShareDeliveries(sp, member, now, got)
 	sp.arm()
 	var raw []byte
 	for _, b := range res.Batches {

@@ -113,13 +113,21 @@ func TestShareGroupOffsetsAdmin(t *testing.T) {
 	if r := e.alterOffsets(other, g, alterTopic("t", 0, 1)); r.ErrorCode != kerr.NotCoordinator.Code {
 		t.Fatalf("alter on %d: %d", other, r.ErrorCode)
 	}
-	// A write of the share partition's leader moves the start offset: the
-	// lag follows (delivery complete count unknown after it: -1).
-	if code := p.Write(e.key(g, 0), share.PartitionState{LeaderEpoch: 0, StartOffset: 8}); code != 0 {
+	// A write of the share partition's leader moves the start offset and
+	// says how many records past it are done: the lag stays exact
+	// (10 - 8 - 1).
+	if code := p.Write(e.key(g, 0), share.PartitionState{LeaderEpoch: 0, StartOffset: 8, DeliveryCompleteCount: 1}); code != 0 {
 		t.Fatal(code)
 	}
-	if d := e.describeOffsets(gc, g, nil); d.Topics[0].Partitions[0].StartOffset != 8 || d.Topics[0].Partitions[0].Lag != -1 {
+	if d := e.describeOffsets(gc, g, nil); d.Topics[0].Partitions[0].StartOffset != 8 || d.Topics[0].Partitions[0].Lag != 1 {
 		t.Fatalf("after a write: %+v", d.Topics[0].Partitions[0])
+	}
+	// One that does not know it (a v0 writer's -1) leaves the lag unknown.
+	if code := p.Write(e.key(g, 0), share.PartitionState{LeaderEpoch: 0, StartOffset: 9, DeliveryCompleteCount: -1}); code != 0 {
+		t.Fatal(code)
+	}
+	if d := e.describeOffsets(gc, g, nil); d.Topics[0].Partitions[0].StartOffset != 9 || d.Topics[0].Partitions[0].Lag != -1 {
+		t.Fatalf("after a write without the count: %+v", d.Topics[0].Partitions[0])
 	}
 
 	// Only an empty group's offsets change.

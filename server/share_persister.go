@@ -110,12 +110,12 @@ func (p *sharePersister) Read(k share.Key, leaderEpoch int32) (share.PartitionSt
 		return share.PartitionState{}, r.Code
 	}
 	return share.PartitionState{StateEpoch: r.Offset.StateEpoch, LeaderEpoch: leaderEpoch, StartOffset: r.Offset.StartOffset,
-		Batches: r.Offset.Batches}, 0
+		DeliveryCompleteCount: r.Offset.DeliveryCompleteCount, Batches: r.Offset.Batches}, 0
 }
 
 func (p *sharePersister) Write(k share.Key, st share.PartitionState) int16 {
 	w := share.WriteState{StateEpoch: st.StateEpoch, LeaderEpoch: st.LeaderEpoch, StartOffset: st.StartOffset,
-		DeliveryCompleteCount: -1, Batches: st.Batches}
+		DeliveryCompleteCount: st.DeliveryCompleteCount, Batches: st.Batches}
 	return p.call(k, func(b int32) share.Result { return p.c.shareWrite(b, k, w) }).Code
 }
 
@@ -128,7 +128,8 @@ func (p *sharePersister) ReadSummary(k share.Key, _ int32) (share.PartitionState
 	if r.Code != 0 {
 		return share.PartitionState{}, r.Code
 	}
-	return share.PartitionState{StateEpoch: r.Offset.StateEpoch, LeaderEpoch: r.Offset.LeaderEpoch, StartOffset: r.Offset.StartOffset}, 0
+	return share.PartitionState{StateEpoch: r.Offset.StateEpoch, LeaderEpoch: r.Offset.LeaderEpoch, StartOffset: r.Offset.StartOffset,
+		DeliveryCompleteCount: r.Offset.DeliveryCompleteCount}, 0
 }
 
 // readSummary is ReadSummary with the delivery complete count, for

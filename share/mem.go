@@ -26,7 +26,11 @@ func (m *MemPersister) Initialize(k Key, stateEpoch int32, startOffset int64) in
 	if st, ok := m.states[k]; ok && stateEpoch < st.StateEpoch {
 		return kerr.FencedStateEpoch.Code
 	}
-	m.states[k] = PartitionState{StateEpoch: stateEpoch, LeaderEpoch: -1, StartOffset: startOffset}
+	dcc := int32(0) // nothing past the start is done yet
+	if startOffset < 0 {
+		dcc = -1
+	}
+	m.states[k] = PartitionState{StateEpoch: stateEpoch, LeaderEpoch: -1, StartOffset: startOffset, DeliveryCompleteCount: dcc}
 	return 0
 }
 
@@ -35,7 +39,7 @@ func (m *MemPersister) Read(k Key, leaderEpoch int32) (PartitionState, int16) {
 	defer m.mu.Unlock()
 	st, ok := m.states[k]
 	if !ok {
-		return PartitionState{StateEpoch: -1, LeaderEpoch: -1, StartOffset: -1}, 0
+		return PartitionState{StateEpoch: -1, LeaderEpoch: -1, StartOffset: -1, DeliveryCompleteCount: -1}, 0
 	}
 	if leaderEpoch < st.LeaderEpoch {
 		return PartitionState{}, kerr.FencedLeaderEpoch.Code

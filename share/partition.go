@@ -102,6 +102,12 @@ func Restore(st PartitionState) *Partition {
 	return p
 }
 
+// Clone is an independent copy, to roll back to when a change could not
+// be persisted.
+func (p *Partition) Clone() *Partition {
+	return &Partition{start: p.start, recs: append([]inflight(nil), p.recs...)}
+}
+
 // StartOffset is the SPSO.
 func (p *Partition) StartOffset() int64 { return p.start }
 
@@ -342,8 +348,8 @@ func (p *Partition) Reset(off int64) {
 	p.start = off
 }
 
-// Snapshot is the state to persist: the start and the window's runs of
-// state and delivery count. An acquisition is not persisted (as in Kafka):
+// Snapshot is the state to persist: the start, the window's runs of
+// state and delivery count, and how many of the window's offsets are done. An acquisition is not persisted (as in Kafka):
 // an Acquired offset is written as it was before, Available with one
 // delivery less, so a new leader delivers it again with the same count.
 func (p *Partition) Snapshot() PartitionState {
@@ -360,6 +366,11 @@ func (p *Partition) Snapshot() PartitionState {
 			continue
 		}
 		st.Batches = append(st.Batches, StateBatch{FirstOffset: off, LastOffset: off, DeliveryState: state, DeliveryCount: count})
+	}
+	for _, r := range p.recs {
+		if r.state == Acknowledged || r.state == Archived {
+			st.DeliveryCompleteCount++
+		}
 	}
 	return st
 }

@@ -257,7 +257,7 @@ func TestSnapshotAndRestore(t *testing.T) {
 		{3, 3, Archived, 1},
 		{4, 5, Available, 0},
 	}
-	if st.StartOffset != 1 || !slices.Equal(st.Batches, want) {
+	if st.StartOffset != 1 || !slices.Equal(st.Batches, want) || st.DeliveryCompleteCount != 1 { // 3 archived; 0 is below the start
 		t.Fatalf("snapshot %+v", st)
 	}
 	// A new leader: every acquired record is Available again, and its next
@@ -266,6 +266,30 @@ func TestSnapshotAndRestore(t *testing.T) {
 	wantWindow(t, q, 1, 6)
 	got := q.Acquire("m3", t0, []Range{{First: 1, Last: 6}}, 0, false, lim())
 	wantAcq(t, got, AcquiredRange{1, 1, 1}, AcquiredRange{2, 2, 2}, AcquiredRange{4, 6, 1})
+}
+
+// DeliveryCompleteCount counts the window's acknowledged and archived
+// offsets, not acquired ones, and drops what the start moves past.
+func TestSnapshotDeliveryCompleteCount(t *testing.T) {
+	p := NewPartition(10)
+	if st := p.Snapshot(); st.DeliveryCompleteCount != 0 || st.StartOffset != 10 {
+		t.Fatalf("empty: %+v", st)
+	}
+	p.Acquire("m1", t0, []Range{{First: 10, Last: 15}, {First: 17, Last: 17}}, 0, false, lim()) // 16: a hole, archived
+	ackP(p, "m1", t0, []AckBatch{{11, 12, []AckType{AckAccept}}, {13, 13, []AckType{AckReject}}, {14, 14, []AckType{AckRelease}}}, lim())
+	// 10 acquired, 11-12 acknowledged, 13 archived, 14 available, 15 and
+	// 17 acquired, 16 archived.
+	if st := p.Snapshot(); st.StartOffset != 10 || st.DeliveryCompleteCount != 4 {
+		t.Fatalf("window 10-17: %+v", st)
+	}
+	ackP(p, "m1", t0, []AckBatch{{10, 10, []AckType{AckAccept}}}, lim())           // the start moves to 14
+	if st := p.Snapshot(); st.StartOffset != 14 || st.DeliveryCompleteCount != 1 { // 16
+		t.Fatalf("start 14: %+v", st)
+	}
+	// A new leader computes the same from the persisted batches.
+	if st := Restore(p.Snapshot()).Snapshot(); st.StartOffset != 14 || st.DeliveryCompleteCount != 1 {
+		t.Fatalf("restored: %+v", st)
+	}
 }
 
 func TestReset(t *testing.T) {

@@ -37,7 +37,11 @@ type PartitionState struct {
 	StateEpoch  int32
 	LeaderEpoch int32
 	StartOffset int64 // -1: not initialized
-	Batches     []StateBatch
+	// DeliveryCompleteCount is how many offsets at or past StartOffset are
+	// acknowledged or archived (WriteShareGroupState v1, KIP-1226): with
+	// it, DescribeShareGroupOffsets' lag is exact. -1: unknown.
+	DeliveryCompleteCount int32
+	Batches               []StateBatch
 }
 
 // Persister is the share coordinator as the partition leader sees it.

@@ -16,6 +16,9 @@ type chaosSummary struct {
 	FirstAnomaly string                  `json:"first_anomaly"`
 	Partitions   []chaos.PartitionReport `json:"partitions"`
 	Offsets      []chaos.OffsetRewind    `json:"offsets"`
+	ShareDeliv   int                     `json:"share_deliveries"`
+	ShareAcks    int                     `json:"share_acks"`
+	Share        []chaos.ShareViolation  `json:"share"`
 	Violations   []chaos.Violation       `json:"violations"`
 }
 
@@ -82,6 +85,16 @@ func (c *ctl) printChaos(rep chaosSummary) {
 			len(p.Duplicates), len(p.ReadThenLost), len(p.ServedAboveHW), len(p.AbortedVisible))
 	}
 	tw.Flush()
+	if rep.ShareDeliv > 0 || len(rep.Share) > 0 {
+		fmt.Fprintf(c.out, "share groups: %d deliveries, %d acknowledgements, %d findings\n", rep.ShareDeliv, rep.ShareAcks, len(rep.Share))
+		for _, s := range rep.Share {
+			allowed := ""
+			if s.Allowed {
+				allowed = " (allowed: " + s.Why + ")"
+			}
+			fmt.Fprintf(c.out, "share %s: group %s %s/%d offset %d: %s%s\n", s.Rule, s.Group, s.TP.Topic, s.TP.Partition, s.Offset, s.Detail, allowed)
+		}
+	}
 	for _, v := range rep.Violations {
 		fmt.Fprintf(c.out, "VIOLATION %s\n", v)
 	}
