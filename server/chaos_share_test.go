@@ -167,15 +167,23 @@ func TestChaosShareFlagsPlantedViolations(t *testing.T) {
 	if err := cl.FlushAcks(ctx); err != nil {
 		t.Fatal(err)
 	}
+	// The released offset 2 comes back (franz-go fetches again at once,
+	// so it is taken before any plant could race it) and is accepted.
+	if again := pollN("offset 2 again", 1); len(again) != 1 || again[0].Offset != 2 || again[0].DeliveryCount() != 2 {
+		t.Fatalf("released offset came back as %v", again)
+	} else {
+		again[0].Ack(kgo.AckAccept)
+	}
+	if err := cl.FlushAcks(ctx); err != nil {
+		t.Fatal(err)
+	}
 	// The leader forgets offset 0's ACCEPT.
 	plantShareState(t, c, "sg", "q", share.PartitionState{StartOffset: 0, Batches: []share.StateBatch{
 		{FirstOffset: 0, LastOffset: 0, DeliveryState: share.Available, DeliveryCount: 1},
-		{FirstOffset: 1, LastOffset: 1, DeliveryState: share.Acknowledged, DeliveryCount: 1},
-		{FirstOffset: 2, LastOffset: 2, DeliveryState: share.Available, DeliveryCount: 1},
-		{FirstOffset: 3, LastOffset: 3, DeliveryState: share.Acknowledged, DeliveryCount: 1}}})
-	again := pollN("offsets 0 and 2 again", 2)
-	if len(again) != 2 || again[0].Offset != 0 || again[0].DeliveryCount() != 2 || again[1].Offset != 2 || again[1].DeliveryCount() != 2 {
-		t.Fatalf("redelivered %v", again)
+		{FirstOffset: 1, LastOffset: 3, DeliveryState: share.Acknowledged, DeliveryCount: 1}}})
+	again := pollN("offset 0 again", 1)
+	if len(again) != 1 || again[0].Offset != 0 || again[0].DeliveryCount() != 2 {
+		t.Fatalf("redelivered %d records, want offset 0 with delivery count 2", len(again))
 	}
 	for _, r := range again {
 		r.Ack(kgo.AckAccept)

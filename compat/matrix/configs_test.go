@@ -13,8 +13,13 @@ import (
 // incrementalAlterConfigs and describeConfigs on a GROUP resource, as
 // kafka-configs --entity-type groups does: a value outside the broker's
 // bounds is refused with Kafka's message, a valid one is described with its
-// source and synonyms, and the group's members follow it.
+// source and synonyms, and the group's members follow it. It runs when
+// MATRIX_CLIENTS selects kafka-clients (CI's "langs" step).
 func TestMatrixJavaGroupConfigs(t *testing.T) {
+	sel, err := selectClients([]Client{KafkaClients}, os.Getenv("MATRIX_CLIENTS"))
+	if err != nil || len(sel) == 0 {
+		t.Skip("MATRIX_CLIENTS does not select kafka-clients (MATRIX_CLIENTS=langs runs it)")
+	}
 	if err := KafkaClients.Available(); err != nil {
 		if os.Getenv("MATRIX_SKIP_ABSENT") != "" {
 			t.Skipf("MATRIX_SKIP_ABSENT: %v", err)
