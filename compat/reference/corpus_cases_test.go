@@ -44,6 +44,7 @@ func corpusCases(versions map[int16][2]int16) []corpusCase {
 	out = append(out, migrationCases(versions)...)
 	out = append(out, streamsGroupCases(versions)...)
 	out = append(out, shareCorpusCases(versions)...)
+	out = append(out, errorPathCases(versions)...)
 	return append(out, middleVersionCases(versions)...)
 }
 

@@ -61,6 +61,9 @@ type corpusCase struct {
 	// placed from a random start, so replica lists and ISRs compare as
 	// sets and leaders not at all (unplace).
 	placed bool
+	// wrongBroker sends it to a broker that does not coordinate its group
+	// or transactional id (the next broker after the coordinator).
+	wrongBroker bool
 	// blank lists more fields to blank in this case's answer: ids each
 	// cluster picks at random.
 	blank []string
@@ -282,6 +285,9 @@ func sendCase(t *testing.T, tg Target, e *corpusEnv, c corpusCase, sent sentVers
 	}
 	if c.shareKey != nil {
 		to = r.shareCoordinator(c.shareKey(e))
+	}
+	if c.wrongBroker {
+		to = to%3 + 1
 	}
 	req := c.req(e)
 	sent.add(req)
