@@ -35,6 +35,9 @@ func (cn *conn) handleOffsetFetch(req *kmsg.OffsetFetchRequest) (kmsg.Response, 
 			got, code := cn.fetchOffsets(rg.Group, topics, req.RequireStable)
 			sg := kmsg.NewOffsetFetchResponseGroup()
 			sg.Group, sg.ErrorCode = rg.Group, code
+			if code != 0 {
+				got = nil // a group-level error lists no topics (Kafka 4.4)
+			}
 			for _, t := range got {
 				gt := kmsg.NewOffsetFetchResponseGroupTopic()
 				gt.Topic = t.Topic

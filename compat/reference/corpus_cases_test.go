@@ -12,7 +12,7 @@ import (
 // corpusCases is every request of the corpus in the order sent (later ones
 // see the state earlier ones left, identically on both clusters): each API
 // both serve at its oldest and newest common version, then edge and invalid
-// requests at the newest.
+// requests at the newest, then every version in between.
 func corpusCases(versions map[int16][2]int16) []corpusCase {
 	var keys []int16
 	for k := range versions {
@@ -43,7 +43,9 @@ func corpusCases(versions map[int16][2]int16) []corpusCase {
 	out = append(out, shareCases(versions)...)
 	out = append(out, migrationCases(versions)...)
 	out = append(out, streamsGroupCases(versions)...)
-	return append(out, shareCorpusCases(versions)...)
+	out = append(out, shareCorpusCases(versions)...)
+	out = append(out, errorPathCases(versions)...)
+	return append(out, middleVersionCases(versions)...)
 }
 
 // at sets the version on a request and returns it.

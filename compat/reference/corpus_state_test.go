@@ -34,9 +34,23 @@ func versionsOf(versions map[int16][2]int16, k kmsg.Key) []int16 {
 	return []int16{vr[0], vr[1]}
 }
 
+// allVersionsOf is every version of k both clusters serve.
+func allVersionsOf(versions map[int16][2]int16, k kmsg.Key) []int16 {
+	vr, ok := versions[k.Int16()]
+	if !ok {
+		return nil
+	}
+	var out []int16
+	for v := vr[0]; v <= vr[1]; v++ {
+		out = append(out, v)
+	}
+	return out
+}
+
 func txnCases(versions map[int16][2]int16) []corpusCase {
 	var out []corpusCase
 	ver := func(k kmsg.Key) []int16 { return versionsOf(versions, k) }
+	every := func(k kmsg.Key) []int16 { return allVersionsOf(versions, k) }
 	newest := func(k kmsg.Key) int16 { return versions[k.Int16()][1] }
 	if len(ver(kmsg.InitProducerID)) == 0 || len(ver(kmsg.AddPartitionsToTxn)) == 0 || len(ver(kmsg.EndTxn)) == 0 {
 		return nil
@@ -64,7 +78,7 @@ func txnCases(versions map[int16][2]int16) []corpusCase {
 			return req
 		}
 	}
-	for _, v := range ver(kmsg.AddPartitionsToTxn) {
+	for _, v := range every(kmsg.AddPartitionsToTxn) {
 		if v <= 3 {
 			out = append(out, corpusCase{name: fmt.Sprintf("AddPartitionsToTxn/v%d", v), txnID: corpusTxn, req: clientForm(v, 0)})
 		}
@@ -78,7 +92,10 @@ func txnCases(versions map[int16][2]int16) []corpusCase {
 		req.TransactionID = kmsg.StringPtr(corpusTxn)
 		return req
 	}})
-	if v := newest(kmsg.AddPartitionsToTxn); v >= 4 {
+	for _, v := range every(kmsg.AddPartitionsToTxn) {
+		if v < 4 {
+			continue
+		}
 		batchForm := func(id string, verifyOnly bool, parts ...int32) func(e *corpusEnv) kmsg.Request {
 			return func(e *corpusEnv) kmsg.Request {
 				req := at(v, kmsg.NewPtrAddPartitionsToTxnRequest())
@@ -96,14 +113,14 @@ func txnCases(versions map[int16][2]int16) []corpusCase {
 			corpusCase{name: fmt.Sprintf("AddPartitionsToTxn/v%d-batch-unknown-transactional-id", v), txnID: "no-such-txn", req: batchForm("no-such-txn", false, 0)},
 		)
 	}
-	for _, v := range ver(kmsg.AddOffsetsToTxn) {
+	for _, v := range every(kmsg.AddOffsetsToTxn) {
 		out = append(out, corpusCase{name: fmt.Sprintf("AddOffsetsToTxn/v%d", v), txnID: corpusTxn, req: func(e *corpusEnv) kmsg.Request {
 			req := at(v, kmsg.NewPtrAddOffsetsToTxnRequest())
 			req.TransactionalID, req.ProducerID, req.ProducerEpoch, req.Group = corpusTxn, e.pid, e.epoch, "cg-txn"
 			return req
 		}})
 	}
-	for _, v := range ver(kmsg.TxnOffsetCommit) {
+	for _, v := range every(kmsg.TxnOffsetCommit) {
 		out = append(out, corpusCase{name: fmt.Sprintf("TxnOffsetCommit/v%d", v), group: "cg-txn", req: func(e *corpusEnv) kmsg.Request {
 			req := at(v, kmsg.NewPtrTxnOffsetCommitRequest())
 			req.TransactionalID, req.Group, req.ProducerID, req.ProducerEpoch = corpusTxn, "cg-txn", e.pid, e.epoch
@@ -127,7 +144,7 @@ func txnCases(versions map[int16][2]int16) []corpusCase {
 	for _, v := range ver(kmsg.DescribeTransactions) {
 		out = append(out, corpusCase{name: fmt.Sprintf("DescribeTransactions/v%d-ongoing", v), txnID: corpusTxn, req: describe(v)})
 	}
-	for _, v := range ver(kmsg.ListTransactions) {
+	for _, v := range every(kmsg.ListTransactions) {
 		out = append(out, corpusCase{name: fmt.Sprintf("ListTransactions/v%d", v), txnID: corpusTxn, req: func(*corpusEnv) kmsg.Request {
 			req := at(v, kmsg.NewPtrListTransactionsRequest())
 			req.StateFilters = []string{"Ongoing"}
@@ -161,9 +178,11 @@ func txnCases(versions map[int16][2]int16) []corpusCase {
 	commitV := min(4, ev[len(ev)-1])
 	out = append(out,
 		corpusCase{name: fmt.Sprintf("EndTxn/v%d-wrong-epoch", ev[0]), txnID: corpusTxn, req: end(ev[0], corpusTxn, 5, true)},
-		corpusCase{name: fmt.Sprintf("EndTxn/v%d-unknown-transactional-id", ev[len(ev)-1]), txnID: "no-such-txn", req: end(ev[len(ev)-1], "no-such-txn", 0, true)},
-		corpusCase{name: fmt.Sprintf("EndTxn/v%d-commit", commitV), txnID: corpusTxn, req: end(commitV, corpusTxn, 0, true)},
 	)
+	for _, v := range every(kmsg.EndTxn) {
+		out = append(out, corpusCase{name: fmt.Sprintf("EndTxn/v%d-unknown-transactional-id", v), txnID: "no-such-txn", req: end(v, "no-such-txn", 0, true)})
+	}
+	out = append(out, corpusCase{name: fmt.Sprintf("EndTxn/v%d-commit", commitV), txnID: corpusTxn, req: end(commitV, corpusTxn, 0, true)})
 	complete := func(r *run, e *corpusEnv) {
 		r.waitFor("the transaction's markers", func() bool {
 			resp := r.do(r.txnCoordinator(corpusTxn), describe(0)(e)).(*kmsg.DescribeTransactionsResponse)

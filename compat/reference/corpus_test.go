@@ -61,6 +61,9 @@ type corpusCase struct {
 	// placed from a random start, so replica lists and ISRs compare as
 	// sets and leaders not at all (unplace).
 	placed bool
+	// wrongBroker sends it to a broker that does not coordinate its group
+	// or transactional id (the next broker after the coordinator).
+	wrongBroker bool
 	// blank lists more fields to blank in this case's answer: ids each
 	// cluster picks at random.
 	blank []string
@@ -100,24 +103,34 @@ func TestCorpus(t *testing.T) {
 	used := map[int]int{}
 	sent := sentVersions{}
 	var unexplained []string
+	perAPI := apiTable{}
 	for _, c := range cases {
 		var docs [2]any
+		var key, version int16
 		for i, tg := range tgs {
-			docs[i] = sendCase(t, tg, envs[i], c, sent)
+			docs[i], key, version = sendCase(t, tg, envs[i], c, sent)
 			if os.Getenv("CORPUS_DEBUG") != "" {
 				t.Logf("%s %s: %s", tg.Name(), c.name, short(docs[i]))
 			}
 		}
 		compared++
+		row := perAPI.row(key)
+		row.cases++
+		row.versions[version] = true
+		if isErrorPath(docs[0]) {
+			row.errorPaths++
+		}
 		diffs := diff("", docs[0], docs[1])
 		if len(diffs) == 0 {
 			identical++
+			row.identical++
 			continue
 		}
 		ok := true
 		for _, d := range diffs {
 			if i := allow.match(c.name, d.path); i >= 0 && !nullVersusEmpty(d) {
 				used[i]++
+				row.lines[i] = true
 				if os.Getenv("CORPUS_DEBUG") != "" {
 					t.Logf("allowed %s: %s: Kafka %s, fakekafka %s", c.name, d.path, d.a, d.b)
 				}
@@ -128,6 +141,7 @@ func TestCorpus(t *testing.T) {
 		}
 		if ok {
 			allowed++
+			row.allowed++
 		}
 	}
 	for _, u := range unexplained {
@@ -142,11 +156,13 @@ func TestCorpus(t *testing.T) {
 	coverage := checkCoverage(t, versions, sent)
 	var b strings.Builder
 	b.WriteString(coverage)
-	fmt.Fprintf(&b, "\n%d requests compared: **%d identical**, **%d differ only as allowed** by `compat/reference/corpus_allowlist.txt`, %d with unexplained differences. The allowed differences (how many fields each covered in this run):\n\n| requests | field | fields | why |\n|---|---|---:|---|\n",
+	fmt.Fprintf(&b, "\n%d requests compared: **%d identical**, **%d differ only as allowed** by `compat/reference/corpus_allowlist.txt`, %d with unexplained differences. The allowed differences (how many fields each covered in this run):\n\n| line | requests | field | fields | why |\n|---:|---|---|---:|---|\n",
 		compared, identical, allowed, compared-identical-allowed)
 	for i, e := range allow {
-		fmt.Fprintf(&b, "| `%s` | `%s` | %d | %s |\n", e.casePat, e.pathPat, used[i], cell(e.reason))
+		fmt.Fprintf(&b, "| %d | `%s` | `%s` | %d | %s |\n", e.line, e.casePat, e.pathPat, used[i], cell(e.reason))
 	}
+	fmt.Fprintf(&b, "\nPer API key (error paths: Kafka's answer carries a non-zero error code or closes the connection; allowlist lines: the lines above that explain its differences):\n")
+	b.WriteString(perAPI.markdown(versions, allow))
 	if t.Failed() && *update {
 		t.Fatal("not writing the corpus summary from a failed run")
 	}
@@ -254,7 +270,7 @@ func apiVersions(t *testing.T, tg Target) map[int16][2]int16 {
 const closedConn = "<connection closed without an answer>"
 
 // sendCase sends c to its broker of tg and returns the normalised answer.
-func sendCase(t *testing.T, tg Target, e *corpusEnv, c corpusCase, sent sentVersions) any {
+func sendCase(t *testing.T, tg Target, e *corpusEnv, c corpusCase, sent sentVersions) (doc any, key, version int16) {
 	t.Helper()
 	r := newRun(t, tg)
 	to := int32(1)
@@ -270,13 +286,17 @@ func sendCase(t *testing.T, tg Target, e *corpusEnv, c corpusCase, sent sentVers
 	if c.shareKey != nil {
 		to = r.shareCoordinator(c.shareKey(e))
 	}
+	if c.wrongBroker {
+		to = to%3 + 1
+	}
 	req := c.req(e)
 	sent.add(req)
+	key, version = req.Key(), req.GetVersion()
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	defer cancel()
 	resp, err := RoundTrip(ctx, tg.Addr(to), req)
 	if errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) {
-		return closedConn
+		return closedConn, key, version
 	}
 	if err != nil {
 		t.Fatalf("%s: %s: %v", tg.Name(), c.name, err)
@@ -284,16 +304,16 @@ func sendCase(t *testing.T, tg Target, e *corpusEnv, c corpusCase, sent sentVers
 	if c.after != nil {
 		c.after(e, resp)
 	}
-	doc := normalise(resp)
+	doc = normalise(resp)
 	if m, ok := doc.(map[string]any); ok {
 		for _, k := range c.blank {
 			m[k] = "<random>"
 		}
 	}
 	if c.placed {
-		return unplace(doc)
+		return unplace(doc), key, version
 	}
-	return doc
+	return doc, key, version
 }
 
 // allowEntry is one line of corpus_allowlist.txt: a case pattern, a field
