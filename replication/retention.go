@@ -43,6 +43,10 @@ type RetentionResult struct {
 // as Kafka does. The log start offset moves to the first kept segment's
 // base offset.
 func (p *Partition) ApplyRetention(now time.Time) RetentionResult {
+	// Every replica's broker runs the check on its own log.
+	for _, r := range p.replicas {
+		r.log.releaseBreached()
+	}
 	l := p.LeaderReplica()
 	if l == nil {
 		return RetentionResult{LogStartOffset: -1}
@@ -61,10 +65,10 @@ func (p *Partition) ApplyRetention(now time.Time) RetentionResult {
 	if rc.Bytes >= 0 {
 		diff := log.Size() - rc.Bytes
 		n := log.deletable(l.log.hw, func(s *segment) bool {
-			if diff-s.bytes < 0 {
+			if diff-s.size() < 0 {
 				return false
 			}
-			diff -= s.bytes
+			diff -= s.size()
 			return true
 		})
 		res.add(p.deleteSegments(l, n))
@@ -124,4 +128,53 @@ func (p *Partition) followLeaderStart(f *Replica, leaderStart int64) {
 	from := f.log.start
 	f.log.advanceStart(to)
 	p.note(Change{Kind: LogStartMoved, Broker: f.Broker, From: from, To: f.log.start, Reason: ReasonLeaderLogStart})
+}
+
+// deleteRecordsTo moves the log start up to offset for DeleteRecords. Kafka
+// only moves its log start offset then: the bytes below stay in its
+// segment files, counted in the log's size, until its next retention
+// check deletes the segments wholly below the log start (releaseBreached);
+// the segment holding the new log start keeps them until it goes whole.
+func (l *Log) deleteRecordsTo(offset int64) {
+	if offset <= l.start || len(l.segs) == 0 {
+		l.advanceStart(offset)
+		return
+	}
+	offset = min(offset, l.end)
+	si, bi := l.locate(offset)
+	if si == len(l.segs) {
+		si, bi = len(l.segs)-1, len(l.segs[len(l.segs)-1].batches)
+	}
+	var whole, front int64
+	for _, s := range l.segs[:si] {
+		whole += s.size()
+	}
+	keep := l.segs[si]
+	for _, b := range keep.batches[:bi] {
+		front += int64(len(b.Raw))
+	}
+	l.advanceStart(offset)
+	keep.below += front
+	if whole > 0 {
+		l.own().breached += whole
+	}
+}
+
+// releaseBreached deletes the segments wholly below the log start, as
+// Kafka's retention check does whatever the cleanup policy
+// (deleteLogStartOffsetBreachedSegments).
+func (l *Log) releaseBreached() {
+	if l.breached != 0 {
+		l.own().breached = 0
+	}
+	// A segment left holding only bytes below the log start (the active
+	// one when DeleteRecords went to its end) goes once a later one
+	// starts at or below the log start.
+	n := 0
+	for n+1 < len(l.segs) && len(l.segs[n].batches) == 0 && l.segs[n+1].base <= min(l.start, l.hw) {
+		n++
+	}
+	if n > 0 {
+		l.own().segs = append(l.segs[:0:0], l.segs[n:]...)
+	}
 }
