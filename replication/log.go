@@ -307,7 +307,7 @@ func (l *Log) truncateFully(offset int64) {
 	l.rewrites().n++ // owns the log data
 	clear(l.segs)
 	l.segs = append(l.segs[:0], newSegment(offset))
-	l.start, l.end = offset, offset
+	l.start, l.end, l.breached = offset, offset, 0
 	l.epochs = l.epochs[:0]
 }
 

@@ -235,3 +235,20 @@ func TestDeleteRecordsReleasesSegments(t *testing.T) {
 		t.Fatalf("after the third check: size %d log start %d, want 150 and 10", l.Size(), l.StartOffset())
 	}
 }
+
+// A follower that restarts its log (its fetch fell below the leader's log
+// start) deletes every segment, those DeleteRecords left below included.
+func TestTruncateFullyForgetsBytesBelowTheStart(t *testing.T) {
+	p := retentionPartition(t, RetentionConfig{})
+	if _, code := p.DeleteRecords(6); code != 0 {
+		t.Fatalf("DeleteRecords: %d", code)
+	}
+	r := p.Replica(2)
+	if r.Log().Size() != 500 {
+		t.Fatalf("size %d, want 500", r.Log().Size())
+	}
+	r.log.truncateFully(10)
+	if r.Log().Size() != 0 || r.Log().StartOffset() != 10 {
+		t.Fatalf("after the restart: size %d log start %d", r.Log().Size(), r.Log().StartOffset())
+	}
+}
