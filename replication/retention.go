@@ -1,6 +1,9 @@
 package replication
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Retention (cleanup.policy=delete): whole segments deleted from the front
 // of the leader's log by age and by size, as Kafka's
@@ -91,7 +94,7 @@ func (l *Log) deletable(hw int64, pred func(*segment) bool) int {
 		if i+1 < len(l.segs) {
 			upper = l.segs[i+1].base
 		}
-		if upper > hw || (i == len(l.segs)-1 && len(s.batches) == 0) || !pred(s) {
+		if upper > hw || (i == len(l.segs)-1 && s.size() == 0) || !pred(s) {
 			break
 		}
 		n++
@@ -108,8 +111,14 @@ func (p *Partition) deleteSegments(r *Replica, n int) RetentionResult {
 	if n == len(log.segs) {
 		log.rollAt(log.end)
 	}
-	before, from := log.Size(), log.start
-	log.advanceStart(max(log.start, log.segs[n].base))
+	before, from, kept := log.Size(), log.start, log.segs[n]
+	log.advanceStart(max(log.start, kept.base))
+	if log.segs[0] != kept {
+		// The log start was past them already (DeleteRecords): they go
+		// without moving it.
+		i := slices.Index(log.segs, kept)
+		log.own().segs = append(log.segs[:0:0], log.segs[i:]...)
+	}
 	r.setHW(r.log.hw)
 	if log.start != from {
 		p.note(Change{Kind: LogStartMoved, Broker: r.Broker, From: from, To: log.start, Reason: ReasonRetention})
@@ -153,8 +162,14 @@ func (l *Log) deleteRecordsTo(offset int64) {
 	for _, b := range keep.batches[:bi] {
 		front += int64(len(b.Raw))
 	}
+	// The file keeps its timestamps too: segment.ms and retention.ms go on
+	// judging it by them.
+	firstTs, maxTs := keep.firstTimestamp, keep.maxTimestamp
 	l.advanceStart(offset)
 	keep.below += front
+	if front > 0 {
+		keep.firstTimestamp, keep.maxTimestamp = firstTs, maxTs
+	}
 	if whole > 0 {
 		l.own().breached += whole
 	}

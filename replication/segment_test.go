@@ -252,3 +252,30 @@ func TestTruncateFullyForgetsBytesBelowTheStart(t *testing.T) {
 		t.Fatalf("after the restart: size %d log start %d", r.Log().Size(), r.Log().StartOffset())
 	}
 }
+
+// retention.ms judges a segment by every timestamp its file holds, those
+// below the log start included: the active segment DeleteRecords emptied
+// goes (rolling first) once its newest record is old enough.
+func TestRetentionOfSegmentBelowTheStart(t *testing.T) {
+	p := retentionPartition(t, RetentionConfig{Delete: true, Ms: 1500, Bytes: -1})
+	if lw, code := p.DeleteRecords(-1); code != 0 || lw != 10 {
+		t.Fatalf("DeleteRecords: %d %d", lw, code)
+	}
+	l := p.Replica(1).Log()
+	if l.Size() != 500 {
+		t.Fatalf("after DeleteRecords: size %d, want 500", l.Size())
+	}
+	// At 3400 [0,4) and [4,8) are wholly below the log start; the active
+	// [8,10) (newest 3000) is 400 ms old.
+	if res := p.ApplyRetention(time.UnixMilli(3400)); res.Segments != 0 || l.Size() != 100 {
+		t.Fatalf("at 3400: %+v, size %d, want 100", res, l.Size())
+	}
+	checkSegs(t, l, 8)
+	if res := p.ApplyRetention(time.UnixMilli(4501)); res.Segments != 1 || res.Bytes != 100 || res.LogStartOffset != 10 {
+		t.Fatalf("at 4501: %+v", res)
+	}
+	checkSegs(t, l, 10)
+	if l.Size() != 0 {
+		t.Fatalf("at 4501: size %d, want 0", l.Size())
+	}
+}
