@@ -22,7 +22,15 @@ func init() {
 		},
 		run: func(r *run) []string {
 			const group = "unsynced"
-			coord := r.coordinator(group)
+			var coord int32
+			// Right after start Kafka's coordinator may not have loaded
+			// its __consumer_offsets partition yet.
+			r.waitFor("a ready coordinator", func() bool {
+				coord = r.coordinator(group)
+				req := at(5, kmsg.NewPtrDescribeGroupsRequest())
+				req.Groups = []string{group}
+				return r.do(coord, req).(*kmsg.DescribeGroupsResponse).Groups[0].ErrorCode == 0
+			})
 			join := func(v int16) string {
 				req := at(v, kmsg.NewPtrJoinGroupRequest())
 				req.Group, req.SessionTimeoutMillis, req.RebalanceTimeoutMillis, req.ProtocolType = group, 6000, 6000, "consumer"
