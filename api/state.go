@@ -60,7 +60,9 @@ type ReplicaState struct {
 	LogStartOffset int64 `json:"log_start_offset"`
 	LogEndOffset   int64 `json:"log_end_offset"`
 	HighWatermark  int64 `json:"high_watermark"`
-	// LogBytes is the size of the stored batches; Segments their segments.
+	// LogBytes is the replica's size as Kafka counts it (DescribeLogDirs):
+	// its segments' bytes, with those DeleteRecords left below the log
+	// start until the next retention check; Segments its segments.
 	LogBytes int64 `json:"log_bytes"`
 	Segments int   `json:"segments"`
 	// LastStableOffset is the replica's own LSO: min(first offset of an

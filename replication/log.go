@@ -112,12 +112,14 @@ func (l *Log) StartOffset() int64 { return l.start }
 // EndOffset is the log end offset (LEO).
 func (l *Log) EndOffset() int64 { return l.end }
 
-// Size is the number of stored batch bytes.
+// Size is the log's size as Kafka counts it (DescribeLogDirs, and
+// retention.bytes): its segments' bytes, with what DeleteRecords put below
+// the log start and Kafka has not deleted yet (deleteRecordsTo).
 // Each segment keeps its own count; a log rarely has more than a few.
 func (l *Log) Size() int64 {
-	n := int64(0)
+	n := l.breached
 	for _, s := range l.segs {
-		n += s.bytes
+		n += s.size()
 	}
 	return n
 }
@@ -305,7 +307,7 @@ func (l *Log) truncateFully(offset int64) {
 	l.rewrites().n++ // owns the log data
 	clear(l.segs)
 	l.segs = append(l.segs[:0], newSegment(offset))
-	l.start, l.end = offset, offset
+	l.start, l.end, l.breached = offset, offset, 0
 	l.epochs = l.epochs[:0]
 }
 

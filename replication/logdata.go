@@ -18,6 +18,9 @@ type logData struct {
 	start  int64        // log start offset
 	end    int64        // log end offset (LEO)
 	hw     int64        // the replica's high watermark
+	// breached is the bytes of whole segments DeleteRecords dropped below
+	// the log start: Kafka deletes them at its next retention check.
+	breached int64
 
 	recoveryPoint int64 // below it the log survives a power loss
 	checkpointHW  int64 // the HW a restart comes back with

@@ -80,7 +80,7 @@ func (p *Partition) DeleteRecords(offset int64) (int64, int16) {
 	}
 	for _, r := range p.replicas {
 		from := r.log.start
-		r.log.advanceStart(min(offset, r.log.end))
+		r.log.deleteRecordsTo(min(offset, r.log.end))
 		r.setHW(r.log.hw)
 		if r.log.start != from {
 			p.note(Change{Kind: LogStartMoved, Broker: r.Broker, From: from, To: r.log.start, Reason: ReasonDeleteRecords})

@@ -1,6 +1,9 @@
 package replication
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Retention (cleanup.policy=delete): whole segments deleted from the front
 // of the leader's log by age and by size, as Kafka's
@@ -43,6 +46,10 @@ type RetentionResult struct {
 // as Kafka does. The log start offset moves to the first kept segment's
 // base offset.
 func (p *Partition) ApplyRetention(now time.Time) RetentionResult {
+	// Every replica's broker runs the check on its own log.
+	for _, r := range p.replicas {
+		r.log.releaseBreached()
+	}
 	l := p.LeaderReplica()
 	if l == nil {
 		return RetentionResult{LogStartOffset: -1}
@@ -61,10 +68,10 @@ func (p *Partition) ApplyRetention(now time.Time) RetentionResult {
 	if rc.Bytes >= 0 {
 		diff := log.Size() - rc.Bytes
 		n := log.deletable(l.log.hw, func(s *segment) bool {
-			if diff-s.bytes < 0 {
+			if diff-s.size() < 0 {
 				return false
 			}
-			diff -= s.bytes
+			diff -= s.size()
 			return true
 		})
 		res.add(p.deleteSegments(l, n))
@@ -87,7 +94,7 @@ func (l *Log) deletable(hw int64, pred func(*segment) bool) int {
 		if i+1 < len(l.segs) {
 			upper = l.segs[i+1].base
 		}
-		if upper > hw || (i == len(l.segs)-1 && len(s.batches) == 0) || !pred(s) {
+		if upper > hw || (i == len(l.segs)-1 && s.size() == 0) || !pred(s) {
 			break
 		}
 		n++
@@ -104,8 +111,14 @@ func (p *Partition) deleteSegments(r *Replica, n int) RetentionResult {
 	if n == len(log.segs) {
 		log.rollAt(log.end)
 	}
-	before, from := log.Size(), log.start
-	log.advanceStart(max(log.start, log.segs[n].base))
+	before, from, kept := log.Size(), log.start, log.segs[n]
+	log.advanceStart(max(log.start, kept.base))
+	if log.segs[0] != kept {
+		// The log start was past them already (DeleteRecords): they go
+		// without moving it.
+		i := slices.Index(log.segs, kept)
+		log.own().segs = append(log.segs[:0:0], log.segs[i:]...)
+	}
 	r.setHW(r.log.hw)
 	if log.start != from {
 		p.note(Change{Kind: LogStartMoved, Broker: r.Broker, From: from, To: log.start, Reason: ReasonRetention})
@@ -124,4 +137,59 @@ func (p *Partition) followLeaderStart(f *Replica, leaderStart int64) {
 	from := f.log.start
 	f.log.advanceStart(to)
 	p.note(Change{Kind: LogStartMoved, Broker: f.Broker, From: from, To: f.log.start, Reason: ReasonLeaderLogStart})
+}
+
+// deleteRecordsTo moves the log start up to offset for DeleteRecords. Kafka
+// only moves its log start offset then: the bytes below stay in its
+// segment files, counted in the log's size, until its next retention
+// check deletes the segments wholly below the log start (releaseBreached);
+// the segment holding the new log start keeps them until it goes whole.
+func (l *Log) deleteRecordsTo(offset int64) {
+	if offset <= l.start || len(l.segs) == 0 {
+		l.advanceStart(offset)
+		return
+	}
+	offset = min(offset, l.end)
+	si, bi := l.locate(offset)
+	if si == len(l.segs) {
+		si, bi = len(l.segs)-1, len(l.segs[len(l.segs)-1].batches)
+	}
+	var whole, front int64
+	for _, s := range l.segs[:si] {
+		whole += s.size()
+	}
+	keep := l.segs[si]
+	for _, b := range keep.batches[:bi] {
+		front += int64(len(b.Raw))
+	}
+	// The file keeps its timestamps too: segment.ms and retention.ms go on
+	// judging it by them.
+	firstTs, maxTs := keep.firstTimestamp, keep.maxTimestamp
+	l.advanceStart(offset)
+	keep.below += front
+	if front > 0 {
+		keep.firstTimestamp, keep.maxTimestamp = firstTs, maxTs
+	}
+	if whole > 0 {
+		l.own().breached += whole
+	}
+}
+
+// releaseBreached deletes the segments wholly below the log start, as
+// Kafka's retention check does whatever the cleanup policy
+// (deleteLogStartOffsetBreachedSegments).
+func (l *Log) releaseBreached() {
+	if l.breached != 0 {
+		l.own().breached = 0
+	}
+	// A segment left holding only bytes below the log start (the active
+	// one when DeleteRecords went to its end) goes once a later one
+	// starts at or below the log start.
+	n := 0
+	for n+1 < len(l.segs) && len(l.segs[n].batches) == 0 && l.segs[n+1].base <= min(l.start, l.hw) {
+		n++
+	}
+	if n > 0 {
+		l.own().segs = append(l.segs[:0:0], l.segs[n:]...)
+	}
 }

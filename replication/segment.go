@@ -53,7 +53,13 @@ type segment struct {
 	// maxTimestamp is the largest batch timestamp, which retention.ms
 	// judges the segment by; -1 none.
 	maxTimestamp int64
+	// below is the bytes of batches DeleteRecords dropped from its front:
+	// Kafka's segment file keeps them until the whole segment goes.
+	below int64
 }
+
+// size is the segment's size as Kafka's file has it.
+func (s *segment) size() int64 { return s.bytes + s.below }
 
 func newSegment(base int64) *segment {
 	return &segment{base: base, firstTimestamp: -1, maxTimestamp: -1}
@@ -122,10 +128,10 @@ func (l *Log) rollAt(base int64) *segment {
 // segment is not empty and either b would take it past segment.bytes or
 // b's timestamp is segment.ms past the segment's first batch.
 func (s *segment) shouldRoll(b *Batch, c SegmentConfig) bool {
-	if len(s.batches) == 0 {
+	if s.size() == 0 {
 		return false
 	}
-	if s.bytes > c.bytes()-int64(len(b.Raw)) {
+	if s.size() > c.bytes()-int64(len(b.Raw)) {
 		return true
 	}
 	return s.firstTimestamp >= 0 && b.MaxTimestamp-s.firstTimestamp > c.ms()

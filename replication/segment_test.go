@@ -187,14 +187,95 @@ func TestRetentionBySize(t *testing.T) {
 	}
 }
 
+// DeleteRecords moves the log start only: Kafka's segment files keep the
+// bytes below it, counted in the size, until the next retention check
+// deletes the segments wholly below the log start (whatever the cleanup
+// policy); the segment holding the log start keeps them until it goes.
 func TestDeleteRecordsReleasesSegments(t *testing.T) {
-	p := retentionPartition(t, RetentionConfig{})
+	p := retentionPartition(t, RetentionConfig{}) // 200 + 200 + 100 (active)
 	if lw, code := p.DeleteRecords(6); code != 0 || lw != 6 {
 		t.Fatalf("DeleteRecords: %d %d", lw, code)
 	}
+	l, f := p.Replica(1).Log(), p.Replica(2).Log()
+	checkSegs(t, l, 4, 8) // readable from 6 only
+	for _, lg := range []*Log{l, f} {
+		if lg.StartOffset() != 6 || lg.Size() != 500 {
+			t.Fatalf("after DeleteRecords: log start %d size %d, want 6 and 500", lg.StartOffset(), lg.Size())
+		}
+	}
+	p.ApplyRetention(t0) // [0,4) goes; [4,8) keeps 4-5 in its file
+	for _, lg := range []*Log{l, f} {
+		if lg.StartOffset() != 6 || lg.Size() != 300 {
+			t.Fatalf("after the retention check: log start %d size %d, want 6 and 300", lg.StartOffset(), lg.Size())
+		}
+	}
+	// To the HW: [4,8) is wholly below, the active [8,10) keeps its bytes.
+	if lw, code := p.DeleteRecords(-1); code != 0 || lw != 10 {
+		t.Fatalf("DeleteRecords to the HW: %d %d", lw, code)
+	}
+	checkSegs(t, l, 8)
+	if l.Size() != 300 {
+		t.Fatalf("after DeleteRecords to the HW: size %d, want 300", l.Size())
+	}
+	p.ApplyRetention(t0)
+	if l.Size() != 100 {
+		t.Fatalf("after the second check: size %d, want 100 (the active segment)", l.Size())
+	}
+	// The active segment's file is 100 bytes: a 150-byte batch rolls
+	// (segment.bytes 200), a new segment at 10.
+	mustAppend(t, p, sized(1, 150, 4000), 1)
+	checkSegs(t, l, 8, 10)
+	if l.Size() != 250 {
+		t.Fatalf("after the append: size %d, want 250", l.Size())
+	}
+	replicateAll(t, p)   // HW 11
+	p.ApplyRetention(t0) // [8,10) is wholly below the log start 10: gone
+	checkSegs(t, l, 10)
+	if l.Size() != 150 || l.StartOffset() != 10 {
+		t.Fatalf("after the third check: size %d log start %d, want 150 and 10", l.Size(), l.StartOffset())
+	}
+}
+
+// A follower that restarts its log (its fetch fell below the leader's log
+// start) deletes every segment, those DeleteRecords left below included.
+func TestTruncateFullyForgetsBytesBelowTheStart(t *testing.T) {
+	p := retentionPartition(t, RetentionConfig{})
+	if _, code := p.DeleteRecords(6); code != 0 {
+		t.Fatalf("DeleteRecords: %d", code)
+	}
+	r := p.Replica(2)
+	if r.Log().Size() != 500 {
+		t.Fatalf("size %d, want 500", r.Log().Size())
+	}
+	r.log.truncateFully(10)
+	if r.Log().Size() != 0 || r.Log().StartOffset() != 10 {
+		t.Fatalf("after the restart: size %d log start %d", r.Log().Size(), r.Log().StartOffset())
+	}
+}
+
+// retention.ms judges a segment by every timestamp its file holds, those
+// below the log start included: the active segment DeleteRecords emptied
+// goes (rolling first) once its newest record is old enough.
+func TestRetentionOfSegmentBelowTheStart(t *testing.T) {
+	p := retentionPartition(t, RetentionConfig{Delete: true, Ms: 1500, Bytes: -1})
+	if lw, code := p.DeleteRecords(-1); code != 0 || lw != 10 {
+		t.Fatalf("DeleteRecords: %d %d", lw, code)
+	}
 	l := p.Replica(1).Log()
-	checkSegs(t, l, 4, 8) // the first segment is gone; the second keeps 6-7
-	if l.Size() != 200 {
-		t.Fatalf("size %d, want 200", l.Size())
+	if l.Size() != 500 {
+		t.Fatalf("after DeleteRecords: size %d, want 500", l.Size())
+	}
+	// At 3400 [0,4) and [4,8) are wholly below the log start; the active
+	// [8,10) (newest 3000) is 400 ms old.
+	if res := p.ApplyRetention(time.UnixMilli(3400)); res.Segments != 0 || l.Size() != 100 {
+		t.Fatalf("at 3400: %+v, size %d, want 100", res, l.Size())
+	}
+	checkSegs(t, l, 8)
+	if res := p.ApplyRetention(time.UnixMilli(4501)); res.Segments != 1 || res.Bytes != 100 || res.LogStartOffset != 10 {
+		t.Fatalf("at 4501: %+v", res)
+	}
+	checkSegs(t, l, 10)
+	if l.Size() != 0 {
+		t.Fatalf("at 4501: size %d, want 0", l.Size())
 	}
 }

@@ -175,7 +175,7 @@ func NewCluster(cfg Config) (*Cluster, error) {
 	c.isrChecks = c.every(c.isrCheckInterval, c.checkISRs)
 	c.lastCheckpoint = c.now()
 	c.checkpoints = c.every(c.checkpointInterval, c.checkpoint)
-	c.retention = c.every(c.retentionCheckInterval, c.checkRetention)
+	c.retention = c.everyAfter(max(c.cfg.LogInitialTaskDelay, 0), c.retentionCheckInterval, c.checkRetention)
 	c.producerExpiry = c.every(c.producerExpiryInterval, c.expireProducers)
 	c.offsetExpiry = c.every(c.offsetsRetentionCheckInterval, c.expireOffsets)
 	c.compaction = c.every(c.cleanerBackoff, c.cleanLogs)

@@ -99,6 +99,11 @@ type Config struct {
 	// retention.ms and retention.bytes delete old segments, on the cluster's
 	// clock. Default 5 minutes, as in Kafka.
 	RetentionCheckInterval time.Duration
+	// LogInitialTaskDelay is log.initial.task.delay.ms: the first retention
+	// check runs this long after the cluster starts, later ones every
+	// RetentionCheckInterval (Kafka's LogManager schedules its retention
+	// task so). Default 30 s, as in Kafka; negative: at start.
+	LogInitialTaskDelay time.Duration
 	// ProducerIDExpiration is producer.id.expiration.ms: a replica forgets
 	// an idempotent producer whose last batch is older, unless it has a
 	// transaction open there (replication.ExpireProducers). Default 1 day.
@@ -366,6 +371,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.RetentionCheckInterval <= 0 {
 		c.RetentionCheckInterval = 5 * time.Minute
+	}
+	if c.LogInitialTaskDelay == 0 {
+		c.LogInitialTaskDelay = 30 * time.Second
 	}
 	if c.OffsetsRetention == 0 {
 		c.OffsetsRetention = 7 * 24 * time.Hour

@@ -129,6 +129,7 @@ var typedFields = map[string]func(c *Config, v string){
 	"broker.session.timeout.ms":                     func(c *Config, v string) { c.BrokerSessionTimeout = millis(v) },
 	"replica.high.watermark.checkpoint.interval.ms": func(c *Config, v string) { c.HWCheckpointInterval = millis(v) },
 	"log.retention.check.interval.ms":               func(c *Config, v string) { c.RetentionCheckInterval = millis(v) },
+	"log.initial.task.delay.ms":                     func(c *Config, v string) { c.LogInitialTaskDelay = orAtStart(millis(v)) },
 	"offsets.retention.minutes":                     func(c *Config, v string) { c.OffsetsRetention = time.Duration(atoi(v)) * time.Minute },
 	"offsets.retention.check.interval.ms":           func(c *Config, v string) { c.OffsetsRetentionCheckInterval = millis(v) },
 	"producer.id.expiration.ms":                     func(c *Config, v string) { c.ProducerIDExpiration = millis(v) },
@@ -216,4 +217,12 @@ func sessionSlots(n int) string {
 		return "1000"
 	}
 	return strconv.Itoa(n)
+}
+
+// orAtStart is a delay where 0 means at once, as Config's negative.
+func orAtStart(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }

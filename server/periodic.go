@@ -62,9 +62,15 @@ type job struct {
 
 // every starts a job whose first round is interval() from now.
 func (c *Cluster) every(interval func() time.Duration, f func()) *job {
+	return c.everyAfter(interval(), interval, f)
+}
+
+// everyAfter starts a job whose first round is first from now, the next
+// ones interval() apart.
+func (c *Cluster) everyAfter(first time.Duration, interval func() time.Duration, f func()) *job {
 	j := &job{interval: interval, f: f}
 	j.mu.Lock()
-	j.t = c.cfg.Clock.AfterFunc(interval(), j.round)
+	j.t = c.cfg.Clock.AfterFunc(first, j.round)
 	j.mu.Unlock()
 	return j
 }

@@ -36,6 +36,7 @@ func corpusCases(versions map[int16][2]int16) []corpusCase {
 	latest := func(k kmsg.Key) int16 { return versions[k.Int16()][1] }
 	out = append(out, edgeCases(latest)...)
 	out = append(out, adminEdgeCases(latest)...)
+	out = append(out, logSizeCases(latest)...)
 	out = append(out, securityEdgeCases(latest)...)
 	out = append(out, txnCases(versions)...)
 	out = append(out, fetchSessionCases(versions)...)

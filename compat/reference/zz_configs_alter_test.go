@@ -11,9 +11,9 @@ import (
 )
 
 // The configs tests' files are named to sort last, so their tests run after
-// the others of the package: before them they would delay the corpus past
-// Kafka's first retention check (log.initial.task.delay.ms, 30 s after
-// start), which removes its old-timestamped records.
+// the others of the package (KafkaSettings also puts Kafka's first retention
+// check, log.initial.task.delay.ms, an hour after start, so that it never
+// removes the corpus's old-timestamped records mid-run).
 //
 // Config changes answered by both clusters: every case is one
 // IncrementalAlterConfigs or AlterConfigs request (or a DescribeConfigs of
