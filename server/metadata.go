@@ -1,6 +1,8 @@
 package server
 
-// Metadata, versions 0-12.
+// Metadata, versions 0-13. v13's top-level ErrorCode (KIP-1102) is 0 in
+// every answer, as Kafka 4.4 sets it only on a request it fails as a whole,
+// which none of the paths here do.
 //
 // Any broker answers. Brokers lists every broker that is up; ClusterID (v2+)
 // and ControllerID (v1+, the lowest live broker) follow. An empty topic list
