@@ -1,39 +1,67 @@
 package server
 
-// ApiVersions v5 (KIP-1242) lets a client say which cluster and node it
-// means to reach (ClusterId, NodeId), so that after a cluster is rebuilt on
-// the same addresses it learns it must bootstrap again. As Kafka 4.4's
-// KafkaApis: with a non-null ClusterId, a cluster id other than this
-// cluster's or a NodeId other than this broker's (including the default -1:
-// the two go together) gets REBOOTSTRAP_REQUIRED, with no API keys. A null
-// ClusterId checks nothing. Before SASL authentication Kafka's
-// authenticator answers ApiVersions without this check, and so does
-// fakekafka.
+// What Kafka 4.4 checks in an ApiVersions request it serves, in its order
+// (KafkaApis.handleApiVersionsRequest; a version it does not serve gets
+// KIP-511's fallback first, protocol.ApiVersionsResponse):
+//
+//   - v3+: ClientSoftwareName and ClientSoftwareVersion must match
+//     [a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?; v5+: ClusterId and NodeId
+//     (KIP-1242) come both or neither (a null ClusterId with NodeId -1).
+//     Else INVALID_REQUEST.
+//   - v5+ with a ClusterId: a cluster id other than this cluster's, or a
+//     NodeId other than this broker's, gets REBOOTSTRAP_REQUIRED, so that a
+//     client whose addresses now reach another cluster or node bootstraps
+//     again. Before SASL authentication Kafka's authenticator answers
+//     ApiVersions without this check, and so does fakekafka.
+//
+// Both errors are answered at the request's version with no API keys.
 
 import (
+	"regexp"
+
 	"github.com/fakekafka/fakekafka/protocol"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
+var softwareNameVersion = regexp.MustCompile(`^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$`)
+
 // answerApiVersions answers an ApiVersions request of the given version
 // whose body is body.
 func (cn *conn) answerApiVersions(version int16, body []byte) *kmsg.ApiVersionsResponse {
 	c := cn.b.c
-	if version >= 5 && (cn.sasl == nil || cn.sasl.phase == saslDone) {
-		if r, ok := protocol.Lookup(apiVersionsKey); ok && version <= r.Max {
-			req := kmsg.NewPtrApiVersionsRequest()
-			req.SetVersion(version)
-			if req.ReadFrom(body) == nil && req.ClusterID != nil &&
-				(*req.ClusterID != c.cfg.ClusterID || req.NodeID != cn.b.id) {
-				c.log.Debug("ApiVersions for another cluster or node", "broker", cn.b.id,
-					"cluster_id", *req.ClusterID, "node_id", req.NodeID)
-				resp := kmsg.NewPtrApiVersionsResponse()
-				resp.SetVersion(version)
-				resp.ErrorCode = kerr.RebootstrapRequired.Code
-				return resp
-			}
-		}
+	r, ok := protocol.Lookup(apiVersionsKey)
+	if !ok || version < 3 || version > r.Max {
+		return c.apiVersions(version)
 	}
-	return c.apiVersions(version)
+	req := kmsg.NewPtrApiVersionsRequest()
+	req.SetVersion(version)
+	if err := req.ReadFrom(body); err != nil {
+		c.log.Debug("malformed ApiVersions request", "broker", cn.b.id, "version", version, "err", err)
+		return c.apiVersions(version)
+	}
+	var code int16
+	switch {
+	case !validApiVersions(req):
+		code = kerr.InvalidRequest.Code
+	case version >= 5 && req.ClusterID != nil && (cn.sasl == nil || cn.sasl.phase == saslDone) &&
+		(*req.ClusterID != c.cfg.ClusterID || req.NodeID != cn.b.id):
+		code = kerr.RebootstrapRequired.Code
+	default:
+		return c.apiVersions(version)
+	}
+	c.log.Debug("ApiVersions refused", "broker", cn.b.id, "version", version, "error", kerr.ErrorForCode(code),
+		"software", req.ClientSoftwareName, "software_version", req.ClientSoftwareVersion, "node_id", req.NodeID)
+	resp := kmsg.NewPtrApiVersionsResponse()
+	resp.SetVersion(version)
+	resp.ErrorCode = code
+	return resp
+}
+
+// validApiVersions is Kafka's ApiVersionsRequest.isValid.
+func validApiVersions(req *kmsg.ApiVersionsRequest) bool {
+	if req.Version >= 5 && (req.ClusterID == nil) != (req.NodeID == -1) {
+		return false
+	}
+	return softwareNameVersion.MatchString(req.ClientSoftwareName) && softwareNameVersion.MatchString(req.ClientSoftwareVersion)
 }
