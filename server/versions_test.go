@@ -444,3 +444,28 @@ func (c *Cluster) topicIDOf(name string) ([16]byte, bool) {
 	}
 	return [16]byte{}, false
 }
+
+// TestProduceV13UnknownIDBeforeAuthorization: as Kafka's handleProduceRequest,
+// an unknown topic id is answered before the topic's WRITE is checked; a
+// known id without WRITE gets TOPIC_AUTHORIZATION_FAILED.
+func TestProduceV13UnknownIDBeforeAuthorization(t *testing.T) {
+	e := newACLEnv(t) // no ACLs: the client may write nothing
+	cl := e.client(t, 0, -1)
+	for _, tc := range []struct {
+		id   [16]byte
+		want int16
+	}{{[16]byte{4, 4}, kerr.UnknownTopicID.Code}, {e.topicID, errTopicAuth}} {
+		req := produceBatchRequest("", 1, 5000, buildBatch(t, "x"))
+		req.Topics[0].TopicID = tc.id
+		resp, err := req.RequestWith(testContext(t), cl.Broker(1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.Version != 13 {
+			t.Fatalf("sent v%d, want v13", resp.Version)
+		}
+		if code := resp.Topics[0].Partitions[0].ErrorCode; code != tc.want {
+			t.Errorf("id %x: %v, want %v", tc.id, kerr.ErrorForCode(code), kerr.ErrorForCode(tc.want))
+		}
+	}
+}
