@@ -469,3 +469,27 @@ func TestProduceV13UnknownIDBeforeAuthorization(t *testing.T) {
 		}
 	}
 }
+
+// TestApiVersionsV5BeforeSASL: before SASL authentication Kafka's
+// authenticator answers ApiVersions: it checks the request's form (software
+// name, the ids in pairs) but not which cluster and node it names.
+func TestApiVersionsV5BeforeSASL(t *testing.T) {
+	c := securedCluster(t, Config{Brokers: 1})
+	av := func(cluster *string, node int32, software string) *kmsg.ApiVersionsResponse {
+		t.Helper()
+		req := kmsg.NewPtrApiVersionsRequest()
+		req.Version = 5
+		req.ClientSoftwareName, req.ClientSoftwareVersion = software, "1"
+		req.ClusterID, req.NodeID = cluster, node
+		return dialRaw(t, saslAddr(t, c)).call(req).(*kmsg.ApiVersionsResponse)
+	}
+	if resp := av(kmsg.StringPtr("elsewhere"), 9, "raw"); resp.ErrorCode != 0 || len(resp.ApiKeys) == 0 {
+		t.Errorf("another cluster before SASL: %v with %d keys, want the full answer", kerr.ErrorForCode(resp.ErrorCode), len(resp.ApiKeys))
+	}
+	if resp := av(nil, 9, "raw"); resp.ErrorCode != kerr.InvalidRequest.Code {
+		t.Errorf("a node without a cluster before SASL: %v, want INVALID_REQUEST", kerr.ErrorForCode(resp.ErrorCode))
+	}
+	if resp := av(nil, -1, "bad name"); resp.ErrorCode != kerr.InvalidRequest.Code {
+		t.Errorf("a bad software name before SASL: %v, want INVALID_REQUEST", kerr.ErrorForCode(resp.ErrorCode))
+	}
+}
