@@ -20,3 +20,31 @@ func (c *Cluster) logDirCordoned(id int32) bool {
 	}
 	return false
 }
+
+// validateCordonedLogDirs checks a new cordoned.log.dirs of broker id as
+// Kafka's KafkaConfig.validateCordonedLogDirs does: "*" alone, or dirs the
+// broker has (its one LogDir); "" when it passes or is not being set.
+func validateCordonedLogDirs(next map[string]string, id int32) string {
+	v, ok := next["cordoned.log.dirs"]
+	if !ok || id == clusterLevel {
+		return ""
+	}
+	var dirs, unknown []string
+	for _, d := range strings.Split(v, ",") {
+		if d = strings.TrimSpace(d); d != "" {
+			dirs = append(dirs, d)
+		}
+	}
+	for _, d := range dirs {
+		switch {
+		case d == "*" && len(dirs) > 1:
+			return "When cordoned.log.dirs is set to *, it must not contain other values"
+		case d != "*" && d != LogDir(id):
+			unknown = append(unknown, d)
+		}
+	}
+	if len(unknown) > 0 {
+		return "All entries in cordoned.log.dirs must be present in log.dirs or log.dir. Missing entries : " + strings.Join(unknown, ",")
+	}
+	return ""
+}

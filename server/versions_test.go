@@ -376,7 +376,8 @@ func TestMetadataWholeRequestErrors(t *testing.T) {
 }
 
 // TestDescribeLogDirsV5Cordoned: IsCordoned follows the broker's own
-// cordoned.log.dirs ("*" or its log dir), changed at runtime.
+// cordoned.log.dirs ("*" or its log dir), changed at runtime; a dir the
+// broker does not have, or "*" with others, is refused.
 func TestDescribeLogDirsV5Cordoned(t *testing.T) {
 	c := NewTestCluster(t, Config{})
 	if err := c.CreateTopic("ld", 1, 3, nil); err != nil {
@@ -396,7 +397,7 @@ func TestDescribeLogDirsV5Cordoned(t *testing.T) {
 		}
 		return resp.Dirs[0].IsCordoned
 	}
-	set := func(value *string) {
+	alter := func(value *string) int16 {
 		t.Helper()
 		req := kmsg.NewPtrIncrementalAlterConfigsRequest()
 		rr := kmsg.NewIncrementalAlterConfigsRequestResource()
@@ -412,7 +413,11 @@ func TestDescribeLogDirsV5Cordoned(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if code := resp.Resources[0].ErrorCode; code != 0 {
+		return resp.Resources[0].ErrorCode
+	}
+	set := func(value *string) {
+		t.Helper()
+		if code := alter(value); code != 0 {
 			t.Fatalf("cordoned.log.dirs=%v: %v", value, kerr.ErrorForCode(code))
 		}
 	}
@@ -423,13 +428,18 @@ func TestDescribeLogDirsV5Cordoned(t *testing.T) {
 	if !cordoned(1) || cordoned(2) {
 		t.Fatalf("after * on broker 1: cordoned %v/%v, want true/false", cordoned(1), cordoned(2))
 	}
-	set(kmsg.StringPtr("/elsewhere," + LogDir(1)))
-	if !cordoned(1) {
-		t.Fatal("broker 1's own dir listed: not cordoned")
+	// Kafka refuses a dir the broker does not have, and * with others.
+	for _, bad := range []string{"/elsewhere", "/elsewhere," + LogDir(1), "*," + LogDir(1)} {
+		if code := alter(kmsg.StringPtr(bad)); code != kerr.InvalidRequest.Code {
+			t.Errorf("cordoned.log.dirs=%s: %v, want INVALID_REQUEST", bad, kerr.ErrorForCode(code))
+		}
 	}
-	set(kmsg.StringPtr("/elsewhere"))
-	if cordoned(1) {
-		t.Fatal("another dir listed: cordoned")
+	if !cordoned(1) {
+		t.Fatal("a refused change lifted the cordon")
+	}
+	set(kmsg.StringPtr(LogDir(1)))
+	if !cordoned(1) {
+		t.Fatal("broker 1's own dir alone: not cordoned")
 	}
 	set(nil)
 	if cordoned(1) {

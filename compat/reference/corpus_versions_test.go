@@ -228,13 +228,13 @@ func cordonCases(versions map[int16][2]int16) []corpusCase {
 		return nil
 	}
 	iv := versions[kmsg.IncrementalAlterConfigs.Int16()][1]
-	cordon := func(op kmsg.IncrementalAlterConfigOp) func(*corpusEnv) kmsg.Request {
+	cordon := func(op kmsg.IncrementalAlterConfigOp, value string) func(*corpusEnv) kmsg.Request {
 		return func(*corpusEnv) kmsg.Request {
 			req := at(iv, kmsg.NewPtrIncrementalAlterConfigsRequest())
 			rr := kmsg.NewIncrementalAlterConfigsRequestResource()
 			rr.ResourceType, rr.ResourceName = kmsg.ConfigResourceTypeBroker, "1"
 			c := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
-			c.Name, c.Op, c.Value = "cordoned.log.dirs", op, kmsg.StringPtr("*")
+			c.Name, c.Op, c.Value = "cordoned.log.dirs", op, kmsg.StringPtr(value)
 			rr.Configs = append(rr.Configs, c)
 			req.Resources = append(req.Resources, rr)
 			return req
@@ -251,12 +251,14 @@ func cordonCases(versions map[int16][2]int16) []corpusCase {
 		}
 	}
 	return []corpusCase{
-		{name: "IncrementalAlterConfigs/cordon-log-dirs", req: cordon(kmsg.IncrementalAlterConfigOpSet)},
+		{name: "IncrementalAlterConfigs/cordon-unknown-dir", req: cordon(kmsg.IncrementalAlterConfigOpSet, "/no/such/dir")},
+		{name: "IncrementalAlterConfigs/cordon-star-and-dir", req: cordon(kmsg.IncrementalAlterConfigOpSet, "*,/no/such/dir")},
+		{name: "IncrementalAlterConfigs/cordon-log-dirs", req: cordon(kmsg.IncrementalAlterConfigOpSet, "*")},
 		{name: "DescribeLogDirs/v5-cordoned", settle: until(true), req: func(*corpusEnv) kmsg.Request {
 			return describeLogDirsReq(5, "corpus", 0)
 		}},
 		{name: "DescribeLogDirs/v4-cordoned", req: func(*corpusEnv) kmsg.Request { return describeLogDirsReq(4, "corpus", 0) }},
-		{name: "IncrementalAlterConfigs/uncordon-log-dirs", req: cordon(kmsg.IncrementalAlterConfigOpDelete)},
+		{name: "IncrementalAlterConfigs/uncordon-log-dirs", req: cordon(kmsg.IncrementalAlterConfigOpDelete, "*")},
 		{name: "DescribeLogDirs/v5-uncordoned", settle: until(false), req: func(*corpusEnv) kmsg.Request {
 			return describeLogDirsReq(5, "corpus", 0)
 		}},
