@@ -65,3 +65,15 @@ func validApiVersions(req *kmsg.ApiVersionsRequest) bool {
 	}
 	return softwareNameVersion.MatchString(req.ClientSoftwareName) && softwareNameVersion.MatchString(req.ClientSoftwareVersion)
 }
+
+// apiVersionsBodyValid reports whether an ApiVersions request of version
+// with body passes validApiVersions; a body that does not parse counts as
+// valid here (it is answered in full, as before the checks).
+func apiVersionsBodyValid(version int16, body []byte) bool {
+	if version < 3 {
+		return true
+	}
+	req := kmsg.NewPtrApiVersionsRequest()
+	req.SetVersion(version)
+	return req.ReadFrom(body) != nil || validApiVersions(req)
+}

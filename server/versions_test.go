@@ -502,4 +502,20 @@ func TestApiVersionsV5BeforeSASL(t *testing.T) {
 	if resp := av(nil, -1, "bad name"); resp.ErrorCode != kerr.InvalidRequest.Code {
 		t.Errorf("a bad software name before SASL: %v, want INVALID_REQUEST", kerr.ErrorForCode(resp.ErrorCode))
 	}
+
+	// An invalid ApiVersions leaves the authenticator where it was: the
+	// client may ask again, then hand-shake.
+	r := dialRaw(t, saslAddr(t, c))
+	req := kmsg.NewPtrApiVersionsRequest()
+	req.Version, req.ClientSoftwareName, req.ClientSoftwareVersion = 5, "bad name", "1"
+	if resp := r.call(req).(*kmsg.ApiVersionsResponse); resp.ErrorCode != kerr.InvalidRequest.Code {
+		t.Fatalf("first, invalid: %v", kerr.ErrorForCode(resp.ErrorCode))
+	}
+	req.ClientSoftwareName = "raw"
+	if resp := r.call(req).(*kmsg.ApiVersionsResponse); resp.ErrorCode != 0 || len(resp.ApiKeys) == 0 {
+		t.Fatalf("again, valid: %v with %d keys", kerr.ErrorForCode(resp.ErrorCode), len(resp.ApiKeys))
+	}
+	if resp := r.handshake(1, "PLAIN"); resp.ErrorCode != 0 {
+		t.Fatalf("handshake after: %v", kerr.ErrorForCode(resp.ErrorCode))
+	}
 }
