@@ -38,13 +38,13 @@ func validateCordonedLogDirs(next map[string]string, id int32) string {
 	for _, d := range dirs {
 		switch {
 		case d == "*" && len(dirs) > 1:
-			return "When cordoned.log.dirs is set to *, it must not contain other values"
+			return "requirement failed: When cordoned.log.dirs is set to *, it must not contain other values"
 		case d != "*" && d != LogDir(id):
 			unknown = append(unknown, d)
 		}
 	}
 	if len(unknown) > 0 {
-		return "All entries in cordoned.log.dirs must be present in log.dirs or log.dir. Missing entries : " + strings.Join(unknown, ",")
+		return "requirement failed: All entries in cordoned.log.dirs must be present in log.dirs or log.dir. Missing entries : " + strings.Join(unknown, ",")
 	}
 	return ""
 }
