@@ -3,8 +3,10 @@ package server
 // cordoned.log.dirs (KIP-1066): a broker's log directories that take no new
 // replicas. Kafka 4.4 reports a directory cordoned in DescribeLogDirs v5
 // (IsCordoned) when this per-broker config lists it or is "*" (every
-// directory of the broker). fakekafka reports it; it does not steer
-// replica placement away from cordoned brokers.
+// directory of the broker), and its controller places no new replicas on a
+// broker whose every log dir is cordoned (new topics and partitions placed
+// by it; explicit assignments are not checked for it here). fakekafka's brokers have one log
+// dir each, so a cordoned dir takes its broker out of placement.
 
 import "strings"
 
@@ -47,4 +49,17 @@ func validateCordonedLogDirs(next map[string]string, id int32) string {
 		return "requirement failed: All entries in cordoned.log.dirs must be present in log.dirs or log.dir. Missing entries : " + strings.Join(unknown, ",")
 	}
 	return ""
+}
+
+// placeableBrokers are the running brokers new replicas may go to: those
+// whose log dir is not cordoned.
+func (c *Cluster) placeableBrokers() []int32 {
+	live := c.liveBrokers()
+	out := live[:0]
+	for _, id := range live {
+		if !c.logDirCordoned(id) {
+			out = append(out, id)
+		}
+	}
+	return out
 }

@@ -441,7 +441,39 @@ func TestDescribeLogDirsV5Cordoned(t *testing.T) {
 	if !cordoned(1) {
 		t.Fatal("broker 1's own dir alone: not cordoned")
 	}
+
+	// New replicas stay off the cordoned broker: replication factor 3 is
+	// out of reach, 2 lands on brokers 2 and 3.
+	create := func(name string, rf int16) int16 {
+		t.Helper()
+		req := kmsg.NewPtrCreateTopicsRequest()
+		req.TimeoutMillis = 5000
+		rt := createTopicRequest(name, 4, rf)
+		req.Topics = append(req.Topics, rt)
+		resp, err := req.RequestWith(ctx, cl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.Topics[0].ErrorCode
+	}
+	if code := create("rf3", 3); code != kerr.InvalidReplicationFactor.Code {
+		t.Fatalf("rf 3 with a cordoned broker: %v, want INVALID_REPLICATION_FACTOR", kerr.ErrorForCode(code))
+	}
+	if code := create("rf2", 2); code != 0 {
+		t.Fatalf("rf 2 with a cordoned broker: %v", kerr.ErrorForCode(code))
+	}
+	for p := range int32(4) {
+		ps, _ := c.Partition("rf2", p)
+		for _, r := range ps.Replicas {
+			if r.Broker == 1 {
+				t.Fatalf("partition %d placed on cordoned broker 1: %+v", p, ps.Replicas)
+			}
+		}
+	}
 	set(nil)
+	if code := create("rf3", 3); code != 0 {
+		t.Fatalf("rf 3 once uncordoned: %v", kerr.ErrorForCode(code))
+	}
 	if cordoned(1) {
 		t.Fatal("cordoned after the config was deleted")
 	}

@@ -228,6 +228,7 @@ func cordonCases(versions map[int16][2]int16) []corpusCase {
 		return nil
 	}
 	iv := versions[kmsg.IncrementalAlterConfigs.Int16()][1]
+	cv := versions[kmsg.CreateTopics.Int16()][1]
 	cordon := func(op kmsg.IncrementalAlterConfigOp, value string) func(*corpusEnv) kmsg.Request {
 		return func(*corpusEnv) kmsg.Request {
 			req := at(iv, kmsg.NewPtrIncrementalAlterConfigsRequest())
@@ -258,9 +259,36 @@ func cordonCases(versions map[int16][2]int16) []corpusCase {
 			return describeLogDirsReq(5, "corpus", 0)
 		}},
 		{name: "DescribeLogDirs/v4-cordoned", req: func(*corpusEnv) kmsg.Request { return describeLogDirsReq(4, "corpus", 0) }},
+		// Kafka's controller learns of the cordon from broker 1's next
+		// heartbeat, then places no new replica there.
+		{name: "CreateTopics/rf3-with-a-cordoned-broker", settle: placementWithout1(cv), req: func(*corpusEnv) kmsg.Request {
+			req := createTopicReq(cv, "cordon-rf3", 1, 3, nil)
+			req.ValidateOnly = true
+			return req
+		}},
+		{name: "CreateTopics/rf2-with-a-cordoned-broker", placed: true, req: func(*corpusEnv) kmsg.Request {
+			return createTopicReq(cv, "cordon-rf2", 3, 2, nil)
+		}},
+		{name: "Metadata/rf2-with-a-cordoned-broker", placed: true, settle: waitPartitions("cordon-rf2", 3), req: func(*corpusEnv) kmsg.Request {
+			req := at(versions[kmsg.Metadata.Int16()][1], kmsg.NewPtrMetadataRequest())
+			req.Topics = []kmsg.MetadataRequestTopic{topicReq("cordon-rf2")}
+			return req
+		}},
 		{name: "IncrementalAlterConfigs/uncordon-log-dirs", req: cordon(kmsg.IncrementalAlterConfigOpDelete, "*")},
 		{name: "DescribeLogDirs/v5-uncordoned", settle: until(false), req: func(*corpusEnv) kmsg.Request {
 			return describeLogDirsReq(5, "corpus", 0)
 		}},
+	}
+}
+
+// placementWithout1 waits (bounded) until the cluster refuses a replication
+// factor of 3, as it does once broker 1's cordon reaches its controller.
+func placementWithout1(cv int16) func(r *run, e *corpusEnv) {
+	return func(r *run, _ *corpusEnv) {
+		r.poll(15*time.Second, func() bool {
+			req := createTopicReq(cv, "cordon-probe", 1, 3, nil)
+			req.ValidateOnly = true
+			return r.do(1, req).(*kmsg.CreateTopicsResponse).Topics[0].ErrorCode != 0
+		})
 	}
 }
