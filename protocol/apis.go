@@ -11,10 +11,10 @@ type APIRange struct{ Key, Min, Max int16 }
 // once its handler exists. Keep every range within kmsg's MaxVersion: the
 // tests check it.
 var Supported = []APIRange{
-	{Key: 0, Min: 3, Max: 12}, // Produce: v3 is the first with magic v2 batches only
-	{Key: 1, Min: 4, Max: 17}, // Fetch
-	{Key: 2, Min: 1, Max: 8},  // ListOffsets
-	{Key: 3, Min: 0, Max: 12}, // Metadata
+	{Key: 0, Min: 3, Max: 13}, // Produce: v3 is the first with magic v2 batches only
+	{Key: 1, Min: 4, Max: 18}, // Fetch
+	{Key: 2, Min: 1, Max: 11}, // ListOffsets
+	{Key: 3, Min: 0, Max: 13}, // Metadata
 	{Key: 8, Min: 0, Max: 9},  // OffsetCommit
 	{Key: 9, Min: 0, Max: 9},  // OffsetFetch
 	{Key: 10, Min: 0, Max: 6}, // FindCoordinator
@@ -25,7 +25,7 @@ var Supported = []APIRange{
 	{Key: 15, Min: 0, Max: 5}, // DescribeGroups
 	{Key: 16, Min: 0, Max: 5}, // ListGroups
 	{Key: 17, Min: 0, Max: 1}, // SaslHandshake
-	{Key: 18, Min: 0, Max: 4}, // ApiVersions
+	{Key: 18, Min: 0, Max: 5}, // ApiVersions
 	{Key: 19, Min: 2, Max: 7}, // CreateTopics
 	{Key: 20, Min: 1, Max: 6}, // DeleteTopics
 	{Key: 21, Min: 0, Max: 2}, // DeleteRecords
@@ -42,7 +42,7 @@ var Supported = []APIRange{
 	{Key: 32, Min: 0, Max: 4}, // DescribeConfigs
 	{Key: 33, Min: 0, Max: 2}, // AlterConfigs
 	{Key: 34, Min: 0, Max: 2}, // AlterReplicaLogDirs
-	{Key: 35, Min: 0, Max: 4}, // DescribeLogDirs
+	{Key: 35, Min: 0, Max: 5}, // DescribeLogDirs
 	{Key: 36, Min: 0, Max: 2}, // SaslAuthenticate
 	{Key: 37, Min: 0, Max: 3}, // CreatePartitions
 	{Key: 42, Min: 0, Max: 2}, // DeleteGroups

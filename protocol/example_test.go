@@ -30,7 +30,7 @@ func Example() {
 	out := protocol.AppendResponse(nil, hdr, resp)
 	fmt.Println("response frame bytes:", len(out) > 8)
 	// Output:
-	// ApiVersions v3 from "demo", served v0-4, 3 body bytes
+	// ApiVersions v3 from "demo", served v0-5, 3 body bytes
 	// response frame bytes: true
 }
 

@@ -34,7 +34,7 @@ const (
 func aclCases() []aclCase {
 	cases := []aclCase{
 		{name: "Produce", key: 0, want: errTopicAuth, grants: onTopic(opWrite),
-			req: func(e *aclEnv) kmsg.Request { return rawProduce(e.t, "t", 1, 5000, "v") },
+			req: func(e *aclEnv) kmsg.Request { return byTopicID(e.c, rawProduce(e.t, "t", 1, 5000, "v")) },
 			code: func(r kmsg.Response) int16 {
 				return r.(*kmsg.ProduceResponse).Topics[0].Partitions[0].ErrorCode
 			}},

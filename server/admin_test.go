@@ -331,7 +331,6 @@ func TestListOffsets(t *testing.T) {
 		{2500, 2, 3000},
 		{4500, 3, 5000},
 		{6000, -1, -1},
-		{-7, 0, 1000}, // Kafka searches unknown negative timestamps like any other
 		{-3, 3, 5000}, // MAX_TIMESTAMP
 		{-4, 0, -1},   // EARLIEST_LOCAL
 	} {
@@ -343,6 +342,14 @@ func TestListOffsets(t *testing.T) {
 		if sp.ErrorCode != 0 || sp.Offset != tc.off || sp.Timestamp != tc.gotTS {
 			t.Errorf("timestamp %d: error %d offset %d timestamp %d, want offset %d timestamp %d", tc.ts, sp.ErrorCode, sp.Offset, sp.Timestamp, tc.off, tc.gotTS)
 		}
+	}
+
+	// Kafka 4.4 refuses a negative timestamp it does not define
+	// (list_offsets_versions.go; versions_test.go has the rest).
+	if resp, err := listOffsetsRequest("lo", -1, -1, -7).RequestWith(ctx, cl); err != nil {
+		t.Fatal(err)
+	} else if sp := resp.Topics[0].Partitions[0]; sp.ErrorCode != kerr.UnsupportedVersion.Code || sp.Offset != -1 {
+		t.Errorf("timestamp -7: error %d offset %d, want UNSUPPORTED_VERSION and -1", sp.ErrorCode, sp.Offset)
 	}
 
 	// Version and routing corner cases straight to a broker.

@@ -1,6 +1,6 @@
 package server
 
-// ApiVersions, versions 0-4: protocol's table of API keys and versions,
+// ApiVersions, versions 0-5: protocol's table of API keys and versions,
 // plus the features this cluster finalizes.
 
 import (

@@ -159,7 +159,7 @@ func TestCorruptBatchGetsCorruptMessage(t *testing.T) {
 	rp.Records = batch
 	rt.Partitions = append(rt.Partitions, rp)
 	req.Topics = append(req.Topics, rt)
-	kresp, err := cl.Broker(1).Request(testContext(t), req) // partition 0 is led by broker 1
+	kresp, err := cl.Broker(1).Request(testContext(t), byTopicID(c, req)) // partition 0 is led by broker 1
 	if err != nil {
 		t.Fatal(err)
 	}

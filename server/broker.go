@@ -214,7 +214,7 @@ func (cn *conn) handle(frame []byte) error {
 	}
 	var resp kmsg.Response
 	if hdr.APIKey == apiVersionsKey {
-		resp = c.apiVersions(hdr.APIVersion)
+		resp = cn.answerApiVersions(hdr.APIVersion, body)
 		if cn.sasl == nil || cn.sasl.phase == saslDone { // before SASL, Kafka's authenticator answers it
 			cn.throttleRequest(start, resp)
 		}

@@ -111,6 +111,9 @@ func (c *Cluster) alterBroker(r *alterRequest) *configErr {
 	if msg := validateBrokerConfigs(next, level != clusterLevel); msg != "" {
 		return refuse(kerr.InvalidRequest, "%s", msg)
 	}
+	if msg := validateCordonedLogDirs(next, level); msg != "" { // log_dir_cordon.go
+		return refuse(kerr.InvalidRequest, "%s", msg)
+	}
 	if r.validateOnly {
 		return nil
 	}

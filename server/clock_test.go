@@ -242,7 +242,7 @@ func TestAdvanceTimesOutParkedProduce(t *testing.T) {
 	if err := c.PauseReplica("parked", 0, stuck); err != nil {
 		t.Fatal(err)
 	}
-	req := rawProduce(t, "parked", -1, 30_000, "parked")
+	req := byTopicID(c, rawProduce(t, "parked", -1, 30_000, "parked"))
 	got := parkRequest(t, c, newClient(t, c), leader, req)
 
 	c.AdvanceClock(30*time.Second - time.Millisecond)

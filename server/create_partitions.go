@@ -122,7 +122,7 @@ func (c *Cluster) createPartitions(name string, count int32, assignment [][]int3
 			return e, msg
 		}
 	} else {
-		if live := len(c.liveBrokers()); rf > live {
+		if live := len(c.placeableBrokers()); rf > live {
 			return kerr.InvalidReplicationFactor, fmt.Sprintf("replication factor %d is larger than the %d available brokers", rf, live)
 		}
 		assignment = c.assign(count, int16(rf))[have:]

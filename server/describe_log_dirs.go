@@ -1,6 +1,6 @@
 package server
 
-// DescribeLogDirs, versions 0-4: the log directory of the broker asked, as
+// DescribeLogDirs, versions 0-5: the log directory of the broker asked, as
 // Kafka's ReplicaManager.describeLogDirs answers it.
 //
 // Each broker has one log dir with a stable path-like name
@@ -10,6 +10,7 @@ package server
 // served). Null topics means every topic; listed partitions this broker
 // does not host, or unknown topics, are left out. TotalBytes and UsableBytes
 // (v4+) are -1, Kafka's "unknown volume", since nothing is on a disk.
+// IsCordoned (v5+) follows the broker's cordoned.log.dirs.
 // With the authorizer it needs DESCRIBE on the cluster; denied, the answer
 // has no log dirs and (v3+) CLUSTER_AUTHORIZATION_FAILED.
 
@@ -34,6 +35,7 @@ func (cn *conn) handleDescribeLogDirs(req *kmsg.DescribeLogDirsRequest) (kmsg.Re
 	}
 	dir := kmsg.NewDescribeLogDirsResponseDir()
 	dir.Dir, dir.TotalBytes, dir.UsableBytes = LogDir(cn.b.id), -1, -1
+	dir.IsCordoned = c.logDirCordoned(cn.b.id) // v5+ (log_dir_cordon.go)
 	dir.Topics = []kmsg.DescribeLogDirsResponseDirTopic{}
 	byName := c.topics.Load().byName
 	wanted := map[string][]int32{} // nil: every partition

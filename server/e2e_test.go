@@ -251,7 +251,7 @@ func TestAcksAllTimesOutWhileAFollowerLags(t *testing.T) {
 	if err := c.PauseReplica("slow", 0, 3); err != nil {
 		t.Fatal(err)
 	}
-	req := rawProduce(t, "slow", -1, 200, "parked")
+	req := byTopicID(c, rawProduce(t, "slow", -1, 200, "parked"))
 	cl := newClient(t, c)
 	resp, err := cl.Broker(1).Request(testContext(t), req)
 	if err != nil {

@@ -107,19 +107,22 @@ func (cn *conn) failProduce(r *FaultRule, h handler, req *kmsg.ProduceRequest) (
 	rest := *req
 	rest.Topics = nil
 	failed := map[string][]int32{}
+	ids := map[string][16]byte{} // v13 names topics by id
 	var order []string
 	for _, rt := range req.Topics {
 		kept := rt
 		kept.Partitions = nil
+		_, name, _ := cn.b.c.produceTopic(req.Version, rt.Topic, rt.TopicID)
 		for _, rp := range rt.Partitions {
-			if !r.inScope(faultScope{topic: rt.Topic, partition: rp.Partition, hasTopic: true, hasPartition: true}) {
+			if !r.inScope(faultScope{topic: name, partition: rp.Partition, hasTopic: name != "", hasPartition: true}) {
 				kept.Partitions = append(kept.Partitions, rp)
 				continue
 			}
-			if failed[rt.Topic] == nil {
-				order = append(order, rt.Topic)
+			if failed[name] == nil {
+				order = append(order, name)
 			}
-			failed[rt.Topic] = append(failed[rt.Topic], rp.Partition)
+			failed[name] = append(failed[name], rp.Partition)
+			ids[name] = rt.TopicID
 		}
 		if len(kept.Partitions) > 0 {
 			rest.Topics = append(rest.Topics, kept)
@@ -137,7 +140,7 @@ func (cn *conn) failProduce(r *FaultRule, h handler, req *kmsg.ProduceRequest) (
 		i := slices.IndexFunc(pr.Topics, func(t kmsg.ProduceResponseTopic) bool { return t.Topic == name })
 		if i < 0 {
 			t := kmsg.NewProduceResponseTopic()
-			t.Topic = name
+			t.Topic, t.TopicID = name, ids[name]
 			pr.Topics = append(pr.Topics, t)
 			i = len(pr.Topics) - 1
 		}

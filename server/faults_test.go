@@ -162,7 +162,7 @@ func TestFaultProduceSplit(t *testing.T) {
 	}
 
 	cl := newClient(t, c)
-	kresp, err := cl.Broker(1).Request(testContext(t), produce(1))
+	kresp, err := cl.Broker(1).Request(testContext(t), byTopicID(c, produce(1)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,8 @@
 package server
 
-// Fetch, versions 4-17 (topic IDs from v13), for consumers.
+// Fetch, versions 4-18 (topic IDs from v13), for consumers. v18 adds only
+// the partition's HighWatermark, a follower's (KIP-1166); consumers send
+// the default and Kafka reads it only from followers, so it is ignored.
 //
 // A consumer reads up to the serving replica's HW, never past it; with
 // isolation_level read_committed up to its last stable offset, with the

@@ -36,7 +36,7 @@ func TestLeadershipChangeCompletesParkedProduce(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		resp, err := cl.Broker(1).Request(testContext(t), req)
+		resp, err := cl.Broker(1).Request(testContext(t), byTopicID(c, req))
 		done <- result{resp, err}
 	}()
 	waitFor(t, 10*time.Second, "the produce to be appended and parked", func() bool {

@@ -1,6 +1,7 @@
 package server
 
-// ListOffsets, versions 1-8.
+// ListOffsets, versions 1-11 (special timestamps by version:
+// list_offsets_versions.go).
 //
 // ReplicaID -1 (a consumer) and any follower ID must reach the leader:
 // FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH against CurrentLeaderEpoch
@@ -16,9 +17,11 @@ package server
 //   - LATEST (-1): the HW (consumers) or LEO (others).
 //   - MAX_TIMESTAMP (-3): the first record carrying the largest timestamp,
 //     if it is below that bound.
-//   - any other timestamp: the first record whose timestamp is >= it, if it
-//     is below that bound; Kafka searches negative timestamps the same way,
-//     so they find the first record.
+//   - LATEST_TIERED (-5), EARLIEST_PENDING_UPLOAD (-6): nothing (no tiered
+//     storage).
+//   - any other timestamp >= 0: the first record whose timestamp is >= it,
+//     if it is below that bound; other negative timestamps are refused
+//     (UNSUPPORTED_VERSION).
 //
 // Nothing found answers offset and timestamp -1 with no error. A leader
 // whose HW has not yet reached the start of its epoch (it was just elected)
@@ -85,6 +88,10 @@ func (cn *conn) handleListOffsets(req *kmsg.ListOffsetsRequest) (kmsg.Response, 
 				sp.ErrorCode = kerr.InvalidRequest.Code
 				continue
 			}
+			if listTimestampUnsupported(rp.Timestamp, req.Version) {
+				sp.ErrorCode = kerr.UnsupportedVersion.Code
+				continue
+			}
 			p := c.partition(rt.Topic, rp.Partition)
 			if p == nil {
 				sp.ErrorCode = kerr.UnknownTopicOrPartition.Code
@@ -141,6 +148,8 @@ func (cn *conn) listOffset(st *replication.Partition, replicaID int32, isolation
 	case listEarliest, listEarliestLocal:
 		sp.Offset, sp.Timestamp, sp.LeaderEpoch = r.LogStartOffset(), -1, firstEpoch(log)
 		return
+	case listLatestTiered, listEarliestPendingUpload:
+		return // nothing is tiered: -1/-1, epoch -1 (list_offsets_versions.go)
 	case listMaxTimestamp:
 		off, ts = log.MaxTimestamp(log.EndOffset())
 		off = recordAt(log, off, func(_, t int64) bool { return t == ts })

@@ -1,6 +1,9 @@
 package server
 
-// Metadata, versions 0-12.
+// Metadata, versions 0-13. v13's top-level ErrorCode (KIP-1102) is set,
+// as in Kafka 4.4, only on a request failed as a whole
+// (metadata_request_errors.go): a null topic name before v12, a topic with
+// neither name nor id from v12.
 //
 // Any broker answers. Brokers lists every broker that is up; ClusterID (v2+)
 // and ControllerID (v1+, the lowest live broker) follow. An empty topic list
@@ -42,6 +45,10 @@ import (
 
 func (cn *conn) handleMetadata(req *kmsg.MetadataRequest) (kmsg.Response, error) {
 	c := cn.b.c
+	if code := metadataRequestInvalid(req); code != 0 {
+		c.log.Debug("metadata request refused as a whole", "broker", cn.b.id, "version", req.Version, "error", kerr.ErrorForCode(code))
+		return metadataRequestError(req, code), nil
+	}
 	resp := req.ResponseKind().(*kmsg.MetadataResponse)
 
 	for _, b := range c.brokers {

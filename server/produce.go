@@ -1,6 +1,7 @@
 package server
 
-// Produce, versions 3-12 (magic v2 batches only).
+// Produce, versions 3-13 (magic v2 batches only; topic ids from v13,
+// produce_topic_ids.go).
 //
 // Per partition, in Kafka's order: unknown topic or partition, not the
 // leader (NOT_LEADER_OR_FOLLOWER with the KIP-951 leader on v10+), one valid
@@ -75,10 +76,13 @@ func (cn *conn) handleProduce(req *kmsg.ProduceRequest) (kmsg.Response, error) {
 		rt := &req.Topics[i]
 		st := &resp.Topics[i]
 		*st = kmsg.NewProduceResponseTopic()
-		st.Topic = rt.Topic
 		st.Partitions = make([]kmsg.ProduceResponseTopicPartition, len(rt.Partitions))
-		t := c.topic(rt.Topic)
-		denied := errAuth(txnDenied, errTxnAuth, !cn.allowedTopic(authorizer.OpWrite, rt.Topic), errTopicAuth)
+		t, name, idCode := c.produceTopic(req.Version, rt.Topic, rt.TopicID)
+		st.Topic, st.TopicID = name, rt.TopicID
+		denied := errAuth(txnDenied, errTxnAuth, idCode != 0, idCode)
+		if denied == 0 && !cn.allowedTopic(authorizer.OpWrite, name) {
+			denied = errTopicAuth
+		}
 		for j := range rt.Partitions {
 			rp := &rt.Partitions[j]
 			sp := &st.Partitions[j]

@@ -82,7 +82,7 @@ func produceRequests(b *testing.B, conns int) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			req := produceRequest("bench", batch) // its own: the client sets its version
+			req := byTopicID(c, produceRequest("bench", batch)) // its own: the client sets its version
 			for next.Add(1) <= int64(b.N) {
 				resp, err := br.Request(ctx, req)
 				if err == nil {

@@ -35,7 +35,7 @@ func TestProducerExpiryLetsARetryDuplicate(t *testing.T) {
 	ps, _ := c.Partition("exp", 0)
 	produce := func() int64 {
 		t.Helper()
-		resp, err := produceBatchRequest("exp", -1, 5000, batch).RequestWith(ctx, cl.Broker(int(ps.Leader)))
+		resp, err := byTopicID(c, produceBatchRequest("exp", -1, 5000, batch)).RequestWith(ctx, cl.Broker(int(ps.Leader)))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -71,9 +71,10 @@ func (cn *conn) saslGate(hdr protocol.RequestHeader, body []byte) (handled bool,
 	case saslStart:
 		if hdr.APIKey == apiVersionsKey {
 			// As Kafka's SaslServerAuthenticator: an ApiVersions at a version
-			// it does not serve is answered (KIP-511's fallback) and the
-			// client may ask again before the handshake.
-			if r, ok := protocol.Lookup(apiVersionsKey); !ok || hdr.APIVersion <= r.Max {
+			// it does not serve is answered (KIP-511's fallback), as is one
+			// it finds invalid (api_versions_target.go), and the client may
+			// ask again before the handshake.
+			if r, ok := protocol.Lookup(apiVersionsKey); (!ok || hdr.APIVersion <= r.Max) && apiVersionsBodyValid(hdr.APIVersion, body) {
 				s.phase = saslHandshakeNext
 			}
 			return false, nil

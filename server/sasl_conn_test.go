@@ -111,6 +111,7 @@ func TestSASLUnsupportedMechanism(t *testing.T) {
 	r := dialRaw(t, saslAddr(t, c))
 	av := kmsg.NewPtrApiVersionsRequest()
 	av.Version = 3
+	av.ClientSoftwareName, av.ClientSoftwareVersion = "raw", "1" // v3+ needs both (else INVALID_REQUEST)
 	if resp := r.call(av).(*kmsg.ApiVersionsResponse); resp.ErrorCode != 0 || len(resp.ApiKeys) == 0 {
 		t.Fatalf("ApiVersions before the handshake: %+v", resp)
 	}

@@ -137,6 +137,11 @@ func scAcksClient(t *testing.T, c *Cluster, acks int16) *kgo.Client {
 // goroutine.
 func scProduce(ctx context.Context, cl *kgo.Client, broker int32, topic string, acks int16, timeoutMillis int32, batch []byte) (kmsg.ProduceResponseTopicPartition, error) {
 	req := produceBatchRequest(topic, acks, timeoutMillis, batch)
+	id, err := topicIDVia(ctx, cl, topic)
+	if err != nil {
+		return kmsg.ProduceResponseTopicPartition{}, err
+	}
+	req.Topics[0].TopicID = id // kgo sends Produce v13, by id
 	resp, err := cl.Broker(int(broker)).Request(ctx, req)
 	if err != nil {
 		return kmsg.ProduceResponseTopicPartition{}, err

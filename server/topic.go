@@ -213,7 +213,7 @@ func (c *Cluster) validateSpec(s *topicSpec) (*kerr.Error, string) {
 	if s.rf <= 0 {
 		return kerr.InvalidReplicationFactor, "replication factor must be larger than 0"
 	}
-	if live := len(c.liveBrokers()); len(s.assignment) == 0 && int(s.rf) > live {
+	if live := len(c.placeableBrokers()); len(s.assignment) == 0 && int(s.rf) > live {
 		return kerr.InvalidReplicationFactor, fmt.Sprintf("replication factor: %d larger than available brokers: %d", s.rf, live)
 	}
 	if e := validateTopicConfigs(s.configs, s.goAPI); e != nil {
@@ -222,11 +222,12 @@ func (c *Cluster) validateSpec(s *topicSpec) (*kerr.Error, string) {
 	return nil, ""
 }
 
-// assign places replicas round-robin over the running brokers: partition
-// i is led by the i-th running broker (mod their number) and followed by
-// the next ones, so leaders spread evenly and tests can predict placement.
+// assign places replicas round-robin over the running brokers (but those
+// whose log dir is cordoned, log_dir_cordon.go): partition i is led by the
+// i-th of them (mod their number) and followed by the next ones, so leaders
+// spread evenly and tests can predict placement.
 func (c *Cluster) assign(partitions int32, rf int16) [][]int32 {
-	live := c.liveBrokers()
+	live := c.placeableBrokers()
 	n := int32(len(live))
 	out := make([][]int32, partitions)
 	for i := range partitions {

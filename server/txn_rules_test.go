@@ -23,7 +23,7 @@ func produceRaw(t *testing.T, c *Cluster, cl *kgo.Client, txnID *string, batch [
 	rt.Partitions = append(rt.Partitions, rp)
 	req.Topics = append(req.Topics, rt)
 	ps, _ := c.Partition("pr", 0)
-	kresp, err := cl.Broker(int(ps.Leader)).Request(testContext(t), req)
+	kresp, err := cl.Broker(int(ps.Leader)).Request(testContext(t), byTopicID(c, req))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,7 +43,7 @@ func TestZombieLeaderLosesAcksOneWrites(t *testing.T) {
 		if acks == 1 {
 			opts = []kgo.Opt{kgo.RequiredAcks(kgo.LeaderAck()), kgo.DisableIdempotentWrite()}
 		}
-		resp, err := newClient(t, c, opts...).Broker(int(broker)).Request(testContext(t), req)
+		resp, err := newClient(t, c, opts...).Broker(int(broker)).Request(testContext(t), byTopicID(c, req))
 		if err != nil {
 			t.Fatal(err)
 		}

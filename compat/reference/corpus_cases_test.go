@@ -45,8 +45,12 @@ func corpusCases(versions map[int16][2]int16) []corpusCase {
 	out = append(out, migrationCases(versions)...)
 	out = append(out, streamsGroupCases(versions)...)
 	out = append(out, shareCorpusCases(versions)...)
+	out = append(out, versionCases(versions)...)
 	out = append(out, errorPathCases(versions)...)
-	return append(out, middleVersionCases(versions)...)
+	out = append(out, middleVersionCases(versions)...)
+	// The cordon cases last: a cordoned broker changes where later
+	// topics may be placed.
+	return append(out, cordonCases(versions)...)
 }
 
 // at sets the version on a request and returns it.

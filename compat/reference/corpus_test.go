@@ -38,6 +38,7 @@ type corpusEnv struct {
 
 	fetchSession int32  // the session the corpus's full fetch opened
 	logDir       string // broker 1's, as DescribeLogDirs names it
+	clusterID    string // as Metadata names it (corpus_versions_test.go)
 	subscription int32  // the telemetry client's subscription id
 }
 
@@ -290,6 +291,7 @@ func sendCase(t *testing.T, tg Target, e *corpusEnv, c corpusCase, sent sentVers
 		to = to%3 + 1
 	}
 	req := c.req(e)
+	produceTopicIDs(e, req)
 	sent.add(req)
 	key, version = req.Key(), req.GetVersion()
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
