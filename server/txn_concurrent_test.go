@@ -1,0 +1,103 @@
+package server
+
+import (
+	"testing"
+	"time"
+
+	"github.com/fakekafka/fakekafka/clock"
+	"github.com/fakekafka/fakekafka/protocol"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// TestTxnProduceConcurrentTransactions: under transaction version 2 a
+// Produce whose implicit AddPartitionsToTxn meets the previous transaction
+// still completing (its markers held) is retried inside the broker for
+// add.partitions.to.txn.retry.backoff.max.ms, 100 ms of the cluster's
+// clock, and then answered CONCURRENT_TRANSACTIONS, as Kafka 4.4 answers a
+// transaction version 2 producer. Once the markers are out the same batch
+// goes in.
+func TestTxnProduceConcurrentTransactions(t *testing.T) {
+	clk := clock.NewManual(time.Unix(1_700_000_000, 0))
+	c := txnCluster(t, Config{Clock: clk})
+	if err := c.CreateTopic("pr", 2, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	ctx := testContext(t)
+	cl := newClient(t, c)
+	init := kmsg.NewPtrInitProducerIDRequest()
+	init.TransactionalID, init.TransactionTimeoutMillis = kmsg.StringPtr("cc"), 60000
+	ir, err := init.RequestWith(ctx, cl)
+	if err != nil || ir.ErrorCode != 0 {
+		t.Fatalf("InitProducerID: %v %v", err, ir)
+	}
+	pid, epoch := ir.ProducerID, ir.ProducerEpoch
+	batch := func(epoch int16, seq int32) []byte {
+		b, err := protocol.BuildBatch(protocol.BatchHeader{Attributes: protocol.AttrTransactional, ProducerID: pid, ProducerEpoch: epoch, BaseSequence: seq},
+			protocol.CodecNone, []protocol.Record{{Value: []byte("v")}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	id := kmsg.StringPtr("cc")
+	if err := c.HoldTransactionMarkers("pr", 0); err != nil {
+		t.Fatal(err)
+	}
+	if code := produceRaw(t, c, cl, id, batch(epoch, 0)); code != 0 {
+		t.Fatalf("first transaction's batch: %v", kerr.ErrorForCode(code))
+	}
+	end := kmsg.NewPtrEndTxnRequest()
+	end.TransactionalID, end.ProducerID, end.ProducerEpoch, end.Commit = "cc", pid, epoch, true
+	er, err := end.RequestWith(ctx, cl)
+	if err != nil || er.ErrorCode != 0 {
+		t.Fatalf("EndTxn: %v %v", err, er)
+	}
+	if ts := c.Transactions(); len(ts) != 1 || ts[0].State != "PrepareCommit" {
+		t.Fatalf("transactions: %+v, want PrepareCommit (markers held)", ts)
+	}
+	next := er.ProducerEpoch // transaction version 2 bumps the epoch at every end
+
+	type result struct {
+		code int16
+		at   time.Time
+	}
+	done := make(chan result, 1)
+	start := clk.Now()
+	go func() {
+		code := produceRaw(t, c, cl, id, batch(next, 0))
+		done <- result{code, clk.Now()}
+	}()
+	// Move the cluster's clock in small steps until the produce answers:
+	// it waits for the transaction on that clock.
+	var r result
+	deadline := time.After(20 * time.Second)
+wait:
+	for {
+		select {
+		case r = <-done:
+			break wait
+		case <-deadline:
+			t.Fatal("the produce did not answer")
+		default:
+		}
+		if err := c.AdvanceClock(5 * time.Millisecond); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Millisecond) // lets the broker run between steps, not a synchronisation
+	}
+	if r.code != kerr.ConcurrentTransactions.Code {
+		t.Fatalf("produce during the previous transaction's markers: %v, want CONCURRENT_TRANSACTIONS", kerr.ErrorForCode(r.code))
+	}
+	if waited := r.at.Sub(start); waited < addPartitionsToTxnRetryBackoffMax || waited > time.Second {
+		t.Fatalf("answered after %v of the cluster's clock, want 100 ms (not the 5 s a coordinator write may take)", waited)
+	}
+	c.ReleaseTransactionMarkers("pr", 0)
+	waitFor(t, 10*time.Second, "the commit to complete", func() bool {
+		ts := c.Transactions()
+		return len(ts) == 1 && ts[0].State == "CompleteCommit"
+	})
+	if code := produceRaw(t, c, cl, id, batch(next, 0)); code != 0 {
+		t.Fatalf("the retried batch: %v", kerr.ErrorForCode(code))
+	}
+}
