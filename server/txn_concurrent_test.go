@@ -15,8 +15,8 @@ import (
 // still completing (its markers held) is retried inside the broker for
 // add.partitions.to.txn.retry.backoff.max.ms, 100 ms of the cluster's
 // clock, and then answered CONCURRENT_TRANSACTIONS, as Kafka 4.4 answers a
-// transaction version 2 producer. Once the markers are out the same batch
-// goes in.
+// transaction version 2 producer. Once the markers are out the batch behind
+// it is out of order and the same batch goes in.
 func TestTxnProduceConcurrentTransactions(t *testing.T) {
 	clk := clock.NewManual(time.Unix(1_700_000_000, 0))
 	c := txnCluster(t, Config{Clock: clk})
@@ -97,7 +97,16 @@ wait:
 		ts := c.Transactions()
 		return len(ts) == 1 && ts[0].State == "CompleteCommit"
 	})
+	// The batch the producer had in flight behind the refused one
+	// (sequence 1) arrives first: out of order, as in Kafka 4.4, so the
+	// refused batch's retry still finds sequence 0 free.
+	if code := produceRaw(t, c, cl, id, batch(next, 1)); code != kerr.OutOfOrderSequenceNumber.Code {
+		t.Fatalf("sequence 1 before 0 at the new epoch: %v, want OUT_OF_ORDER_SEQUENCE_NUMBER", kerr.ErrorForCode(code))
+	}
 	if code := produceRaw(t, c, cl, id, batch(next, 0)); code != 0 {
 		t.Fatalf("the retried batch: %v", kerr.ErrorForCode(code))
+	}
+	if code := produceRaw(t, c, cl, id, batch(next, 1)); code != 0 {
+		t.Fatalf("the batch behind it, resent: %v", kerr.ErrorForCode(code))
 	}
 }
