@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -32,6 +33,8 @@ func TestTxnContention(t *testing.T) {
 			r := newRun(t, tg)
 			defer r.restore()
 			c := r.txnContention()
+			phase := r.markerPhase()
+			t.Logf("%s: from EndTxn's answer to CompleteCommit (DescribeTransactions), one producer, 10 transactions: %v", tg.Name(), phase)
 			t.Logf("%s: %d transactions, %d CONCURRENT_TRANSACTIONS answers to Produce, %d to coordinator requests, %d OUT_OF_ORDER_SEQUENCE_NUMBER (skipped batches behind them)",
 				tg.Name(), c.txns, c.produceCT, c.coordCT, c.oooSeq)
 			counts[tg.Name()] = c
@@ -196,4 +199,47 @@ func (r *run) consumeCount(cl *kgo.Client, n int) {
 	if got != n {
 		r.Fatalf("read_committed: %d records, want %d", got, n)
 	}
+}
+
+// markerPhase commits ten transactions of one producer, one at a time, and
+// measures each time from EndTxn's answer until DescribeTransactions shows
+// the transaction complete: the window in which a Produce of the next
+// transaction meets CONCURRENT_TRANSACTIONS.
+func (r *run) markerPhase() []time.Duration {
+	topic := "txnphase"
+	r.createPartitions(topic, 3)
+	id := "phase"
+	cl := r.client(kgo.TransactionalID(id), kgo.DefaultProduceTopic(topic), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	adm := kadm.NewClient(r.client())
+	var out []time.Duration
+	for i := range 10 {
+		if err := cl.BeginTransaction(); err != nil {
+			r.Fatal(err)
+		}
+		for part := range int32(3) {
+			cl.Produce(r.ctx, &kgo.Record{Partition: part, Value: fmt.Appendf(nil, "%d", i)}, nil)
+		}
+		if err := cl.Flush(r.ctx); err != nil {
+			r.Fatal(err)
+		}
+		if err := cl.EndTransaction(r.ctx, kgo.TryCommit); err != nil {
+			r.Fatal(err)
+		}
+		ended := time.Now()
+		// Asked every 5 ms: the answer is the measurement.
+		tick := time.NewTicker(5 * time.Millisecond)
+		for {
+			ds, err := adm.DescribeTransactions(r.ctx, id)
+			if d, ok := ds[id]; err == nil && ok && d.Err == nil && d.State == "CompleteCommit" {
+				break
+			}
+			if time.Since(ended) > time.Minute {
+				r.Fatalf("transaction %d not complete after a minute", i)
+			}
+			<-tick.C
+		}
+		tick.Stop()
+		out = append(out, time.Since(ended).Round(time.Millisecond))
+	}
+	return out
 }
