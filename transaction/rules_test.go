@@ -243,7 +243,7 @@ func TestEndTxnV2RotatesExhaustedEpoch(t *testing.T) {
 	if r.ProducerID != 2001 || r.ProducerEpoch != 0 || m.NextProducerID != 2001 {
 		t.Fatalf("answer %d/%d next %d", r.ProducerID, r.ProducerEpoch, m.NextProducerID)
 	}
-	check(t, m, PrepareCommit, 1001, 32766, -1) // markers go out under the old id
+	check(t, m, PrepareCommit, 1001, 32767, 32766) // markers go out under the old id at 32767
 	m, _ = Complete(m, 12)
 	check(t, m, CompleteCommit, 2001, 0, 32766)
 	// A retry with the old id is recognised.
