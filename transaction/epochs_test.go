@@ -96,3 +96,24 @@ func TestInitProducerIDExhaustedRetry(t *testing.T) {
 	m = mustWrite(t, InitProducerID(m, false, InitRequest{TimeoutMs: 1000, ProducerID: 1001, ProducerEpoch: 32766}, g.id, 4), 0)
 	check(t, m, Empty, 2001, 0, 32766)
 }
+
+// TestInitProducerIDFenceUnderClusterTV2: with transaction.version 2
+// finalized, Kafka aborts the transaction it fences at InitProducerId on
+// its version 2 path, which remembers the fenced epoch: the producer's own
+// KIP-360 retry with it is answered the new epoch; a fresh InitProducerId
+// still bumps and forgets it.
+func TestInitProducerIDFenceUnderClusterTV2(t *testing.T) {
+	g := &ids{}
+	m := initFresh(t, false)
+	m = mustWrite(t, AddPartitions(m, false, 1001, 0, []Partition{tp0}, 10), 0)
+	req := InitRequest{TimeoutMs: 1000, ProducerID: 1001, ProducerEpoch: 0, ClusterTV2: true}
+	m = mustWrite(t, InitProducerID(m, false, req, g.id, 11), kerr.ConcurrentTransactions.Code)
+	check(t, m, PrepareAbort, 1001, 1, 0)
+	m, _ = Complete(m, 12)
+	check(t, m, CompleteAbort, 1001, 1, 0)
+	m = mustWrite(t, InitProducerID(m, false, req, g.id, 13), 0)
+	check(t, m, Empty, 1001, 1, 0)
+	m = mustWrite(t, InitProducerID(m, false, InitRequest{TimeoutMs: 1000, ProducerID: -1, ProducerEpoch: -1, ClusterTV2: true}, g.id, 14), 0)
+	check(t, m, Empty, 1001, 2, -1)
+	mustAnswer(t, InitProducerID(m, false, req, g.id, 15), kerr.ProducerFenced.Code)
+}

@@ -15,6 +15,12 @@ type InitRequest struct {
 	ProducerEpoch int16
 	// TV2 is whether the client will run transaction version 2.
 	TV2 bool
+	// ClusterTV2 is whether the cluster's finalized transaction.version is
+	// 2: Kafka aborts an Ongoing transaction it fences at InitProducerId
+	// under that version (whatever the client's), which remembers the
+	// fenced epoch, so the producer's own KIP-360 retry with it gets the
+	// new epoch instead of PRODUCER_FENCED.
+	ClusterTV2 bool
 }
 
 // InitProducerID is Kafka's TransactionCoordinator.handleInitProducerId for
@@ -42,6 +48,9 @@ func InitProducerID(cur Metadata, pending bool, req InitRequest, newID func() in
 		return answer(kerr.ConcurrentTransactions.Code)
 	case Ongoing:
 		next := cur.fence(false, nowMs)
+		if req.ClusterTV2 {
+			next.LastProducerEpoch = cur.ProducerEpoch
+		}
 		return write(next, kerr.ConcurrentTransactions.Code)
 	}
 	next := cur.transition()

@@ -38,6 +38,7 @@ func corpusCases(versions map[int16][2]int16) []corpusCase {
 	out = append(out, adminEdgeCases(latest)...)
 	out = append(out, securityEdgeCases(latest)...)
 	out = append(out, txnCases(versions)...)
+	out = append(out, kip360Cases(versions)...)
 	out = append(out, fetchSessionCases(versions)...)
 	out = append(out, consumerGroupCases(versions)...)
 	out = append(out, shareCases(versions)...)
