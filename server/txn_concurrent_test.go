@@ -1,12 +1,16 @@
 package server
 
 import (
+	"fmt"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/fakekafka/fakekafka/clock"
 	"github.com/fakekafka/fakekafka/protocol"
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -108,5 +112,80 @@ wait:
 	}
 	if code := produceRaw(t, c, cl, id, batch(next, 1)); code != 0 {
 		t.Fatalf("the batch behind it, resent: %v", kerr.ErrorForCode(code))
+	}
+}
+
+// ctLog is a franz-go logger at debug level that counts the
+// CONCURRENT_TRANSACTIONS answers to its produce requests.
+type ctLog struct{ n atomic.Int64 }
+
+func (*ctLog) Level() kgo.LogLevel { return kgo.LogLevelDebug }
+
+func (l *ctLog) Log(_ kgo.LogLevel, msg string, kvs ...any) {
+	if msg != "produced" {
+		return
+	}
+	for i := 0; i+1 < len(kvs); i += 2 {
+		if kvs[i] == "to" {
+			l.n.Add(int64(strings.Count(fmt.Sprint(kvs[i+1]), "(CONCURRENT_TRANSACTIONS")))
+		}
+	}
+}
+
+// TestTxnFranzGoRetriesConcurrentTransactions: the client side of the
+// 100 ms answer. A franz-go transactional producer (transaction version 2)
+// commits a transaction whose marker to one partition is held, and at once
+// produces its next transaction there: each Produce is answered
+// CONCURRENT_TRANSACTIONS after 100 ms and retried by the client, until the
+// marker goes out; then the records go in and the second transaction
+// commits, every record read_committed exactly once.
+func TestTxnFranzGoRetriesConcurrentTransactions(t *testing.T) {
+	c := txnCluster(t, Config{})
+	if err := c.CreateTopic("fct", 1, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	var ct ctLog
+	cl := newClient(t, c, kgo.TransactionalID("fct-txn"), kgo.DefaultProduceTopic("fct"), kgo.WithLogger(&ct),
+		// franz-go retries a CONCURRENT_TRANSACTIONS batch after its next
+		// metadata refresh, at most every MetadataMinAge (5 s by default).
+		kgo.RetryBackoffFn(func(int) time.Duration { return 20 * time.Millisecond }), kgo.MetadataMinAge(50*time.Millisecond))
+	ctx := testContext(t)
+	if err := cl.BeginTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.ProduceSync(ctx, &kgo.Record{Value: []byte("t1")}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.HoldTransactionMarkers("fct", 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.BeginTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cl.ProduceSync(ctx, &kgo.Record{Value: []byte("t2")}).FirstErr() }()
+	waitFor(t, 20*time.Second, "three CONCURRENT_TRANSACTIONS answers", func() bool { return ct.n.Load() >= 3 })
+	select {
+	case err := <-done:
+		t.Fatalf("the produce finished (%v) while the previous transaction's marker was held", err)
+	default:
+	}
+	c.ReleaseTransactionMarkers("fct", 0)
+	if err := <-done; err != nil {
+		t.Fatalf("the produce after the marker went out: %v", err)
+	}
+	if err := cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
+		t.Fatal(err)
+	}
+	recs := consumeValues(t, c, "fct", true, func(rs []*kgo.Record) bool { return len(rs) >= 2 })
+	if len(recs) != 2 || string(recs[0].Value) != "t1" || string(recs[1].Value) != "t2" {
+		var got []string
+		for _, r := range recs {
+			got = append(got, string(r.Value))
+		}
+		t.Fatalf("read_committed %v, want [t1 t2]", got)
 	}
 }
