@@ -217,3 +217,15 @@ func (r *Replica) rebuildProducers() {
 		}
 	}
 }
+
+// HasOngoingTransaction is the check a Kafka leader makes before it asks a
+// transactional batch's coordinator (Partition.maybeStartTransactionVerification):
+// the producer already has a transaction open here at this epoch, so the
+// batch needs no verification.
+func (r *Replica) HasOngoingTransaction(pid int64, epoch int16) bool {
+	if r.log.prod == nil {
+		return false
+	}
+	e := r.log.prod.m[pid]
+	return e != nil && e.txnFirst >= 0 && e.epoch == epoch
+}

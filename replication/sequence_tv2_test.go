@@ -63,3 +63,25 @@ func TestSequenceUnknownProducerTV2(t *testing.T) {
 		t.Fatalf("verified TV2 seq 0: %+v, want 2", res)
 	}
 }
+
+// TestHasOngoingTransaction: open from a producer's first transactional
+// batch at that epoch until its marker; another epoch or producer is not.
+func TestHasOngoingTransaction(t *testing.T) {
+	p := newPartition(t, 1)
+	l := p.LeaderReplica()
+	if l.HasOngoingTransaction(7, 0) {
+		t.Fatal("ongoing before any batch")
+	}
+	mustAppend(t, p, txnBatch(7, 0, 0, 1), 1)
+	if !l.HasOngoingTransaction(7, 0) || l.HasOngoingTransaction(7, 1) || l.HasOngoingTransaction(8, 0) {
+		t.Fatalf("after the first batch: %v %v %v, want true false false", l.HasOngoingTransaction(7, 0), l.HasOngoingTransaction(7, 1), l.HasOngoingTransaction(8, 0))
+	}
+	mustAppend(t, p, idemBatch(9, 0, 0, 1), 1)
+	if l.HasOngoingTransaction(9, 0) {
+		t.Fatal("an idempotent producer has no transaction")
+	}
+	mustAppend(t, p, marker(7, 0, true, 0), 1)
+	if l.HasOngoingTransaction(7, 0) {
+		t.Fatal("ongoing after the commit marker")
+	}
+}

@@ -161,7 +161,7 @@ func (cn *conn) produceTo(t *topic, rp *kmsg.ProduceRequestTopicPartition, req *
 			return pp, false, code, msg
 		}
 	}
-	if b.Transactional && req.TransactionID != nil {
+	if b.Transactional && req.TransactionID != nil && !p.txnOngoingHere(cn.b.id, b.ProducerID, b.ProducerEpoch) {
 		if code, msg := cn.checkTxnProduce(*req.TransactionID, req.Version, b, t.name, rp.Partition); code != 0 {
 			return pp, false, code, msg
 		}
