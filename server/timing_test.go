@@ -27,7 +27,9 @@ func (d *dialFailures) OnBrokerConnect(meta kgo.BrokerMetadata, _ time.Duration,
 // leader keeps its partitions, as Kafka's controller does until
 // broker.session.timeout.ms (9 s by default) passes: a franz-go producer
 // retries against the dead broker (its record not written) until 9 s of the
-// cluster's clock have passed, then writes to the new leader.
+// cluster's clock have passed, then writes to the new leader; an acks=all
+// record to a partition the dead broker follows waits, the broker still in
+// the ISR, until the fence drops it.
 func TestTimingKafkaCrashWaitsForSession(t *testing.T) {
 	c := manualCluster(t, Config{Timing: TimingKafka})
 	if c.cfg.BrokerSessionTimeout != 9*time.Second || c.cfg.GroupInitialRebalanceDelay != 3*time.Second {
@@ -37,6 +39,21 @@ func TestTimingKafkaCrashWaitsForSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	leader, _, _ := followers(t, c, "tk")
+	// A partition the crashed broker follows: acks=all waits for it while
+	// it stays in the ISR, until it is fenced.
+	if err := c.CreateTopic("tkf", 3, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	var followed int32 = -1
+	for i := range int32(3) {
+		if ps, _ := c.Partition("tkf", i); ps.Leader != leader {
+			followed = i
+			break
+		}
+	}
+	if followed < 0 {
+		t.Fatal("broker leads every partition of tkf")
+	}
 	dead := &dialFailures{addr: c.Bootstrap()[leader-1]}
 	prod := newClient(t, c, kgo.DefaultProduceTopic("tk"), kgo.WithHooks(dead),
 		kgo.RetryBackoffFn(func(int) time.Duration { return 20 * time.Millisecond }), kgo.MetadataMinAge(20*time.Millisecond))
@@ -49,6 +66,23 @@ func TestTimingKafkaCrashWaitsForSession(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- prod.ProduceSync(ctx, &kgo.Record{Value: []byte("during")}).FirstErr() }()
+	acksAll := make(chan error, 1)
+	// Its own client, seeded with the live brokers: the first one is busy
+	// retrying the dead leader.
+	prod2 := newClient(t, c, kgo.SeedBrokers(liveBrokers(c)...), kgo.RecordPartitioner(kgo.ManualPartitioner()),
+		kgo.RetryBackoffFn(func(int) time.Duration { return 20 * time.Millisecond }), kgo.MetadataMinAge(20*time.Millisecond))
+	go func() {
+		acksAll <- prod2.ProduceSync(ctx, &kgo.Record{Topic: "tkf", Partition: followed, Value: []byte("followed")}).FirstErr()
+	}()
+	waitFor(t, 10*time.Second, "the acks=all record appended on its leader", func() bool {
+		ps, _ := c.Partition("tkf", followed)
+		for _, r := range ps.Replicas {
+			if r.Broker == ps.Leader {
+				return r.LogEndOffset == 1
+			}
+		}
+		return false
+	})
 	waitFor(t, 10*time.Second, "the producer to fail connecting to the crashed leader three times", func() bool { return dead.n.Load() >= 3 })
 	if err := c.AdvanceClock(9*time.Second - time.Millisecond); err != nil {
 		t.Fatal(err)
@@ -61,7 +95,12 @@ func TestTimingKafkaCrashWaitsForSession(t *testing.T) {
 	select {
 	case err := <-done:
 		t.Fatalf("the record was answered (%v) while its leader was down and not fenced", err)
+	case err := <-acksAll:
+		t.Fatalf("the acks=all record was answered (%v) while a dead follower was in the ISR", err)
 	default:
+	}
+	if ps, _ := c.Partition("tkf", followed); len(ps.ISR) != 3 || ps.HighWatermark != 0 {
+		t.Fatalf("followed partition before the fence: ISR %v HW %d; want all three and 0", ps.ISR, ps.HighWatermark)
 	}
 	if err := c.AdvanceClock(time.Millisecond); err != nil {
 		t.Fatal(err)
@@ -76,6 +115,14 @@ func TestTimingKafkaCrashWaitsForSession(t *testing.T) {
 		}
 	case <-ctx.Done():
 		t.Fatal("the producer never wrote to the new leader")
+	}
+	select {
+	case err := <-acksAll:
+		if err != nil {
+			t.Fatalf("the acks=all record after the fence: %v", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("the acks=all record was never acknowledged")
 	}
 	if ps, _ := c.Partition("tk", 0); ps.HighWatermark != 2 {
 		t.Fatalf("high watermark %d, want 2 (before and during)", ps.HighWatermark)
