@@ -47,11 +47,7 @@ func InitProducerID(cur Metadata, pending bool, req InitRequest, newID func() in
 	case PrepareCommit, PrepareAbort, PrepareEpochFence, Dead:
 		return answer(kerr.ConcurrentTransactions.Code)
 	case Ongoing:
-		next := cur.fence(false, nowMs)
-		if req.ClusterTV2 {
-			next.LastProducerEpoch = cur.ProducerEpoch
-		}
-		return write(next, kerr.ConcurrentTransactions.Code)
+		return write(cur.fence(req.ClusterTV2, nowMs), kerr.ConcurrentTransactions.Code)
 	}
 	next := cur.transition()
 	next.TimeoutMs, next.TV2 = req.TimeoutMs, req.TV2
@@ -95,16 +91,18 @@ func (m *Metadata) validProducerID(id int64, epoch int16) bool {
 // fence bumps the epoch of an Ongoing transaction and starts its abort
 // (prepareFenceProducerEpoch followed by the abort): the producer's next
 // request with the old epoch is fenced. Only maxEpoch is not bumped (an
-// exhausted 32766 goes to 32767, as in Kafka). With keepLast (a version 2
-// timeout) the old epoch is remembered, so the producer's own abort at it
-// is answered as a retry instead of fenced.
-func (m Metadata) fence(keepLast bool, nowMs int64) Metadata {
+// exhausted 32766 goes to 32767, as in Kafka). Under a finalized
+// transaction.version 2 (clusterTV2) Kafka aborts on its version 2 path,
+// whatever the client's version, which remembers the old epoch: the
+// producer's own abort or KIP-360 InitProducerId at it is then answered as
+// a retry instead of fenced.
+func (m Metadata) fence(clusterTV2 bool, nowMs int64) Metadata {
 	next := m.transition()
 	if m.ProducerEpoch != maxEpoch {
 		next.ProducerEpoch = m.ProducerEpoch + 1
 	}
 	next.LastProducerEpoch = noEpoch
-	if keepLast && m.TV2 {
+	if clusterTV2 {
 		next.LastProducerEpoch = m.ProducerEpoch
 	}
 	next.State, next.LastUpdateMs = PrepareAbort, nowMs
@@ -309,14 +307,15 @@ func TimedOut(m Metadata, nowMs int64) bool {
 
 // Abort is the coordinator's own abort of a timed-out transaction (Kafka's
 // abortTimedOutTransactions): the epoch is bumped so the producer's batches
-// are fenced, then PrepareAbort. A version 1 producer is fenced for good; a
-// version 2 one may still end the transaction with an abort (a retry).
-// Next is nil if m is not Ongoing.
-func Abort(m Metadata, nowMs int64) Decision {
+// are fenced, then PrepareAbort, on the path of the cluster's finalized
+// transaction version (clusterTV2), as Kafka's. A version 1 producer's
+// EndTxn is fenced for good; a version 2 one may still end the transaction
+// with an abort (a retry). Next is nil if m is not Ongoing.
+func Abort(m Metadata, nowMs int64, clusterTV2 bool) Decision {
 	if m.State != Ongoing {
 		return answer(kerr.InvalidTxnState.Code)
 	}
-	return write(m.fence(true, nowMs), 0)
+	return write(m.fence(clusterTV2, nowMs), 0)
 }
 
 // Expired reports whether an idle transactional id has gone unused for
