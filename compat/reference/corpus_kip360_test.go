@@ -14,7 +14,10 @@ import (
 // then the producer's retry). Each case carries the producer id its own
 // cluster gave (ids are blanked in the comparison; epochs are compared).
 
-const kip360Txn = "corpus-kip360"
+const (
+	kip360Txn   = "corpus-kip360"
+	kip360Timed = "corpus-kip360-timeout"
+)
 
 // kip360 is the producer id and epoch per cluster (the corpus runs the
 // cases in order, one cluster after the other).
@@ -93,6 +96,38 @@ func kip360Cases(versions map[int16][2]int16) []corpusCase {
 		{name: name("after-fence"), txnID: kip360Txn, settle: kip360Settled, req: init(newest, current), after: keep},
 		{name: name("after-fence-fresh"), txnID: kip360Txn, req: init(newest, fresh), after: keep},
 	}
+	// A transaction that times out (500 ms; both clusters look every
+	// second): the coordinator aborts it with the epoch bumped, on the
+	// path of the cluster's transaction version (2), whatever the client's.
+	// The version 1 producer's EndTxn at its old epoch is fenced; its
+	// KIP-360 InitProducerId at it is a retry.
+	timed := func(v int16, pick func(pid int64, epoch int16) (int64, int16)) func(e *corpusEnv) kmsg.Request {
+		return func(e *corpusEnv) kmsg.Request {
+			req := init(v, pick)(e).(*kmsg.InitProducerIDRequest)
+			req.TransactionalID, req.TransactionTimeoutMillis = kmsg.StringPtr(kip360Timed), 500
+			return req
+		}
+	}
+	out = append(out,
+		corpusCase{name: name("timeout-init"), txnID: kip360Timed, settle: func(r *run, _ *corpusEnv) { r.initTxn(kip360Timed, time.Minute) },
+			req: timed(newest, fresh), after: keep},
+		corpusCase{name: "AddPartitionsToTxn/kip360-timeout-open", txnID: kip360Timed, req: func(e *corpusEnv) kmsg.Request {
+			s := state(e) // the timed-out id's producer from here on
+			req := at(3, kmsg.NewPtrAddPartitionsToTxnRequest())
+			req.TransactionalID, req.ProducerID, req.ProducerEpoch = kip360Timed, s.pid, s.epoch
+			rt := kmsg.NewAddPartitionsToTxnRequestTopic()
+			rt.Topic, rt.Partitions = "corpus", []int32{1}
+			req.Topics = append(req.Topics, rt)
+			return req
+		}},
+		corpusCase{name: "EndTxn/kip360-after-timeout-v4", txnID: kip360Timed, settle: kip360Aborted(kip360Timed), req: func(e *corpusEnv) kmsg.Request {
+			s := state(e) // the timed-out id's producer from here on
+			req := at(4, kmsg.NewPtrEndTxnRequest())
+			req.TransactionalID, req.ProducerID, req.ProducerEpoch, req.Commit = kip360Timed, s.pid, s.epoch, false
+			return req
+		}},
+		corpusCase{name: name("after-timeout"), txnID: kip360Timed, req: timed(newest, current)},
+	)
 	return out
 }
 
@@ -101,12 +136,17 @@ func kip360Cases(versions map[int16][2]int16) []corpusCase {
 func kip360First(r *run, _ *corpusEnv) { r.initTxn(kip360Txn, time.Minute) }
 
 // kip360Settled waits until the fenced transaction's abort completed.
-func kip360Settled(r *run, _ *corpusEnv) {
-	r.waitFor("the fenced transaction's abort", func() bool {
-		req := at(0, kmsg.NewPtrDescribeTransactionsRequest())
-		req.TransactionalIDs = []string{kip360Txn}
-		resp := r.do(r.txnCoordinator(kip360Txn), req).(*kmsg.DescribeTransactionsResponse)
-		st := resp.TransactionStates[0]
-		return st.ErrorCode == 0 && st.State == "CompleteAbort"
-	})
+func kip360Settled(r *run, e *corpusEnv) { kip360Aborted(kip360Txn)(r, e) }
+
+// kip360Aborted waits until id's transaction is CompleteAbort.
+func kip360Aborted(id string) func(r *run, _ *corpusEnv) {
+	return func(r *run, _ *corpusEnv) {
+		r.waitFor("the abort of "+id, func() bool {
+			req := at(0, kmsg.NewPtrDescribeTransactionsRequest())
+			req.TransactionalIDs = []string{id}
+			resp := r.do(r.txnCoordinator(id), req).(*kmsg.DescribeTransactionsResponse)
+			st := resp.TransactionStates[0]
+			return st.ErrorCode == 0 && st.State == "CompleteAbort"
+		})
+	}
 }
