@@ -23,8 +23,13 @@ type Batch struct {
 	Commit bool
 	// TxnVersion is the transaction version a marker is written under
 	// (WriteTxnMarkers v2+); only the leader's append checks it.
-	TxnVersion       int8
-	CoordinatorEpoch int32
+	TxnVersion int8
+	// EpochBumpVerified marks a transactional batch the leader verified
+	// with its coordinator under transaction version 2 (Kafka's
+	// verification entry that supports the epoch bump): with no sequence
+	// history for its producer here it must start at sequence 0.
+	EpochBumpVerified bool
+	CoordinatorEpoch  int32
 	// DeleteHorizon is when the log cleaner may drop this batch's
 	// tombstones and, once its transaction has no data left, its marker
 	// (Unix ms; 0 until a cleaning pass first sets it to that pass's time

@@ -127,7 +127,13 @@ func (ps *producers) check(b *Batch) (dup batchMeta, isDup bool, code int16) {
 	}
 	if e == nil {
 		// KIP-360: no state for this producer (new, expired or truncated
-		// away): any sequence is accepted.
+		// away): any sequence is accepted, except from a transaction
+		// version 2 producer, whose first batch here is sequence 0 (a later
+		// one arriving first had an earlier one refused, as
+		// CONCURRENT_TRANSACTIONS, ahead of it).
+		if b.EpochBumpVerified && b.BaseSequence != 0 {
+			return batchMeta{}, false, kerr.OutOfOrderSequenceNumber.Code
+		}
 		return batchMeta{}, false, 0
 	}
 	first, last := b.BaseSequence, b.lastSequence()
@@ -144,7 +150,13 @@ func (ps *producers) check(b *Batch) (dup batchMeta, isDup bool, code int16) {
 			return batchMeta{}, false, kerr.OutOfOrderSequenceNumber.Code
 		}
 	default:
-		if m, ok := e.last(); ok && !inSequence(m.lastSeq, first) {
+		// No batch at this epoch yet (a transaction version 2 marker
+		// bumped it): Kafka's last sequence is then -1, so the next is 0.
+		lastSeq := int32(-1)
+		if m, ok := e.last(); ok {
+			lastSeq = m.lastSeq
+		}
+		if !inSequence(lastSeq, first) {
 			return batchMeta{}, false, kerr.OutOfOrderSequenceNumber.Code
 		}
 	}
@@ -204,4 +216,16 @@ func (r *Replica) rebuildProducers() {
 			r.updateProducers(b)
 		}
 	}
+}
+
+// HasOngoingTransaction is the check a Kafka leader makes before it asks a
+// transactional batch's coordinator (Partition.maybeStartTransactionVerification):
+// the producer already has a transaction open here at this epoch, so the
+// batch needs no verification.
+func (r *Replica) HasOngoingTransaction(pid int64, epoch int16) bool {
+	if r.log.prod == nil {
+		return false
+	}
+	e := r.log.prod.m[pid]
+	return e != nil && e.txnFirst >= 0 && e.epoch == epoch
 }

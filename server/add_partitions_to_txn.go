@@ -14,6 +14,8 @@ package server
 // are acknowledged without a write.
 
 import (
+	"time"
+
 	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/fakekafka/fakekafka/transaction"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -161,18 +163,24 @@ func (cn *conn) addPartitionsToTxn(id string, pid int64, epoch int16, verifyOnly
 	return all(fencedForVersion(code, version, 2))
 }
 
+// addPartitionsToTxnRetryBackoffMax is add.partitions.to.txn.retry.backoff.max.ms:
+// how long a partition leader retries a transaction version 2 Produce's
+// implicit AddPartitionsToTxn that meets CONCURRENT_TRANSACTIONS.
+const addPartitionsToTxnRetryBackoffMax = 100 * time.Millisecond
+
 // addTxnPartitionsImplicitly adds partitions to a transaction on behalf of
 // the producer, as a transaction version 2 partition leader does for a
 // Produce v12+ (and the group coordinator for TxnOffsetCommit v5+). The
 // call goes to the id's coordinator in-process. CONCURRENT_TRANSACTIONS
 // (another partition's add being written, or the previous transaction's
-// markers still going out) is retried until the transaction changes, for
-// up to txnWriteTimeout, as Kafka's leaders retry it rather than fail the
-// produce: failing one batch while the producer's next in-flight batch
-// gets through would break its sequence. Other errors come back as they
+// markers still going out) is retried each time the transaction changes,
+// for up to retryFor on the cluster's clock, then answered: a Produce
+// retries for add.partitions.to.txn.retry.backoff.max.ms (100 ms, Kafka
+// retrying every 20 ms) and then fails with CONCURRENT_TRANSACTIONS, which
+// a transaction version 2 producer retries. Other errors come back as they
 // are.
-func (c *Cluster) addTxnPartitionsImplicitly(id string, pid int64, epoch int16, parts []transaction.Partition) int16 {
-	deadline := c.cfg.Clock.NewTimer(txnWriteTimeout)
+func (c *Cluster) addTxnPartitionsImplicitly(id string, pid int64, epoch int16, parts []transaction.Partition, retryFor time.Duration) int16 {
+	deadline := c.cfg.Clock.NewTimer(retryFor)
 	defer deadline.Stop()
 	for {
 		e, code := c.coordinatorTxnEntry(id)

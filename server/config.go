@@ -81,8 +81,16 @@ type Config struct {
 	LegacyMinISR bool
 	// BrokerSessionTimeout is how long the controller takes to notice a
 	// crashed broker (Kafka's broker.session.timeout.ms) before it fences it
-	// out of the ISR and moves its leaderships. Default 0: at once.
+	// out of the ISR and moves its leaderships. Default 0: at once (9 s
+	// with Timing "kafka").
 	BrokerSessionTimeout time.Duration
+	// Timing is "fast" (the default: the settings Kafka's defaults would
+	// make tests wait for, broker.session.timeout.ms and
+	// group.initial.rebalance.delay.ms, are 0) or "kafka": those left zero
+	// get Kafka 4.4's defaults, so a crashed broker's partitions stay
+	// unavailable for 9 s of the cluster's clock as in production
+	// (config_timing.go, docs/failures.md).
+	Timing string
 	// HWCheckpointInterval is replica.high.watermark.checkpoint.interval.ms:
 	// a restarted replica comes back with the HW of the last checkpoint.
 	// Default 5s.
@@ -133,7 +141,7 @@ type Config struct {
 	OffsetsTopicReplicationFactor int
 	// GroupInitialRebalanceDelay is group.initial.rebalance.delay.ms: how
 	// long the first rebalance of an empty group waits for more members.
-	// Default 0 (Kafka's 3 s only slows tests down).
+	// Default 0 (Kafka's 3 s only slows tests down; Timing "kafka" sets it).
 	GroupInitialRebalanceDelay time.Duration
 	// OffsetsRetention is offsets.retention.minutes: how long committed
 	// offsets are kept once their group is Empty (or, for simple commits,
@@ -278,6 +286,9 @@ const defaultReplicaFetchWaitMax = 500 * time.Millisecond
 
 func (c Config) withDefaults() (Config, error) {
 	if err := c.applyBrokerConfigs(); err != nil {
+		return c, err
+	}
+	if err := c.applyTiming(); err != nil {
 		return c, err
 	}
 	if c.Brokers == 0 {

@@ -76,7 +76,7 @@ func (cn *conn) initTransactionalProducerID(req *kmsg.InitProducerIDRequest, res
 	if code == 0 {
 		nowMs := c.now().UnixMilli()
 		ir := transaction.InitRequest{TimeoutMs: req.TransactionTimeoutMillis, ProducerID: req.ProducerID, ProducerEpoch: req.ProducerEpoch,
-			TV2: req.Version >= 5 && c.txnVersion2()}
+			TV2: req.Version >= 5 && c.txnVersion2(), ClusterTV2: c.txnVersion2()}
 		if req.Version < 3 {
 			ir.ProducerID, ir.ProducerEpoch = -1, -1
 		}

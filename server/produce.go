@@ -165,7 +165,7 @@ func (cn *conn) produceTo(t *topic, rp *kmsg.ProduceRequestTopicPartition, req *
 			return pp, false, code, msg
 		}
 	}
-	if b.Transactional && req.TransactionID != nil {
+	if b.Transactional && req.TransactionID != nil && !p.txnOngoingHere(cn.b.id, b.ProducerID, b.ProducerEpoch) {
 		if code, msg := cn.checkTxnProduce(*req.TransactionID, req.Version, b, t.name, rp.Partition); code != 0 {
 			return pp, false, code, msg
 		}
@@ -337,13 +337,21 @@ func (cn *conn) awaitReplication(parked []parkedProduce, timeoutMillis int32, le
 // otherwise it must already be in it (KIP-890 part 1), else
 // INVALID_TXN_STATE, which v11+ clients know as TRANSACTION_ABORTABLE.
 // Coordinator trouble answers NOT_ENOUGH_REPLICAS so the producer retries,
-// as Kafka's verification does.
+// as Kafka's verification does; under transaction version 2
+// CONCURRENT_TRANSACTIONS, retried inside the broker for
+// add.partitions.to.txn.retry.backoff.max.ms first, is answered as it is.
 func (cn *conn) checkTxnProduce(id string, version int16, b *replication.Batch, topic string, partition int32) (int16, string) {
 	c := cn.b.c
 	tp := transaction.Partition{Topic: topic, Partition: partition}
 	var code int16
 	if version >= 12 && c.txnVersion2() {
-		code = c.addTxnPartitionsImplicitly(id, b.ProducerID, b.ProducerEpoch, []transaction.Partition{tp})
+		code = c.addTxnPartitionsImplicitly(id, b.ProducerID, b.ProducerEpoch, []transaction.Partition{tp}, addPartitionsToTxnRetryBackoffMax)
+		b.EpochBumpVerified = true
+		if code == kerr.ConcurrentTransactions.Code {
+			// Transaction version 2 gets the error as it is: common while
+			// the previous transaction completes, and the producer retries.
+			return code, ""
+		}
 	} else {
 		code = c.verifyTxnPartition(id, b.ProducerID, b.ProducerEpoch, tp)
 	}

@@ -180,7 +180,7 @@ func (c *Cluster) expireTxns(st *transaction.Shard) {
 				return transaction.Decision{}
 			}
 			c.log.Info("aborting timed-out transaction", "transactional_id", e.ID(), "producer_id", cur.ProducerID, "epoch", cur.ProducerEpoch)
-			return transaction.Abort(*cur, nowMs)
+			return transaction.Abort(*cur, nowMs, c.txnVersion2())
 		})
 		if md, ok := e.BeginExpiry(nowMs, c.cfg.TransactionalIDExpiration.Milliseconds()); ok {
 			// The tombstone's replay removes the id from the shard.

@@ -95,7 +95,7 @@ func (cn *conn) handleTxnOffsetCommit(req *kmsg.TxnOffsetCommitRequest) (kmsg.Re
 	if req.Version >= 5 && c.txnVersion2() {
 		tp, code := c.offsetsPartitionOf(req.Group)
 		if code == 0 {
-			code = c.addTxnPartitionsImplicitly(req.TransactionalID, req.ProducerID, req.ProducerEpoch, []transaction.Partition{tp})
+			code = c.addTxnPartitionsImplicitly(req.TransactionalID, req.ProducerID, req.ProducerEpoch, []transaction.Partition{tp}, txnWriteTimeout)
 		}
 		if code != 0 {
 			return fail(code)

@@ -15,6 +15,12 @@ type InitRequest struct {
 	ProducerEpoch int16
 	// TV2 is whether the client will run transaction version 2.
 	TV2 bool
+	// ClusterTV2 is whether the cluster's finalized transaction.version is
+	// 2: Kafka aborts an Ongoing transaction it fences at InitProducerId
+	// under that version (whatever the client's), which remembers the
+	// fenced epoch, so the producer's own KIP-360 retry with it gets the
+	// new epoch instead of PRODUCER_FENCED.
+	ClusterTV2 bool
 }
 
 // InitProducerID is Kafka's TransactionCoordinator.handleInitProducerId for
@@ -41,15 +47,20 @@ func InitProducerID(cur Metadata, pending bool, req InitRequest, newID func() in
 	case PrepareCommit, PrepareAbort, PrepareEpochFence, Dead:
 		return answer(kerr.ConcurrentTransactions.Code)
 	case Ongoing:
-		next := cur.fence(false, nowMs)
-		return write(next, kerr.ConcurrentTransactions.Code)
+		return write(cur.fence(req.ClusterTV2, nowMs), kerr.ConcurrentTransactions.Code)
 	}
-	next := cur.clone()
+	next := cur.transition()
 	next.TimeoutMs, next.TV2 = req.TimeoutMs, req.TV2
 	next.State, next.Partitions, next.TxnStartMs, next.LastUpdateMs = Empty, nil, -1, nowMs
-	if EpochExhausted(cur.ProducerEpoch) && (!expected || req.ProducerEpoch == cur.ProducerEpoch) {
+	if EpochExhausted(cur.ProducerEpoch) {
+		if expected && req.ProducerEpoch != cur.ProducerEpoch {
+			// Kafka's prepareIncrementProducerEpoch refuses an exhausted
+			// epoch with an IllegalStateException, which the request
+			// answers as UNKNOWN_SERVER_ERROR (even for a retry).
+			return answer(kerr.UnknownServerError.Code)
+		}
 		// Rotate to a new producer id (Kafka's prepareProducerIdRotation).
-		next.PrevProducerID, next.ProducerID, next.ProducerEpoch = cur.ProducerID, newID(), 0
+		next.ProducerID, next.ProducerEpoch = newID(), 0
 		next.LastProducerEpoch = noEpoch
 		if expected {
 			next.LastProducerEpoch = cur.ProducerEpoch
@@ -79,16 +90,19 @@ func (m *Metadata) validProducerID(id int64, epoch int16) bool {
 
 // fence bumps the epoch of an Ongoing transaction and starts its abort
 // (prepareFenceProducerEpoch followed by the abort): the producer's next
-// request with the old epoch is fenced. An exhausted epoch is not bumped.
-// With keepLast (a version 2 timeout) the old epoch is remembered, so the
-// producer's own abort at it is answered as a retry instead of fenced.
-func (m Metadata) fence(keepLast bool, nowMs int64) Metadata {
-	next := m.clone()
-	if !EpochExhausted(m.ProducerEpoch) {
+// request with the old epoch is fenced. Only maxEpoch is not bumped (an
+// exhausted 32766 goes to 32767, as in Kafka). Under a finalized
+// transaction.version 2 (clusterTV2) Kafka aborts on its version 2 path,
+// whatever the client's version, which remembers the old epoch: the
+// producer's own abort or KIP-360 InitProducerId at it is then answered as
+// a retry instead of fenced.
+func (m Metadata) fence(clusterTV2 bool, nowMs int64) Metadata {
+	next := m.transition()
+	if m.ProducerEpoch != maxEpoch {
 		next.ProducerEpoch = m.ProducerEpoch + 1
 	}
 	next.LastProducerEpoch = noEpoch
-	if keepLast && m.TV2 {
+	if clusterTV2 {
 		next.LastProducerEpoch = m.ProducerEpoch
 	}
 	next.State, next.LastUpdateMs = PrepareAbort, nowMs
@@ -128,7 +142,7 @@ func AddPartitions(cur Metadata, pending bool, producerID int64, epoch int16, pa
 	if cur.State == Ongoing && !slices.ContainsFunc(parts, func(tp Partition) bool { return !cur.HasPartition(tp) }) {
 		return answer(0)
 	}
-	next := cur.clone()
+	next := cur.transition()
 	for _, tp := range parts {
 		if i, ok := slices.BinarySearchFunc(next.Partitions, tp, comparePartitions); !ok {
 			next.Partitions = slices.Insert(next.Partitions, i, tp)
@@ -247,17 +261,22 @@ func EndTxn(cur Metadata, pending bool, req EndRequest, newID func() int64, nowM
 	return res(answer(kerr.InvalidTxnState.Code))
 }
 
-// prepareEnd moves to PrepareCommit or PrepareAbort; version 2 bumps the
-// epoch, or on exhaustion keeps it and rotates to a new id at completion.
+// prepareEnd moves to PrepareCommit or PrepareAbort. Version 2 bumps the
+// epoch (Kafka's prepareAbortOrCommit: from an exhausted 32766 to 32767,
+// the markers' epoch, never past maxEpoch) and, when the epoch was
+// exhausted, picks the new producer id the transaction rotates to when it
+// completes.
 func (m Metadata) prepareEnd(to State, newID func() int64, nowMs int64) Metadata {
-	next := m.clone()
+	next := m.transition()
 	next.State, next.LastUpdateMs = to, nowMs
 	if m.TV2 {
 		if EpochExhausted(m.ProducerEpoch) {
 			next.NextProducerID = newID()
-		} else {
-			next.ProducerEpoch, next.LastProducerEpoch = m.ProducerEpoch+1, m.ProducerEpoch
 		}
+		if m.ProducerEpoch != maxEpoch {
+			next.ProducerEpoch = m.ProducerEpoch + 1
+		}
+		next.LastProducerEpoch = m.ProducerEpoch
 	}
 	return next
 }
@@ -270,11 +289,12 @@ func Complete(m Metadata, nowMs int64) (Metadata, bool) {
 	if !ok {
 		return m, false
 	}
-	next := m.clone()
+	next := m.transition()
 	next.State, next.Partitions, next.TxnStartMs, next.LastUpdateMs = done, nil, -1, nowMs
 	if m.NextProducerID >= 0 {
-		next.PrevProducerID, next.ProducerID, next.NextProducerID = m.ProducerID, m.NextProducerID, -1
-		next.LastProducerEpoch, next.ProducerEpoch = m.ProducerEpoch, 0
+		// Kafka's prepareComplete: the new id at epoch 0; the last epoch
+		// stays the one before the Prepare state's bump.
+		next.ProducerID, next.NextProducerID, next.ProducerEpoch = m.NextProducerID, -1, 0
 	}
 	return next, true
 }
@@ -287,14 +307,15 @@ func TimedOut(m Metadata, nowMs int64) bool {
 
 // Abort is the coordinator's own abort of a timed-out transaction (Kafka's
 // abortTimedOutTransactions): the epoch is bumped so the producer's batches
-// are fenced, then PrepareAbort. A version 1 producer is fenced for good; a
-// version 2 one may still end the transaction with an abort (a retry).
-// Next is nil if m is not Ongoing.
-func Abort(m Metadata, nowMs int64) Decision {
+// are fenced, then PrepareAbort, on the path of the cluster's finalized
+// transaction version (clusterTV2), as Kafka's. A version 1 producer's
+// EndTxn is fenced for good; a version 2 one may still end the transaction
+// with an abort (a retry). Next is nil if m is not Ongoing.
+func Abort(m Metadata, nowMs int64, clusterTV2 bool) Decision {
 	if m.State != Ongoing {
 		return answer(kerr.InvalidTxnState.Code)
 	}
-	return write(m.fence(true, nowMs), 0)
+	return write(m.fence(clusterTV2, nowMs), 0)
 }
 
 // Expired reports whether an idle transactional id has gone unused for

@@ -243,7 +243,7 @@ func TestEndTxnV2RotatesExhaustedEpoch(t *testing.T) {
 	if r.ProducerID != 2001 || r.ProducerEpoch != 0 || m.NextProducerID != 2001 {
 		t.Fatalf("answer %d/%d next %d", r.ProducerID, r.ProducerEpoch, m.NextProducerID)
 	}
-	check(t, m, PrepareCommit, 1001, 32766, -1) // markers go out under the old id
+	check(t, m, PrepareCommit, 1001, 32767, 32766) // markers go out under the old id at 32767
 	m, _ = Complete(m, 12)
 	check(t, m, CompleteCommit, 2001, 0, 32766)
 	// A retry with the old id is recognised.
@@ -255,16 +255,19 @@ func TestEndTxnV2RotatesExhaustedEpoch(t *testing.T) {
 }
 
 func TestTimeoutAborts(t *testing.T) {
-	for _, tv2 := range []bool{false, true} {
+	// The client's transaction version, and the cluster's finalized one
+	// (Kafka aborts on the cluster's path).
+	for _, v := range []struct{ tv2, clusterTV2 bool }{{false, false}, {false, true}, {true, true}} {
+		tv2 := v.tv2
 		m := initFresh(t, tv2)
 		m.TimeoutMs = 100
 		m = mustWrite(t, AddPartitions(m, false, 1001, 0, []Partition{tp0}, 1000), 0)
 		if TimedOut(m, 1100) || !TimedOut(m, 1101) {
 			t.Fatalf("timed out at 1100 %v / 1101 %v", TimedOut(m, 1100), TimedOut(m, 1101))
 		}
-		m = mustWrite(t, Abort(m, 1101), 0)
+		m = mustWrite(t, Abort(m, 1101, v.clusterTV2), 0)
 		last := int16(-1)
-		if tv2 {
+		if v.clusterTV2 {
 			last = 0
 		}
 		check(t, m, PrepareAbort, 1001, 1, last)
@@ -277,7 +280,15 @@ func TestTimeoutAborts(t *testing.T) {
 			want = 0
 		}
 		if r.Code != want {
-			t.Fatalf("tv2 %v: EndTxn after timeout %s", tv2, code(r.Code))
+			t.Fatalf("%+v: EndTxn after timeout %s", v, code(r.Code))
+		}
+		// Its KIP-360 InitProducerId at the old epoch: a retry (the new
+		// epoch, no bump) where the abort remembered it.
+		d := InitProducerID(m, false, InitRequest{TimeoutMs: 100, ProducerID: 1001, ProducerEpoch: 0, ClusterTV2: v.clusterTV2}, nil, 1103)
+		if v.clusterTV2 {
+			check(t, mustWrite(t, d, 0), Empty, 1001, 1, 0)
+		} else {
+			mustAnswer(t, d, kerr.ProducerFenced.Code)
 		}
 		if !Expired(m, 1102+5000, 5000) || Expired(m, 1102+4999, 5000) {
 			t.Fatal("expiration")

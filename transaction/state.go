@@ -104,8 +104,11 @@ func comparePartitions(a, b Partition) int {
 type Metadata struct {
 	TransactionalID string `json:"transactional_id"`
 	ProducerID      int64  `json:"producer_id"`
-	// PrevProducerID is the id before the last rotation (epoch
-	// exhaustion), so a retry with it is recognised; -1 if none.
+	// PrevProducerID is the producer id before the last transition
+	// (Kafka's prevProducerId: every transition records the id it left,
+	// which differs from ProducerID only right after a rotation on epoch
+	// exhaustion), so a retry with the rotated-away id is recognised; -1
+	// if none.
 	PrevProducerID int64 `json:"prev_producer_id"`
 	// NextProducerID is the id the transaction rotates to when it
 	// completes with its epoch exhausted (version 2); -1 if none.
@@ -128,7 +131,8 @@ type Metadata struct {
 const noEpoch = -1
 
 // maxEpoch is Short.MaxValue; an epoch of maxEpoch-1 or more is exhausted,
-// since a bump must stay representable (and version 2 bumps at EndTxn).
+// since a bump must stay representable (and version 2 bumps at EndTxn):
+// only a fence or a version 2 end may still take it to maxEpoch.
 const maxEpoch = 32767
 
 // EpochExhausted is Kafka's TransactionMetadata.isEpochExhausted.
@@ -154,6 +158,14 @@ func (m *Metadata) HasPartition(tp Partition) bool {
 func (m Metadata) clone() Metadata {
 	m.Partitions = slices.Clone(m.Partitions)
 	return m
+}
+
+// transition starts the next state from m, as Kafka's prepareTransitionTo
+// does: a copy whose PrevProducerID is m's producer id.
+func (m Metadata) transition() Metadata {
+	next := m.clone()
+	next.PrevProducerID = m.ProducerID
+	return next
 }
 
 // Decision is a rule's outcome: answer Code; if Next is set, first write it

@@ -139,6 +139,7 @@ func parseFlags(args []string, getenv func(string) string, help io.Writer) (*opt
 	fs.BoolVar(&o.cfg.LegacyMinISR, "legacy-min-isr", false, "let the HW advance below min.insync.replicas, as Kafka did before 3.7")
 	fs.BoolVar(&o.cfg.LegacyHWTruncation, "legacy-hw-truncation", false, "new followers truncate to their HW, as before Kafka 0.11 (KIP-101)")
 	fs.Var(durationMs{&o.cfg.BrokerSessionTimeout}, "broker-session-timeout", "broker.session.timeout.ms: how long before the controller fences a crashed broker")
+	fs.StringVar(&o.cfg.Timing, "timing", server.TimingFast, "fast (a crashed broker is fenced at once, no initial rebalance delay) or kafka (Kafka 4.4's broker.session.timeout.ms 9s and group.initial.rebalance.delay.ms 3s where not set)")
 	o.cfg.HWCheckpointInterval = 5 * time.Second
 	fs.Var(durationMs{&o.cfg.HWCheckpointInterval}, "hw-checkpoint-interval", "replica.high.watermark.checkpoint.interval.ms")
 	fs.Int64Var(&o.cfg.FlushMessages, "log-flush-interval-messages", 0, "log.flush.interval.messages: a power loss loses what was not flushed")
@@ -237,6 +238,9 @@ func parseFlags(args []string, getenv func(string) string, help io.Writer) (*opt
 	case server.TLSClientAuthNone, server.TLSClientAuthRequested, server.TLSClientAuthRequired:
 	default:
 		return nil, fmt.Errorf("--tls-client-auth must be none, requested or required, got %q", o.cfg.TLSClientAuth)
+	}
+	if o.cfg.Timing != server.TimingFast && o.cfg.Timing != server.TimingKafka {
+		return nil, fmt.Errorf("--timing must be fast or kafka, got %q", o.cfg.Timing)
 	}
 	switch o.clock {
 	case "real":

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fakekafka/fakekafka/server"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -36,8 +37,15 @@ func TestFlagsAndEnvironment(t *testing.T) {
 	if o.cfg.Clock == nil || !o.cfg.Clock.Manual() {
 		t.Fatalf("FAKEKAFKA_CLOCK=manual gave clock %v", o.cfg.Clock)
 	}
-	if o, err := parseFlags(nil, env(nil), io.Discard); err != nil || o.cfg.Clock != nil {
-		t.Fatalf("default clock %v, %v; want nil (the cluster's real clock)", o.cfg.Clock, err)
+	if o, err := parseFlags(nil, env(nil), io.Discard); err != nil || o.cfg.Clock != nil || o.cfg.Timing != server.TimingFast {
+		t.Fatalf("default clock %v, timing %q, %v; want nil (the cluster's real clock) and fast", o.cfg.Clock, o.cfg.Timing, err)
+	}
+	o, err = parseFlags([]string{"--timing", "kafka"}, env(nil), io.Discard)
+	if err != nil || o.cfg.Timing != server.TimingKafka {
+		t.Fatalf("--timing kafka: %q, %v", o.cfg.Timing, err)
+	}
+	if o, err = parseFlags(nil, env(map[string]string{"FAKEKAFKA_TIMING": "kafka"}), io.Discard); err != nil || o.cfg.Timing != server.TimingKafka {
+		t.Fatalf("FAKEKAFKA_TIMING=kafka: %v", err)
 	}
 }
 
@@ -57,6 +65,7 @@ func TestNonsenseFlagsAreRejected(t *testing.T) {
 		{[]string{"--log-level", "loud"}, nil, "--log-level"},
 		{[]string{"--clock", "sundial"}, nil, "--clock must be real or manual"},
 		{nil, map[string]string{"FAKEKAFKA_CLOCK": "fast"}, "--clock must be real or manual"},
+		{[]string{"--timing", "slow"}, nil, "--timing must be fast or kafka"},
 		{[]string{"--listen", "nonsense", "--control", ""}, nil, "listen address"},
 		{[]string{"--brokers", "2", "--default-replication-factor", "3", "--listen", "127.0.0.1:0", "--control", ""}, nil, "replication factor"},
 		{[]string{"--chaos", "wild"}, nil, "--chaos"},

@@ -42,7 +42,7 @@ var flagGroups = []struct {
 	{"Replication", []string{"min-insync-replicas", "replica-lag-time-max", "replica-fetch-wait-max",
 		"unclean-leader-election", "legacy-min-isr", "legacy-hw-truncation", "producer-id-expiration",
 		"producer-id-expiration-check-interval"}},
-	{"Failures", []string{"broker-session-timeout", "chaos", "clock"}},
+	{"Failures", []string{"timing", "broker-session-timeout", "chaos", "clock"}},
 	{"Groups", []string{"offsets-retention-minutes", "offsets-retention-check-interval", "group-consumer-migration-policy",
 		"share-coordinator-state-topic-num-partitions"}},
 	{"Transactions", []string{"transaction-version", "transaction-state-log-num-partitions", "transaction-max-timeout",

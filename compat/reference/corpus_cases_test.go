@@ -39,6 +39,7 @@ func corpusCases(versions map[int16][2]int16) []corpusCase {
 	out = append(out, logSizeCases(latest)...)
 	out = append(out, securityEdgeCases(latest)...)
 	out = append(out, txnCases(versions)...)
+	out = append(out, kip360Cases(versions)...)
 	out = append(out, fetchSessionCases(versions)...)
 	out = append(out, consumerGroupCases(versions)...)
 	out = append(out, shareCases(versions)...)
