@@ -241,7 +241,7 @@ func TestGroupFaults(t *testing.T) {
 	creq := kmsg.NewPtrOffsetCommitRequest()
 	creq.Group, creq.MemberID, creq.Generation = "g", m.id, m.generation
 	creq.Topics = []kmsg.OffsetCommitRequestTopic{{Topic: "work", Partitions: []kmsg.OffsetCommitRequestTopicPartition{{Partition: 0, Offset: 3}, {Partition: 1, Offset: 4}}}}
-	cresp, err := creq.RequestWith(ctx, cl)
+	cresp, err := withTopicIDs(c, creq).RequestWith(ctx, cl)
 	if err != nil {
 		t.Fatal(err)
 	}
