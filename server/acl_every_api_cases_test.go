@@ -487,6 +487,7 @@ func aclCases() []aclCase {
 	}
 	cases = append(cases, shareCoordACLCases()...) // share_coord_acl_cases_test.go
 	cases = append(cases, shareACLCases()...)      // keys 76-79 (share_acl_cases_test.go)
+	cases = append(cases, wireKeysACLCases()...)   // acl_wire_keys_cases_test.go
 	for i := range cases {
 		if cases[i].pin == 0 {
 			cases[i].pin = -1
