@@ -29,13 +29,13 @@ func wireKeysACLCases() []aclCase {
 				return tokenCode(r.(*kmsg.CreateDelegationTokenResponse).ErrorCode)
 			}},
 		{name: "RenewDelegationToken", key: 39,
-			req: func(*aclEnv) kmsg.Request { return kmsg.NewPtrRenewDelegationTokenRequest() },
+			req:  func(*aclEnv) kmsg.Request { return kmsg.NewPtrRenewDelegationTokenRequest() },
 			code: func(r kmsg.Response) int16 { return tokenCode(r.(*kmsg.RenewDelegationTokenResponse).ErrorCode) }},
 		{name: "ExpireDelegationToken", key: 40,
-			req: func(*aclEnv) kmsg.Request { return kmsg.NewPtrExpireDelegationTokenRequest() },
+			req:  func(*aclEnv) kmsg.Request { return kmsg.NewPtrExpireDelegationTokenRequest() },
 			code: func(r kmsg.Response) int16 { return tokenCode(r.(*kmsg.ExpireDelegationTokenResponse).ErrorCode) }},
 		{name: "DescribeDelegationToken", key: 41,
-			req: func(*aclEnv) kmsg.Request { return kmsg.NewPtrDescribeDelegationTokenRequest() },
+			req:  func(*aclEnv) kmsg.Request { return kmsg.NewPtrDescribeDelegationTokenRequest() },
 			code: func(r kmsg.Response) int16 { return tokenCode(r.(*kmsg.DescribeDelegationTokenResponse).ErrorCode) }},
 		{name: "UpdateFeatures", key: 57, want: errClusterAuth, grants: onCluster(opAlter),
 			req: func(*aclEnv) kmsg.Request {
