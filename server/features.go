@@ -2,8 +2,8 @@ package server
 
 // The KRaft feature levels (KIP-584) as Kafka 4.4's controller knows them:
 // the range each feature supports and the level this cluster finalizes.
-// UpdateFeatures validates against them; ApiVersions reports the ones
-// fakekafka models (transaction.version, share.version, streams.version).
+// UpdateFeatures validates against them; ApiVersions (v3+) lists them as a
+// Kafka 4.4 broker does, in its order.
 //
 // The levels are those of the reference configuration: metadata.version
 // 4.4's newest (33), group.version 1 (KIP-848 on), kraft.version 0 (a
@@ -15,6 +15,8 @@ package server
 import (
 	"sync"
 	"sync/atomic"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // featureRange is one feature Kafka 4.4's controller supports.
@@ -40,6 +42,10 @@ const (
 	transactionVersionFeature = "transaction.version"
 	kraftVersionFeature       = "kraft.version"
 )
+
+// finalizedOrder is the order Kafka 4.4's brokers list finalized features.
+var finalizedOrder = []string{"group.version", "streams.version", transactionVersionFeature, "share.version",
+	metadataVersionFeature, kraftVersionFeature, "eligible.leader.replicas.version"}
 
 // fixedFeatureLevels are the finalized levels fakekafka cannot change.
 var fixedFeatureLevels = map[string]int16{
@@ -87,3 +93,29 @@ func (c *Cluster) finalizedLevel(name string) int16 {
 // finalizedFeaturesEpoch is ApiVersions' FinalizedFeaturesEpoch: 1, plus
 // one for each level UpdateFeatures changed.
 func (c *Cluster) finalizedFeaturesEpoch() int64 { return 1 + c.features.epoch.Load() }
+
+// addFeatures fills ApiVersions' supported and finalized features: every
+// feature Kafka 4.4 supports, the finalized ones at a level above 0.
+// With Config.TransactionVersion -1 (a cluster from before KIP-890)
+// transaction.version is not there at all.
+func (c *Cluster) addFeatures(resp *kmsg.ApiVersionsResponse) {
+	noTxn := c.transactionVersion() < 0
+	for _, f := range supportedFeatures {
+		if noTxn && f.name == transactionVersionFeature {
+			continue
+		}
+		sf := kmsg.NewApiVersionsResponseSupportedFeature()
+		sf.Name, sf.MinVersion, sf.MaxVersion = f.name, f.min, f.max
+		resp.SupportedFeatures = append(resp.SupportedFeatures, sf)
+	}
+	for _, name := range finalizedOrder {
+		level := c.finalizedLevel(name)
+		if level <= 0 {
+			continue
+		}
+		ff := kmsg.NewApiVersionsResponseFinalizedFeature()
+		ff.Name, ff.MinVersionLevel, ff.MaxVersionLevel = name, level, level
+		resp.FinalizedFeatures = append(resp.FinalizedFeatures, ff)
+	}
+	resp.FinalizedFeaturesEpoch = c.finalizedFeaturesEpoch()
+}

@@ -39,6 +39,10 @@ type corpusEnv struct {
 	fetchSession int32  // the session the corpus's full fetch opened
 	logDir       string // broker 1's, as DescribeLogDirs names it
 	subscription int32  // the telemetry client's subscription id
+	// What corpus_wire_keys_test.go learns before its cases: the active
+	// KRaft controller (DescribeQuorum's leader) and the cluster id.
+	controller int32
+	clusterID  string
 }
 
 // corpusCase is one raw request, sent to the same broker of each cluster.
