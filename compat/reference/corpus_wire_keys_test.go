@@ -98,7 +98,7 @@ func wireKeysCase(key, v int16, oldest bool) (corpusCase, bool) {
 			if oldest { // v0 has no validate-only: an empty update changes nothing
 				return featureUpdateReq(v, false)
 			}
-			return featureUpdateReq(v, true, featureUp("share.version", 1, 2))
+			return featureUpdateReq(v, true, featureUp("transaction.version", 1, 2))
 		}
 	case kmsg.UnregisterBroker:
 		// Never a registered broker: Kafka would take it out of the cluster.
