@@ -48,7 +48,8 @@ func TestDescribeListDeleteGroups(t *testing.T) {
 	if o := described["offsets-only"]; o.Err != nil || o.State != "Empty" || o.ProtocolType != "" {
 		t.Fatalf("describe offsets-only: %+v", o)
 	}
-	if u := described["unknown"]; u.Err != nil || u.State != "Dead" {
+	// DescribeGroups v6 (KIP-1043): an unknown group is GROUP_ID_NOT_FOUND.
+	if u := described["unknown"]; !errors.Is(u.Err, kerr.GroupIDNotFound) || u.State != "Dead" {
 		t.Fatalf("describe unknown: %+v", u)
 	}
 
