@@ -15,8 +15,8 @@ var Supported = []APIRange{
 	{Key: 1, Min: 4, Max: 17}, // Fetch
 	{Key: 2, Min: 1, Max: 8},  // ListOffsets
 	{Key: 3, Min: 0, Max: 12}, // Metadata
-	{Key: 8, Min: 0, Max: 10}, // OffsetCommit
-	{Key: 9, Min: 0, Max: 10}, // OffsetFetch
+	{Key: 8, Min: 2, Max: 10}, // OffsetCommit: v0-1 removed in 4.0 (KIP-896)
+	{Key: 9, Min: 1, Max: 10}, // OffsetFetch: v0 removed in 4.0 (KIP-896)
 	{Key: 10, Min: 0, Max: 6}, // FindCoordinator
 	{Key: 11, Min: 0, Max: 9}, // JoinGroup
 	{Key: 12, Min: 0, Max: 4}, // Heartbeat
