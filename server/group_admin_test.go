@@ -255,6 +255,9 @@ func TestGroupFaults(t *testing.T) {
 			t.Fatalf("commit of work/%d: %v", p.Partition, errorName(p.ErrorCode))
 		}
 	}
+	if len(cresp.Topics) != 1 || len(cresp.Topics[0].Partitions) != 2 {
+		t.Fatalf("commit answer %+v, want one topic with both partitions", cresp.Topics)
+	}
 	if gs, _ := c.Group("g"); len(gs.Offsets) != 1 || gs.Offsets[0].Partition != 0 {
 		t.Fatalf("offsets %+v, want work/0 only", gs.Offsets)
 	}

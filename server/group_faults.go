@@ -49,11 +49,11 @@ func (cn *conn) failOffsetCommit(r *FaultRule, h handler, req *kmsg.OffsetCommit
 		kept := rt
 		kept.Partitions = nil
 		ft := kmsg.NewOffsetCommitResponseTopic()
-		ft.Topic, ft.TopicID = rt.Topic, rt.TopicID
 		name := rt.Topic
-		if req.Version >= 10 { // topics by id (offsets_topic_ids.go)
+		if req.Version >= 10 { // topics by id (offsets_topic_ids.go answers them with their names too)
 			name = cn.b.c.topicIDName(rt.TopicID)
 		}
+		ft.Topic, ft.TopicID = name, rt.TopicID
 		for _, rp := range rt.Partitions {
 			if !r.inScope(faultScope{topic: name, partition: rp.Partition, hasTopic: true, hasPartition: true}) {
 				kept.Partitions = append(kept.Partitions, rp)
