@@ -65,14 +65,15 @@ func (a *commitAnswers) add(t commitTopic, partition int32, code int16) {
 	a.parts[t] = append(a.parts[t], [2]int32{partition, int32(code)})
 }
 
-// precheck is the broker's filter of one topic's partitions: it answers
-// those it refuses in a and returns the partitions left.
-func (cn *conn) precheckCommit(a *commitAnswers, t commitTopic, partitions []int32) []int32 {
+// precheckCommit is the broker's filter of one topic's partitions: it
+// answers those it refuses in a and returns the partitions left. byID says
+// the request names topics by id, so an empty name is an unknown id.
+func (cn *conn) precheckCommit(a *commitAnswers, t commitTopic, byID bool, partitions []int32) []int32 {
 	c := cn.b.c
 	var left []int32
 	for _, p := range partitions {
 		switch {
-		case t.name == "":
+		case byID && t.name == "":
 			a.add(t, p, kerr.UnknownTopicID.Code)
 		case !cn.allowedTopic(authorizer.OpRead, t.name):
 			a.add(t, p, errTopicAuth)
@@ -109,7 +110,7 @@ func (cn *conn) handleOffsetCommitIDs(req *kmsg.OffsetCommitRequest) (kmsg.Respo
 		for _, p := range rt.Partitions {
 			ps = append(ps, p.Partition)
 		}
-		left := cn.precheckCommit(&a, topics[i], ps)
+		left := cn.precheckCommit(&a, topics[i], byID, ps)
 		if len(left) == 0 {
 			continue
 		}
@@ -180,7 +181,7 @@ func (cn *conn) handleTxnOffsetCommitIDs(req *kmsg.TxnOffsetCommitRequest) (kmsg
 		for _, p := range rt.Partitions {
 			ps = append(ps, p.Partition)
 		}
-		left := cn.precheckCommit(&a, topics[i], ps)
+		left := cn.precheckCommit(&a, topics[i], byID, ps)
 		if len(left) == 0 {
 			continue
 		}

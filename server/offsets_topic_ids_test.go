@@ -133,6 +133,15 @@ func TestOffsetsByTopicID(t *testing.T) {
 		t.Fatalf("after the simple commit: %+v", p)
 	}
 
+	// Before v10 a topic is its name: an empty one is just unknown.
+	byName := kmsg.NewPtrOffsetCommitRequest()
+	byName.Group, byName.Generation = "gid", -1
+	byName.Topics = []kmsg.OffsetCommitRequestTopic{{Topic: "", Partitions: parts(0)}}
+	if r, err := byName.RequestWith(ctx, pinnedClient(t, c, 8, 9)); err != nil || r.Version != 9 ||
+		r.Topics[0].Partitions[0].ErrorCode != kerr.UnknownTopicOrPartition.Code {
+		t.Fatalf("v9 commit of topic \"\": %v %+v", err, r)
+	}
+
 	// A deleted topic has no id: v10 lists no offsets for it, v9 does.
 	if err := c.DeleteTopic("ids"); err != nil {
 		t.Fatal(err)
