@@ -17,7 +17,6 @@ import (
 
 	"github.com/fakekafka/fakekafka/authorizer"
 	grp "github.com/fakekafka/fakekafka/group"
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -33,8 +32,6 @@ func (cn *conn) handleDescribeGroups(req *kmsg.DescribeGroupsRequest) (kmsg.Resp
 		if !cn.allowedGroup(authorizer.OpDescribe, id) {
 			// Kafka's groupError: nothing else about the group.
 			dg.State, dg.AuthorizedOperations, dg.ErrorCode = "", math.MinInt32, errGroupAuth
-		} else if id == "" {
-			dg.ErrorCode = kerr.InvalidGroupID.Code
 		} else if g, code := c.group(cn.b.id, id, false); code != 0 {
 			dg.ErrorCode = code
 		} else if g != nil {

@@ -269,3 +269,41 @@ func TestDescribeAndDeleteGroupsNewest(t *testing.T) {
 		t.Fatalf("a deleted group: %+v", g)
 	}
 }
+
+// TestEmptyGroupIDDescribeDelete: Kafka 4.4 looks an empty group id up
+// like any other in DescribeGroups and DeleteGroups: its coordinator
+// answers GROUP_ID_NOT_FOUND (v6: "Group  not found."), the other brokers
+// NOT_COORDINATOR.
+func TestEmptyGroupIDDescribeDelete(t *testing.T) {
+	c := NewTestCluster(t, Config{Brokers: 3})
+	cl := newClient(t, c)
+	ctx := testContext(t)
+	var found, notCoord int
+	for id := int32(1); id <= 3; id++ {
+		dg := kmsg.NewPtrDescribeGroupsRequest()
+		dg.Groups = []string{""}
+		dr, err := cl.Broker(int(id)).Request(ctx, dg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		del := kmsg.NewPtrDeleteGroupsRequest()
+		del.Groups = []string{""}
+		xr, err := cl.Broker(int(id)).Request(ctx, del)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, x := dr.(*kmsg.DescribeGroupsResponse).Groups[0], xr.(*kmsg.DeleteGroupsResponse).Groups[0]
+		switch {
+		case g.ErrorCode == kerr.GroupIDNotFound.Code && strPtr(g.ErrorMessage) == "Group  not found." && g.State == "Dead" &&
+			x.ErrorCode == kerr.GroupIDNotFound.Code:
+			found++
+		case g.ErrorCode == kerr.NotCoordinator.Code && x.ErrorCode == kerr.NotCoordinator.Code:
+			notCoord++
+		default:
+			t.Errorf("broker %d: describe %+v, delete %+v", id, g, x)
+		}
+	}
+	if found != 1 || notCoord != 2 {
+		t.Fatalf("%d coordinators answered GROUP_ID_NOT_FOUND, %d NOT_COORDINATOR; want 1 and 2", found, notCoord)
+	}
+}
