@@ -68,6 +68,13 @@ func TestOffsetsByTopicID(t *testing.T) {
 		all.Topics[0].Partitions[0].Offset != 5 || all.Topics[0].Partitions[1].Offset != 5 {
 		t.Fatalf("all offsets by id: %+v", all)
 	}
+	// The pre-v8 request shape, as tools still send it: kgo asks at v10
+	// and names the topics again from their ids.
+	old := kmsg.NewPtrOffsetFetchRequest()
+	old.Group = "gid"
+	if r, err := old.RequestWith(ctx, cl); err != nil || len(r.Topics) != 1 || r.Topics[0].Topic != "ids" || len(r.Topics[0].Partitions) != 2 {
+		t.Fatalf("old-shaped OffsetFetch through kgo: %v %+v", err, r)
+	}
 	unknownID := [16]byte{9, 9}
 	some := fetch([]kmsg.OffsetFetchRequestGroupTopic{{TopicID: unknownID, Partitions: []int32{0}}, {TopicID: id, Partitions: []int32{1, 7}}})
 	if len(some.Topics) != 2 || some.Topics[0].TopicID != unknownID || some.Topics[0].Partitions[0].ErrorCode != kerr.UnknownTopicID.Code ||
