@@ -42,6 +42,9 @@ func (cn *conn) handleDescribeGroups(req *kmsg.DescribeGroupsRequest) (kmsg.Resp
 		} else {
 			groupNotFoundV6(req.Version, nil, &dg)
 		}
+		if dg.ErrorCode != 0 { // Kafka reports operations only for groups it describes
+			dg.AuthorizedOperations = math.MinInt32
+		}
 		resp.Groups = append(resp.Groups, dg)
 	}
 	return resp, nil

@@ -18,7 +18,8 @@ package server
 //
 // OffsetFetch v10 lists an unknown id's partitions with offset -1 and
 // UNKNOWN_TOPIC_ID; asked for all offsets, it lists only topics that
-// still exist (a deleted topic has no id to give).
+// still exist (a deleted topic has no id to give); a group answered with
+// an error lists no topics.
 
 import (
 	"github.com/fakekafka/fakekafka/authorizer"
@@ -267,7 +268,10 @@ func (cn *conn) handleOffsetFetchIDs(req *kmsg.OffsetFetchRequest) (kmsg.Respons
 		sg := r.(*kmsg.OffsetFetchResponse).Groups[0]
 		got := sg.Topics
 		sg.Topics = nil
-		if rg.Topics == nil { // all offsets: the topics that have ids
+		if sg.ErrorCode != 0 {
+			// A group error (NOT_COORDINATOR, GROUP_AUTHORIZATION_FAILED,
+			// a loading coordinator) lists no topics in Kafka 4.4.
+		} else if rg.Topics == nil { // all offsets: the topics that have ids
 			for _, t := range got {
 				if id, ok := c.topicNameID(t.Topic); ok {
 					t.TopicID = id

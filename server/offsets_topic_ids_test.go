@@ -1,6 +1,7 @@
 package server
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -76,6 +77,18 @@ func TestOffsetsByTopicID(t *testing.T) {
 		t.Fatalf("old-shaped OffsetFetch through kgo: %v %+v", err, r)
 	}
 	unknownID := [16]byte{9, 9}
+	// Asked of a broker that does not coordinate the group: the group's
+	// error and no topics, as Kafka 4.4 answers.
+	coord, _ := c.coordinatorOf("gid")
+	nc := kmsg.NewPtrOffsetFetchRequest()
+	nc.Groups = []kmsg.OffsetFetchRequestGroup{{Group: "gid", Topics: []kmsg.OffsetFetchRequestGroupTopic{{TopicID: id, Partitions: []int32{0}}, {TopicID: unknownID, Partitions: []int32{0}}}}}
+	raw, err := cl.Broker(int(coord%3+1)).Request(ctx, nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := raw.(*kmsg.OffsetFetchResponse).Groups[0]; g.ErrorCode != kerr.NotCoordinator.Code || g.Topics != nil {
+		t.Fatalf("OffsetFetch v10 of a non-coordinator: %+v", g)
+	}
 	some := fetch([]kmsg.OffsetFetchRequestGroupTopic{{TopicID: unknownID, Partitions: []int32{0}}, {TopicID: id, Partitions: []int32{1, 7}}})
 	if len(some.Topics) != 2 || some.Topics[0].TopicID != unknownID || some.Topics[0].Partitions[0].ErrorCode != kerr.UnknownTopicID.Code ||
 		some.Topics[0].Partitions[0].Offset != -1 || some.Topics[1].TopicID != id || some.Topics[1].Partitions[0].Offset != 5 ||
@@ -257,6 +270,24 @@ func TestDescribeAndDeleteGroupsNewest(t *testing.T) {
 		if g5.ErrorCode != 0 || g5.State != tc.state {
 			t.Errorf("DescribeGroups v5 %s: %+v", tc.group, g5)
 		}
+	}
+	// Authorized operations (KIP-430): Kafka 4.4's group operations,
+	// configs included, for a group answered without an error; none with.
+	withOps := func(v int16) kmsg.DescribeGroupsResponseGroup {
+		req := kmsg.NewPtrDescribeGroupsRequest()
+		req.SetVersion(v)
+		req.Groups, req.IncludeAuthorizedOperations = []string{"nope"}, true
+		resp, err := req.RequestWith(ctx, pinnedClient(t, c, 15, v))
+		if err != nil || resp.Version != v {
+			t.Fatalf("DescribeGroups v%d: %v %+v", v, err, resp)
+		}
+		return resp.Groups[0]
+	}
+	if g := withOps(5); g.AuthorizedOperations != 1<<3|1<<6|1<<8|1<<10|1<<11 {
+		t.Errorf("v5 authorized operations of an unknown group: %d, want READ, DELETE, DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS (3400)", g.AuthorizedOperations)
+	}
+	if g := withOps(6); g.ErrorCode != kerr.GroupIDNotFound.Code || g.AuthorizedOperations != math.MinInt32 {
+		t.Errorf("v6 unknown group with authorized operations: %+v", g)
 	}
 	member.Close()
 

@@ -305,6 +305,21 @@ func wireKeysEdgeCases(latest func(kmsg.Key) int16) []corpusCase {
 			req.Groups = []string{"no-such-group"}
 			return req
 		}},
+		{name: "DescribeGroups/unknown-group-authorized-operations", group: "no-such-group", req: func(*corpusEnv) kmsg.Request {
+			req := at(latest(kmsg.DescribeGroups), kmsg.NewPtrDescribeGroupsRequest())
+			req.Groups, req.IncludeAuthorizedOperations = []string{"no-such-group"}, true
+			return req
+		}},
+		{name: "DescribeGroups/v5-unknown-group-authorized-operations", group: "no-such-group", req: func(*corpusEnv) kmsg.Request {
+			req := at(5, kmsg.NewPtrDescribeGroupsRequest())
+			req.Groups, req.IncludeAuthorizedOperations = []string{"no-such-group"}, true
+			return req
+		}},
+		{name: "DescribeGroups/classic-authorized-operations", group: "cg-ids", req: func(*corpusEnv) kmsg.Request {
+			req := at(latest(kmsg.DescribeGroups), kmsg.NewPtrDescribeGroupsRequest())
+			req.Groups, req.IncludeAuthorizedOperations = []string{"cg-ids"}, true
+			return req
+		}},
 		{name: "DescribeGroups/consumer-group", group: corpusGroup, req: func(*corpusEnv) kmsg.Request {
 			req := at(latest(kmsg.DescribeGroups), kmsg.NewPtrDescribeGroupsRequest())
 			req.Groups = []string{corpusGroup}
