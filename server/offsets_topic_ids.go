@@ -100,13 +100,25 @@ func (cn *conn) handleOffsetCommitIDs(req *kmsg.OffsetCommitRequest) (kmsg.Respo
 	byName := *req
 	byName.Topics = nil
 	var a commitAnswers
-	whole := !cn.allowedGroup(authorizer.OpRead, req.Group) || req.Group == ""
+	if !cn.allowedGroup(authorizer.OpRead, req.Group) || req.Group == "" {
+		// The whole request fails, every topic as the request named it.
+		for i, rt := range req.Topics {
+			rt.Topic = topics[i].name
+			byName.Topics = append(byName.Topics, rt)
+		}
+		r, err := cn.handleOffsetCommit(&byName)
+		if err != nil || r == nil {
+			return r, err
+		}
+		resp := req.ResponseKind().(*kmsg.OffsetCommitResponse)
+		resp.Topics = r.(*kmsg.OffsetCommitResponse).Topics
+		for i := range min(len(resp.Topics), len(req.Topics)) {
+			resp.Topics[i].TopicID = req.Topics[i].TopicID
+		}
+		return resp, nil
+	}
 	for i, rt := range req.Topics {
 		rt.Topic = topics[i].name
-		if whole { // the coordinator's whole-request error, on every topic
-			byName.Topics = append(byName.Topics, rt)
-			continue
-		}
 		var ps []int32
 		for _, p := range rt.Partitions {
 			ps = append(ps, p.Partition)
@@ -140,12 +152,9 @@ func (cn *conn) handleOffsetCommitIDs(req *kmsg.OffsetCommitRequest) (kmsg.Respo
 		}
 	}
 	resp := req.ResponseKind().(*kmsg.OffsetCommitResponse)
-	for i, t := range a.order {
+	for _, t := range a.order {
 		st := kmsg.NewOffsetCommitResponseTopic()
 		st.Topic, st.TopicID = t.name, t.id
-		if whole && byID {
-			st.TopicID = req.Topics[i].TopicID
-		}
 		for _, pc := range a.parts[t] {
 			sp := kmsg.NewOffsetCommitResponseTopicPartition()
 			sp.Partition, sp.ErrorCode = pc[0], int16(pc[1])
@@ -170,14 +179,26 @@ func (cn *conn) handleTxnOffsetCommitIDs(req *kmsg.TxnOffsetCommitRequest) (kmsg
 	byName.Version = min(req.Version, 5)
 	byName.Topics = nil
 	var a commitAnswers
-	whole := !cn.allowedTxn(authorizer.OpWrite, req.TransactionalID) || !cn.allowedGroup(authorizer.OpRead, req.Group) ||
-		req.Group == "" || req.TransactionalID == ""
+	if !cn.allowedTxn(authorizer.OpWrite, req.TransactionalID) || !cn.allowedGroup(authorizer.OpRead, req.Group) ||
+		req.Group == "" || req.TransactionalID == "" {
+		// The whole request fails, every topic as the request named it.
+		for i, rt := range req.Topics {
+			rt.Topic = topics[i].name
+			byName.Topics = append(byName.Topics, rt)
+		}
+		r, err := cn.handleTxnOffsetCommit(&byName)
+		if err != nil || r == nil {
+			return r, err
+		}
+		resp := req.ResponseKind().(*kmsg.TxnOffsetCommitResponse)
+		resp.Topics = r.(*kmsg.TxnOffsetCommitResponse).Topics
+		for i := range min(len(resp.Topics), len(req.Topics)) {
+			resp.Topics[i].TopicID = req.Topics[i].TopicID
+		}
+		return resp, nil
+	}
 	for i, rt := range req.Topics {
 		rt.Topic = topics[i].name
-		if whole {
-			byName.Topics = append(byName.Topics, rt)
-			continue
-		}
 		var ps []int32
 		for _, p := range rt.Partitions {
 			ps = append(ps, p.Partition)
@@ -211,12 +232,9 @@ func (cn *conn) handleTxnOffsetCommitIDs(req *kmsg.TxnOffsetCommitRequest) (kmsg
 		}
 	}
 	resp := req.ResponseKind().(*kmsg.TxnOffsetCommitResponse)
-	for i, t := range a.order {
+	for _, t := range a.order {
 		st := kmsg.NewTxnOffsetCommitResponseTopic()
 		st.Topic, st.TopicID = t.name, t.id
-		if whole && byID {
-			st.TopicID = req.Topics[i].TopicID
-		}
 		for _, pc := range a.parts[t] {
 			sp := kmsg.NewTxnOffsetCommitResponseTopicPartition()
 			sp.Partition, sp.ErrorCode = pc[0], int16(pc[1])

@@ -345,3 +345,50 @@ func TestEmptyGroupIDDescribeDelete(t *testing.T) {
 		t.Fatalf("%d coordinators answered GROUP_ID_NOT_FOUND, %d NOT_COORDINATOR; want 1 and 2", found, notCoord)
 	}
 }
+
+// TestOffsetCommitByTopicIDGroupDenied: without READ on the group the
+// whole request fails, each topic answered under the id it was asked by,
+// known or not.
+func TestOffsetCommitByTopicIDGroupDenied(t *testing.T) {
+	c := aclCluster(t, Config{})
+	if err := c.CreateTopic("t", 1, 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	id, _ := c.topicNameID("t")
+	cl := newClient(t, c)
+	ctx := testContext(t)
+	ids := [][16]byte{{7}, id, {8}}
+	commit := kmsg.NewPtrOffsetCommitRequest()
+	commit.Group, commit.Generation = "g", -1
+	txn := kmsg.NewPtrTxnOffsetCommitRequest()
+	txn.TransactionalID, txn.Group, txn.ProducerID, txn.ProducerEpoch, txn.Generation = "x", "g", 1, 0, -1
+	for _, tid := range ids {
+		commit.Topics = append(commit.Topics, kmsg.OffsetCommitRequestTopic{TopicID: tid, Partitions: []kmsg.OffsetCommitRequestTopicPartition{{Offset: 1, LeaderEpoch: -1}}})
+		txn.Topics = append(txn.Topics, kmsg.TxnOffsetCommitRequestTopic{TopicID: tid, Partitions: []kmsg.TxnOffsetCommitRequestTopicPartition{{Offset: 1, LeaderEpoch: -1}}})
+	}
+	// Straight to the one broker: a client could not even find the
+	// coordinator of a group it may not describe.
+	raw, err := cl.Broker(1).Request(ctx, commit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cr := raw.(*kmsg.OffsetCommitResponse)
+	if cr.Version != 10 || len(cr.Topics) != 3 {
+		t.Fatalf("OffsetCommit: %+v", cr)
+	}
+	if raw, err = cl.Broker(1).Request(ctx, txn); err != nil {
+		t.Fatal(err)
+	}
+	tr := raw.(*kmsg.TxnOffsetCommitResponse)
+	if tr.Version != 6 || len(tr.Topics) != 3 {
+		t.Fatalf("TxnOffsetCommit: %+v", tr)
+	}
+	for i, tid := range ids {
+		if st := cr.Topics[i]; st.TopicID != tid || st.Partitions[0].ErrorCode != kerr.GroupAuthorizationFailed.Code {
+			t.Errorf("OffsetCommit topic %d: %+v", i, st)
+		}
+		if st := tr.Topics[i]; st.TopicID != tid || st.Partitions[0].ErrorCode != kerr.TransactionalIDAuthorizationFailed.Code {
+			t.Errorf("TxnOffsetCommit topic %d: %+v", i, st)
+		}
+	}
+}
