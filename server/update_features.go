@@ -104,6 +104,9 @@ func (c *Cluster) checkFeatureUpdate(name string, level int16, typ int8) string 
 		return "A feature version cannot be less than 0."
 	}
 	f, known := lookupFeature(name)
+	if name == transactionVersionFeature && c.transactionVersion() < 0 {
+		known = false // a cluster from before KIP-890 (Config.TransactionVersion -1)
+	}
 	if level > 0 {
 		switch {
 		case !known:

@@ -196,3 +196,32 @@ func TestUpdateFeaturesTransactionVersion(t *testing.T) {
 		t.Fatalf("back under transaction.version 2: %v", kerr.ErrorForCode(code))
 	}
 }
+
+// TestFeaturesWithoutTransactionVersion: a cluster configured without
+// transaction.version (TransactionVersion -1, as before KIP-890) lists the
+// other features only and does not know that one in UpdateFeatures.
+func TestFeaturesWithoutTransactionVersion(t *testing.T) {
+	c := NewTestCluster(t, Config{TransactionVersion: -1})
+	cl := newClient(t, c)
+	req := kmsg.NewPtrApiVersionsRequest()
+	req.ClientSoftwareName, req.ClientSoftwareVersion = "test", "1"
+	resp, err := req.RequestWith(testContext(t), cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var supported []string
+	for _, f := range resp.SupportedFeatures {
+		supported = append(supported, f.Name)
+	}
+	if len(supported) != 6 || strings.Contains(strings.Join(supported, ","), "transaction.version") {
+		t.Errorf("supported features %v, want Kafka 4.4's without transaction.version", supported)
+	}
+	levels, _ := finalized(t, cl)
+	if _, ok := levels["transaction.version"]; ok || levels["share.version"] != 2 || levels["metadata.version"] != 33 {
+		t.Errorf("finalized %v", levels)
+	}
+	r := updateFeatures(t, cl, 2, true, featureUpdate("transaction.version", 2, 1))
+	if r.ErrorCode != kerr.InvalidUpdateVersion.Code || !strings.Contains(strPtr(r.ErrorMessage), "does not support this feature") {
+		t.Errorf("UpdateFeatures of transaction.version: %+v", r)
+	}
+}
