@@ -15,14 +15,14 @@ var Supported = []APIRange{
 	{Key: 1, Min: 4, Max: 18}, // Fetch
 	{Key: 2, Min: 1, Max: 11}, // ListOffsets
 	{Key: 3, Min: 0, Max: 13}, // Metadata
-	{Key: 8, Min: 0, Max: 9},  // OffsetCommit
-	{Key: 9, Min: 0, Max: 9},  // OffsetFetch
+	{Key: 8, Min: 2, Max: 10}, // OffsetCommit: v0-1 removed in 4.0 (KIP-896)
+	{Key: 9, Min: 1, Max: 10}, // OffsetFetch: v0 removed in 4.0 (KIP-896)
 	{Key: 10, Min: 0, Max: 6}, // FindCoordinator
 	{Key: 11, Min: 0, Max: 9}, // JoinGroup
 	{Key: 12, Min: 0, Max: 4}, // Heartbeat
 	{Key: 13, Min: 0, Max: 5}, // LeaveGroup
 	{Key: 14, Min: 0, Max: 5}, // SyncGroup
-	{Key: 15, Min: 0, Max: 5}, // DescribeGroups
+	{Key: 15, Min: 0, Max: 6}, // DescribeGroups
 	{Key: 16, Min: 0, Max: 5}, // ListGroups
 	{Key: 17, Min: 0, Max: 1}, // SaslHandshake
 	{Key: 18, Min: 0, Max: 5}, // ApiVersions
@@ -35,7 +35,7 @@ var Supported = []APIRange{
 	{Key: 25, Min: 0, Max: 4}, // AddOffsetsToTxn
 	{Key: 26, Min: 0, Max: 5}, // EndTxn
 	{Key: 27, Min: 0, Max: 2}, // WriteTxnMarkers
-	{Key: 28, Min: 0, Max: 5}, // TxnOffsetCommit
+	{Key: 28, Min: 0, Max: 6}, // TxnOffsetCommit
 	{Key: 29, Min: 0, Max: 3}, // DescribeACLs
 	{Key: 30, Min: 0, Max: 3}, // CreateACLs
 	{Key: 31, Min: 0, Max: 3}, // DeleteACLs
@@ -45,7 +45,11 @@ var Supported = []APIRange{
 	{Key: 35, Min: 0, Max: 5}, // DescribeLogDirs
 	{Key: 36, Min: 0, Max: 2}, // SaslAuthenticate
 	{Key: 37, Min: 0, Max: 3}, // CreatePartitions
-	{Key: 42, Min: 0, Max: 2}, // DeleteGroups
+	{Key: 38, Min: 1, Max: 3}, // CreateDelegationToken: v0 removed in 4.0 (KIP-896)
+	{Key: 39, Min: 1, Max: 2}, // RenewDelegationToken
+	{Key: 40, Min: 1, Max: 2}, // ExpireDelegationToken
+	{Key: 41, Min: 1, Max: 3}, // DescribeDelegationToken
+	{Key: 42, Min: 0, Max: 3}, // DeleteGroups
 	{Key: 43, Min: 0, Max: 2}, // ElectLeaders
 	{Key: 44, Min: 0, Max: 1}, // IncrementalAlterConfigs
 	{Key: 45, Min: 0, Max: 1}, // AlterPartitionReassignments
@@ -56,8 +60,10 @@ var Supported = []APIRange{
 	{Key: 50, Min: 0, Max: 0}, // DescribeUserScramCredentials
 	{Key: 51, Min: 0, Max: 0}, // AlterUserScramCredentials
 	{Key: 55, Min: 0, Max: 2}, // DescribeQuorum
+	{Key: 57, Min: 0, Max: 2}, // UpdateFeatures
 	{Key: 60, Min: 0, Max: 2}, // DescribeCluster
 	{Key: 61, Min: 0, Max: 0}, // DescribeProducers
+	{Key: 64, Min: 0, Max: 0}, // UnregisterBroker
 	{Key: 65, Min: 0, Max: 0}, // DescribeTransactions
 	{Key: 66, Min: 0, Max: 2}, // ListTransactions
 	{Key: 68, Min: 0, Max: 1}, // ConsumerGroupHeartbeat
@@ -68,6 +74,8 @@ var Supported = []APIRange{
 	{Key: 77, Min: 1, Max: 1}, // ShareGroupDescribe
 	{Key: 78, Min: 1, Max: 2}, // ShareFetch
 	{Key: 79, Min: 1, Max: 2}, // ShareAcknowledge
+	{Key: 80, Min: 0, Max: 1}, // AddRaftVoter
+	{Key: 81, Min: 0, Max: 0}, // RemoveRaftVoter
 	{Key: 83, Min: 0, Max: 0}, // InitializeShareGroupState
 	{Key: 84, Min: 0, Max: 0}, // ReadShareGroupState
 	{Key: 85, Min: 0, Max: 1}, // WriteShareGroupState
@@ -78,6 +86,8 @@ var Supported = []APIRange{
 	{Key: 90, Min: 0, Max: 1}, // DescribeShareGroupOffsets
 	{Key: 91, Min: 0, Max: 0}, // AlterShareGroupOffsets
 	{Key: 92, Min: 0, Max: 0}, // DeleteShareGroupOffsets
+	{Key: 93, Min: 0, Max: 0}, // StreamsGroupTopologyDescriptionUpdate
+	{Key: 94, Min: 0, Max: 0}, // UnregisterController
 }
 
 // Unadvertised are API keys the broker answers but leaves out of

@@ -73,10 +73,10 @@ func aclCases() []aclCase {
 				return leftOut
 			}},
 		{name: "OffsetCommit/group", key: 8, want: errGroupAuth, grants: slices.Concat(onGroup(opRead), onTopic(opRead)),
-			req:  func(*aclEnv) kmsg.Request { return offsetCommitReq() },
+			req:  func(e *aclEnv) kmsg.Request { return withTopicIDs(e.c, offsetCommitReq()) },
 			code: func(r kmsg.Response) int16 { return r.(*kmsg.OffsetCommitResponse).Topics[0].Partitions[0].ErrorCode }},
 		{name: "OffsetCommit/topic", key: 8, want: errTopicAuth, base: onGroup(opRead), grants: onTopic(opRead),
-			req:  func(*aclEnv) kmsg.Request { return offsetCommitReq() },
+			req:  func(e *aclEnv) kmsg.Request { return withTopicIDs(e.c, offsetCommitReq()) },
 			code: func(r kmsg.Response) int16 { return r.(*kmsg.OffsetCommitResponse).Topics[0].Partitions[0].ErrorCode }},
 		{name: "OffsetFetch/group", key: 9, want: errGroupAuth, grants: onGroup(opDescribe),
 			req: func(*aclEnv) kmsg.Request {
@@ -88,7 +88,7 @@ func aclCases() []aclCase {
 			},
 			code: func(r kmsg.Response) int16 { return r.(*kmsg.OffsetFetchResponse).Groups[0].ErrorCode }},
 		{name: "OffsetFetch/topic", key: 9, want: errTopicAuth, base: onGroup(opDescribe), grants: onTopic(opDescribe),
-			req: func(*aclEnv) kmsg.Request {
+			req: func(e *aclEnv) kmsg.Request {
 				req := kmsg.NewPtrOffsetFetchRequest()
 				rg := kmsg.NewOffsetFetchRequestGroup()
 				rg.Group = "g"
@@ -96,7 +96,7 @@ func aclCases() []aclCase {
 				rt.Topic, rt.Partitions = "t", []int32{0}
 				rg.Topics = append(rg.Topics, rt)
 				req.Groups = append(req.Groups, rg)
-				return req
+				return withTopicIDs(e.c, req)
 			},
 			code: func(r kmsg.Response) int16 {
 				return r.(*kmsg.OffsetFetchResponse).Groups[0].Topics[0].Partitions[0].ErrorCode
@@ -487,6 +487,7 @@ func aclCases() []aclCase {
 	}
 	cases = append(cases, shareCoordACLCases()...) // share_coord_acl_cases_test.go
 	cases = append(cases, shareACLCases()...)      // keys 76-79 (share_acl_cases_test.go)
+	cases = append(cases, wireKeysACLCases()...)   // acl_wire_keys_cases_test.go
 	for i := range cases {
 		if cases[i].pin == 0 {
 			cases[i].pin = -1

@@ -63,7 +63,7 @@ func addPartitionsV3Code(r kmsg.Response) int16 {
 	return r.(*kmsg.AddPartitionsToTxnResponse).Topics[0].Partitions[0].ErrorCode
 }
 
-func txnOffsetCommitReq(*aclEnv) kmsg.Request {
+func txnOffsetCommitReq(e *aclEnv) kmsg.Request {
 	req := kmsg.NewPtrTxnOffsetCommitRequest()
 	req.TransactionalID, req.Group, req.ProducerID, req.ProducerEpoch, req.Generation = "x", "g", 1, 0, -1
 	rt := kmsg.NewTxnOffsetCommitRequestTopic()
@@ -72,7 +72,7 @@ func txnOffsetCommitReq(*aclEnv) kmsg.Request {
 	rp.LeaderEpoch = -1
 	rt.Partitions = append(rt.Partitions, rp)
 	req.Topics = append(req.Topics, rt)
-	return req
+	return withTopicIDs(e.c, req)
 }
 
 func txnOffsetCommitCode(r kmsg.Response) int16 {

@@ -163,7 +163,7 @@ func (e *aclEnv) commitOffset(t *testing.T) {
 	t.Helper()
 	e.withACLs(t, slices.Concat(grant(authorizer.ResourceGroup, "g", authorizer.OpRead), grant(authorizer.ResourceTopic, "t", authorizer.OpRead)), func() {
 		cl := e.client(t, 8, -1)
-		resp, err := cl.Broker(1).Request(testContext(t), offsetCommitReq())
+		resp, err := cl.Broker(1).Request(testContext(t), withTopicIDs(e.c, offsetCommitReq()))
 		if err != nil {
 			t.Fatal(err)
 		}

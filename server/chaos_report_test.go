@@ -95,7 +95,7 @@ func TestChaosRecordsGroupCommits(t *testing.T) {
 	}
 	cl := newClient(t, c)
 	for _, off := range []int64{10, 5} {
-		simpleCommit(t, cl, "g", "gc", off)
+		simpleCommit(t, c, cl, "g", "gc", off)
 	}
 	rep, err := c.StopChaos()
 	if err != nil {
@@ -152,7 +152,7 @@ func TestChaosRecordsTxnOffsetCommits(t *testing.T) {
 			t.Fatalf("EndTxn: %v %+v", err, er)
 		}
 	}
-	simpleCommit(t, cl, "g", "gt", 10)
+	simpleCommit(t, c, cl, "g", "gt", 10)
 	txn(5, true)
 	if _, err := c.WaitFor(ctx, TxnCommitted("gtx")); err != nil {
 		t.Fatal(err)
@@ -173,7 +173,7 @@ func TestChaosRecordsTxnOffsetCommits(t *testing.T) {
 
 // simpleCommit commits offset off of topic/0 for group as a client outside
 // any generation does (Kafka's "simple" commit, generation -1).
-func simpleCommit(t *testing.T, cl *kgo.Client, group, topic string, off int64) {
+func simpleCommit(t *testing.T, c *Cluster, cl *kgo.Client, group, topic string, off int64) {
 	t.Helper()
 	req := kmsg.NewPtrOffsetCommitRequest()
 	req.Group, req.Generation = group, -1
@@ -183,7 +183,7 @@ func simpleCommit(t *testing.T, cl *kgo.Client, group, topic string, off int64) 
 	rp.Partition, rp.Offset = 0, off
 	rt.Partitions = append(rt.Partitions, rp)
 	req.Topics = append(req.Topics, rt)
-	resp, err := req.RequestWith(testContext(t), cl)
+	resp, err := withTopicIDs(c, req).RequestWith(testContext(t), cl)
 	if err != nil || resp.Topics[0].Partitions[0].ErrorCode != 0 {
 		t.Fatalf("commit %d: %v %+v", off, err, resp)
 	}

@@ -60,7 +60,8 @@ type Cluster struct {
 
 	events *eventLog // the event ring (events.go)
 
-	quorumView quorumView // what DescribeQuorum remembers (describe_quorum.go)
+	quorumView quorumView    // what DescribeQuorum remembers (describe_quorum.go)
+	features   featureLevels // what UpdateFeatures changed (update_features.go)
 	// acls are the authorizer's bindings, read lock-free; aclMu serialises
 	// changes (acls.go).
 	aclMu sync.Mutex

@@ -1,6 +1,7 @@
 package server
 
-// DeleteGroups, versions 0-2.
+// DeleteGroups, versions 0-3 (v3 adds a message, null in every answer as
+// Kafka 4.4 gives it).
 //
 // Only a group without members (Empty) can be deleted (a share group's
 // share-partition state goes with it): it turns Dead,
@@ -10,7 +11,7 @@ package server
 // COORDINATOR_NOT_AVAILABLE and retry against a fresh group.
 //
 // Errors per group: GROUP_ID_NOT_FOUND (unknown or already Dead),
-// NON_EMPTY_GROUP, INVALID_GROUP_ID, NOT_COORDINATOR,
+// NON_EMPTY_GROUP, NOT_COORDINATOR,
 // COORDINATOR_NOT_AVAILABLE (also when the tombstones could not be
 // replicated).
 
@@ -35,9 +36,8 @@ func (cn *conn) deleteGroup(id string) int16 {
 	if !cn.allowedGroup(authorizer.OpDelete, id) {
 		return errGroupAuth
 	}
-	if id == "" {
-		return kerr.InvalidGroupID.Code
-	}
+	// An empty group id is looked up like any other, as Kafka 4.4 does
+	// (GROUP_ID_NOT_FOUND on its coordinator).
 	g, code := cn.b.c.group(cn.b.id, id, false)
 	switch {
 	case code != 0:

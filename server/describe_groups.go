@@ -1,12 +1,13 @@
 package server
 
-// DescribeGroups, versions 0-5.
+// DescribeGroups, versions 0-6.
 //
 // Each group's state, protocol type and members (id, instance id, client
 // id and host). As in Kafka, a Stable group also shows its protocol and
 // each member's metadata for it and assignment; other states show neither.
 // An unknown group, a KIP-848 group (which ConsumerGroupDescribe
-// describes) and a share group (ShareGroupDescribe's) are Dead with no error, as Kafka answers before v6. With
+// describes) and a share group (ShareGroupDescribe's) are Dead with no error, as Kafka answers before v6; from v6 (KIP-1043)
+// they are Dead with GROUP_ID_NOT_FOUND and a message (groupNotFoundV6). With
 // include_authorized_operations (v3+) the group operations (READ, DELETE,
 // DESCRIBE) the ACLs allow, all of them without the authorizer. A group the
 // principal may not DESCRIBE gets GROUP_AUTHORIZATION_FAILED and no state.
@@ -38,7 +39,13 @@ func (cn *conn) handleDescribeGroups(req *kmsg.DescribeGroupsRequest) (kmsg.Resp
 		} else if g != nil {
 			g.Mu.Lock()
 			describeGroup(g, &dg)
+			groupNotFoundV6(req.Version, g, &dg)
 			g.Mu.Unlock()
+		} else {
+			groupNotFoundV6(req.Version, nil, &dg)
+		}
+		if dg.ErrorCode != 0 { // Kafka reports operations only for groups it describes
+			dg.AuthorizedOperations = math.MinInt32
 		}
 		resp.Groups = append(resp.Groups, dg)
 	}

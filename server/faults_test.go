@@ -364,7 +364,7 @@ func TestFaultValidation(t *testing.T) {
 	}{
 		{Fault{API: "Nope"}, "unknown API"},
 		{Fault{API: "ApiVersions"}, "ApiVersions"},
-		{Fault{API: "UpdateFeatures"}, "not served"},
+		{Fault{API: "Vote"}, "not served"},
 		{Fault{API: "Produce", Error: "NOT_A_KAFKA_ERROR"}, "unknown Kafka error"},
 		{Fault{API: "Produce", Error: "NONE"}, "no error"},
 		{Fault{Error: "NOT_ENOUGH_REPLICAS"}, "needs an API"},

@@ -48,7 +48,8 @@ func TestDescribeListDeleteGroups(t *testing.T) {
 	if o := described["offsets-only"]; o.Err != nil || o.State != "Empty" || o.ProtocolType != "" {
 		t.Fatalf("describe offsets-only: %+v", o)
 	}
-	if u := described["unknown"]; u.Err != nil || u.State != "Dead" {
+	// DescribeGroups v6 (KIP-1043): an unknown group is GROUP_ID_NOT_FOUND.
+	if u := described["unknown"]; !errors.Is(u.Err, kerr.GroupIDNotFound) || u.State != "Dead" {
 		t.Fatalf("describe unknown: %+v", u)
 	}
 
@@ -241,7 +242,7 @@ func TestGroupFaults(t *testing.T) {
 	creq := kmsg.NewPtrOffsetCommitRequest()
 	creq.Group, creq.MemberID, creq.Generation = "g", m.id, m.generation
 	creq.Topics = []kmsg.OffsetCommitRequestTopic{{Topic: "work", Partitions: []kmsg.OffsetCommitRequestTopicPartition{{Partition: 0, Offset: 3}, {Partition: 1, Offset: 4}}}}
-	cresp, err := creq.RequestWith(ctx, cl)
+	cresp, err := withTopicIDs(c, creq).RequestWith(ctx, cl)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,6 +254,9 @@ func TestGroupFaults(t *testing.T) {
 		if p.ErrorCode != want {
 			t.Fatalf("commit of work/%d: %v", p.Partition, errorName(p.ErrorCode))
 		}
+	}
+	if len(cresp.Topics) != 1 || len(cresp.Topics[0].Partitions) != 2 {
+		t.Fatalf("commit answer %+v, want one topic with both partitions", cresp.Topics)
 	}
 	if gs, _ := c.Group("g"); len(gs.Offsets) != 1 || gs.Offsets[0].Partition != 0 {
 		t.Fatalf("offsets %+v, want work/0 only", gs.Offsets)

@@ -49,9 +49,13 @@ func (cn *conn) failOffsetCommit(r *FaultRule, h handler, req *kmsg.OffsetCommit
 		kept := rt
 		kept.Partitions = nil
 		ft := kmsg.NewOffsetCommitResponseTopic()
-		ft.Topic = rt.Topic
+		name := rt.Topic
+		if req.Version >= 10 { // topics by id (offsets_topic_ids.go answers them with their names too)
+			name = cn.b.c.topicIDName(rt.TopicID)
+		}
+		ft.Topic, ft.TopicID = name, rt.TopicID
 		for _, rp := range rt.Partitions {
-			if !r.inScope(faultScope{topic: rt.Topic, partition: rp.Partition, hasTopic: true, hasPartition: true}) {
+			if !r.inScope(faultScope{topic: name, partition: rp.Partition, hasTopic: true, hasPartition: true}) {
 				kept.Partitions = append(kept.Partitions, rp)
 				continue
 			}
@@ -75,7 +79,7 @@ func (cn *conn) failOffsetCommit(r *FaultRule, h handler, req *kmsg.OffsetCommit
 		resp = served.(*kmsg.OffsetCommitResponse)
 	}
 	for _, ft := range failed {
-		i := slices.IndexFunc(resp.Topics, func(t kmsg.OffsetCommitResponseTopic) bool { return t.Topic == ft.Topic })
+		i := slices.IndexFunc(resp.Topics, func(t kmsg.OffsetCommitResponseTopic) bool { return t.Topic == ft.Topic && t.TopicID == ft.TopicID })
 		if i < 0 {
 			resp.Topics = append(resp.Topics, ft)
 			continue

@@ -184,7 +184,7 @@ func TestGroupRequestErrors(t *testing.T) {
 		req := kmsg.NewPtrOffsetCommitRequest()
 		req.Group, req.MemberID, req.Generation, req.InstanceID = "g", member, generation, instance
 		req.Topics = []kmsg.OffsetCommitRequestTopic{{Topic: "work", Partitions: []kmsg.OffsetCommitRequestTopicPartition{{Partition: 0, Offset: 1, LeaderEpoch: -1}}}}
-		resp, err := req.RequestWith(ctx, cl)
+		resp, err := withTopicIDs(c, req).RequestWith(ctx, cl)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -195,7 +195,7 @@ func TestGroupRequestErrors(t *testing.T) {
 	unknown := kmsg.NewPtrOffsetCommitRequest()
 	unknown.Group, unknown.MemberID, unknown.Generation = "nope", "someone", 3
 	unknown.Topics = []kmsg.OffsetCommitRequestTopic{{Topic: "work", Partitions: []kmsg.OffsetCommitRequestTopicPartition{{Partition: 0, Offset: 1}}}}
-	if resp, err := unknown.RequestWith(ctx, cl); err != nil || resp.Topics[0].Partitions[0].ErrorCode != kerr.GroupIDNotFound.Code {
+	if resp, err := withTopicIDs(c, unknown).RequestWith(ctx, cl); err != nil || resp.Topics[0].Partitions[0].ErrorCode != kerr.GroupIDNotFound.Code {
 		t.Fatalf("member commit to a group that does not exist (v9): %v %+v", err, resp)
 	}
 

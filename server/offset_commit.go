@@ -1,6 +1,7 @@
 package server
 
-// OffsetCommit, versions 0-9.
+// OffsetCommit, versions 2-10 (v10 names topics by id: offsets_topic_ids.go;
+// Kafka 4.0 removed v0-1, KIP-896).
 //
 // The commit is checked against the group's membership (generation and
 // member id: ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, REBALANCE_IN_PROGRESS,

@@ -42,12 +42,12 @@ func joinExpiryGroup(t *testing.T, cl *kgo.Client, group, topic string) expiryMe
 	return expiryMember{group, jr.MemberID, jr.Generation}
 }
 
-func (m expiryMember) commit(t *testing.T, cl *kgo.Client, topic string, offset int64) {
+func (m expiryMember) commit(t *testing.T, c *Cluster, cl *kgo.Client, topic string, offset int64) {
 	t.Helper()
 	req := kmsg.NewPtrOffsetCommitRequest()
 	req.Group, req.Generation, req.MemberID = m.group, m.gen, m.id
 	req.Topics = []kmsg.OffsetCommitRequestTopic{{Topic: topic, Partitions: []kmsg.OffsetCommitRequestTopicPartition{{Partition: 0, Offset: offset, LeaderEpoch: -1}}}}
-	if r, err := req.RequestWith(testContext(t), cl); err != nil || r.Topics[0].Partitions[0].ErrorCode != 0 {
+	if r, err := withTopicIDs(c, req).RequestWith(testContext(t), cl); err != nil || r.Topics[0].Partitions[0].ErrorCode != 0 {
 		t.Fatalf("commit %s: %v %+v", m.group, err, r)
 	}
 }
@@ -93,14 +93,14 @@ func TestOffsetExpiryOnManualClock(t *testing.T) {
 	}
 
 	left := joinExpiryGroup(t, cl, "left", "t")
-	left.commit(t, cl, "t", 42)
+	left.commit(t, c, cl, "t", 42)
 	leave := kmsg.NewPtrLeaveGroupRequest()
 	leave.Group, leave.Members = "left", []kmsg.LeaveGroupRequestMember{{MemberID: left.id}}
 	if r, err := leave.RequestWith(ctx, cl); err != nil || r.ErrorCode != 0 {
 		t.Fatalf("leave: %v %+v", err, r)
 	}
 	active := joinExpiryGroup(t, cl, "active", "t")
-	active.commit(t, cl, "t", 7)
+	active.commit(t, c, cl, "t", 7)
 	simple := kadm.Offsets{}
 	simple.Add(kadm.Offset{Topic: "t", Partition: 0, At: 3, LeaderEpoch: -1})
 	if r, err := adm.CommitOffsets(ctx, "simple", simple); err != nil || r.Error() != nil {

@@ -1,6 +1,7 @@
 package server
 
-// OffsetFetch, versions 0-9 (several groups per request from v8).
+// OffsetFetch, versions 1-10 (several groups per request from v8; v10 names
+// topics by id: offsets_topic_ids.go; Kafka 4.0 removed v0, KIP-896).
 //
 // Answers the committed offset, leader epoch (v5+) and metadata of each
 // requested partition, or of every partition the group committed when the

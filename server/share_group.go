@@ -274,15 +274,3 @@ func (at assignorTopics) ByNames(names []string) []grp.Topic {
 func (h groupHost) EmitShare(g *group, member string, evs []grp.Event) {
 	h.c.emitShareEvents(g, member, evs)
 }
-
-// shareFeature adds share.version to an ApiVersions answer as Kafka 4.4
-// formats it by default: supported 0-2, finalized at 2 (share groups, and
-// their dead-letter queue at level 2).
-func (c *Cluster) shareFeature(resp *kmsg.ApiVersionsResponse) {
-	sf := kmsg.NewApiVersionsResponseSupportedFeature()
-	sf.Name, sf.MinVersion, sf.MaxVersion = "share.version", 0, 2
-	resp.SupportedFeatures = append(resp.SupportedFeatures, sf)
-	ff := kmsg.NewApiVersionsResponseFinalizedFeature()
-	ff.Name, ff.MinVersionLevel, ff.MaxVersionLevel = "share.version", 2, 2
-	resp.FinalizedFeatures = append(resp.FinalizedFeatures, ff)
-}

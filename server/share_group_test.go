@@ -90,7 +90,8 @@ func TestShareGroupHeartbeatErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if dgr.Groups[0].ErrorCode != 0 || dgr.Groups[0].State != "Dead" {
+	// Kafka 4.4 from v6 (KIP-1043): not a classic group.
+	if g := dgr.Groups[0]; g.ErrorCode != kerr.GroupIDNotFound.Code || g.State != "Dead" || g.ErrorMessage == nil || *g.ErrorMessage != "Group sg is not a classic group." {
 		t.Fatalf("DescribeGroups of a share group: %+v", dgr.Groups[0])
 	}
 }

@@ -132,19 +132,6 @@ func describeTopicInfos(in []grp.TopicInfo) []kmsg.TopicInfo {
 	return out
 }
 
-// addStreamsFeature advertises streams.version as Kafka 4.4 does by
-// default: supported 0-1, finalized at 1 (StreamsVersion.SV_1, the latest
-// production level), which enables the streams rebalance protocol.
-func addStreamsFeature(resp *kmsg.ApiVersionsResponse) {
-	sf := kmsg.NewApiVersionsResponseSupportedFeature()
-	sf.Name, sf.MinVersion, sf.MaxVersion = "streams.version", 0, 1
-	resp.SupportedFeatures = append(resp.SupportedFeatures, sf)
-	ff := kmsg.NewApiVersionsResponseFinalizedFeature()
-	ff.Name, ff.MinVersionLevel, ff.MaxVersionLevel = "streams.version", 1, 1
-	resp.FinalizedFeatures = append(resp.FinalizedFeatures, ff)
-	resp.FinalizedFeaturesEpoch = max(resp.FinalizedFeaturesEpoch, 1)
-}
-
 // streamsSnapshot fills a streams group's state for Groups and GET
 // /v1/groups. Callers hold the group's lock.
 func streamsSnapshot(sg *grp.StreamsGroup, gs *GroupState) {

@@ -243,7 +243,7 @@ func TestStreamsGroupHeartbeatAnswers(t *testing.T) {
 		rp.Partition, rp.Offset = 0, 5
 		rt.Partitions = append(rt.Partitions, rp)
 		req.Topics = append(req.Topics, rt)
-		resp, err := req.RequestWith(testContext(t), sc.cl)
+		resp, err := withTopicIDs(c, req).RequestWith(testContext(t), sc.cl)
 		if err != nil {
 			t.Fatal(err)
 		}

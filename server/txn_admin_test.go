@@ -114,7 +114,7 @@ func TestTxnOffsetsPendingUntilMarker(t *testing.T) {
 	rp.Partition, rp.Offset = 0, 1
 	rt.Partitions = append(rt.Partitions, rp)
 	commit.Topics = append(commit.Topics, rt)
-	resp, err := commit.RequestWith(ctx, cl)
+	resp, err := withTopicIDs(c, commit).RequestWith(ctx, cl)
 	if err != nil || resp.Topics[0].Partitions[0].ErrorCode != 0 {
 		t.Fatalf("TxnOffsetCommit: %v %+v", err, resp)
 	}

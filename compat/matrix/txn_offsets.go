@@ -34,8 +34,21 @@ func kgoTxnOffsets(ctx context.Context, cl *kgo.Client, txnID string, txn Txn) e
 		commit := kmsg.NewPtrTxnOffsetCommitRequest()
 		commit.TransactionalID, commit.Group, commit.ProducerID, commit.ProducerEpoch = txnID, o.Group, id, epoch
 		commit.Generation = -1 // not a member: a group with no generation
+		// From v6 the topic goes by id (Kafka 4.2+): look it up, as a
+		// client does from its metadata.
+		meta := kmsg.NewPtrMetadataRequest()
+		mt := kmsg.NewMetadataRequestTopic()
+		mt.Topic = kmsg.StringPtr(o.Topic)
+		meta.Topics = append(meta.Topics, mt)
+		metaResp, err := meta.RequestWith(ctx, cl)
+		if err != nil {
+			return err
+		}
 		t := kmsg.NewTxnOffsetCommitRequestTopic()
 		t.Topic = o.Topic
+		if len(metaResp.Topics) == 1 {
+			t.TopicID = metaResp.Topics[0].TopicID
+		}
 		p := kmsg.NewTxnOffsetCommitRequestTopicPartition()
 		p.Partition, p.Offset, p.LeaderEpoch = o.Partition, o.Offset, -1
 		t.Partitions = append(t.Partitions, p)

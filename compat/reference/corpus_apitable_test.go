@@ -133,6 +133,8 @@ func middleVersionCases(versions map[int16][2]int16) []corpusCase {
 				out = append(out, c)
 			} else if c, ok := adminCase(k, v, false); ok {
 				out = append(out, c)
+			} else if c, ok := wireKeysCase(k, v, false); ok {
+				out = append(out, c)
 			}
 		}
 	}

@@ -30,6 +30,8 @@ func corpusCases(versions map[int16][2]int16) []corpusCase {
 				out = append(out, c)
 			} else if c, ok := adminCase(k, v, v == vr[0]); ok {
 				out = append(out, c)
+			} else if c, ok := wireKeysCase(k, v, v == vr[0]); ok { // corpus_wire_keys_test.go
+				out = append(out, c)
 			}
 		}
 	}
@@ -45,6 +47,7 @@ func corpusCases(versions map[int16][2]int16) []corpusCase {
 	out = append(out, shareCases(versions)...)
 	out = append(out, migrationCases(versions)...)
 	out = append(out, streamsGroupCases(versions)...)
+	out = append(out, wireKeysEdgeCases(latest)...)
 	out = append(out, shareCorpusCases(versions)...)
 	out = append(out, versionCases(versions)...)
 	out = append(out, errorPathCases(versions)...)
@@ -208,8 +211,9 @@ func validCase(key, v int16) (corpusCase, bool) {
 		}
 	case kmsg.OffsetCommit:
 		c.group = "cg-empty"
-		c.req = func(*corpusEnv) kmsg.Request {
+		c.req = func(e *corpusEnv) kmsg.Request {
 			req := at(v, kmsg.NewPtrOffsetCommitRequest())
+			defer withCorpusIDs(e, req)
 			req.Group, req.Generation, req.RetentionTimeMillis = "cg-empty", -1, -1
 			rt := kmsg.NewOffsetCommitRequestTopic()
 			rt.Topic = "corpus"
@@ -222,7 +226,7 @@ func validCase(key, v int16) (corpusCase, bool) {
 		}
 	case kmsg.OffsetFetch:
 		c.group = "cg-empty"
-		c.req = func(*corpusEnv) kmsg.Request { return offsetFetchReq(v, "cg-empty") }
+		c.req = func(e *corpusEnv) kmsg.Request { return withCorpusIDs(e, offsetFetchReq(v, "cg-empty")) }
 	case kmsg.FindCoordinator:
 		c.req = func(*corpusEnv) kmsg.Request {
 			req := at(v, kmsg.NewPtrFindCoordinatorRequest())
@@ -489,8 +493,8 @@ func edgeCases(latest func(kmsg.Key) int16) []corpusCase {
 			req.Topics = append(req.Topics, rt)
 			return req
 		}},
-		{name: "OffsetFetch/unknown-group", group: "no-such-group", req: func(*corpusEnv) kmsg.Request {
-			return offsetFetchReq(latest(kmsg.OffsetFetch), "no-such-group")
+		{name: "OffsetFetch/unknown-group", group: "no-such-group", req: func(e *corpusEnv) kmsg.Request {
+			return withCorpusIDs(e, offsetFetchReq(latest(kmsg.OffsetFetch), "no-such-group"))
 		}},
 		{name: "JoinGroup/bad-session-timeout", group: "cg", req: func(*corpusEnv) kmsg.Request {
 			req := at(latest(kmsg.JoinGroup), kmsg.NewPtrJoinGroupRequest())

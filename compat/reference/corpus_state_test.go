@@ -131,7 +131,7 @@ func txnCases(versions map[int16][2]int16) []corpusCase {
 			rp.Partition, rp.Offset, rp.LeaderEpoch, rp.Metadata = 0, int64(3+v), -1, kmsg.StringPtr("m")
 			rt.Partitions = append(rt.Partitions, rp)
 			req.Topics = append(req.Topics, rt)
-			return req
+			return withCorpusIDs(e, req)
 		}})
 	}
 	describe := func(v int16) func(*corpusEnv) kmsg.Request {

@@ -40,6 +40,9 @@ type corpusEnv struct {
 	logDir       string // broker 1's, as DescribeLogDirs names it
 	clusterID    string // as Metadata names it (corpus_versions_test.go)
 	subscription int32  // the telemetry client's subscription id
+	// What corpus_wire_keys_test.go learns before its cases: the active
+	// KRaft controller (DescribeQuorum's leader); the cluster id above.
+	controller int32
 }
 
 // corpusCase is one raw request, sent to the same broker of each cluster.

@@ -57,6 +57,7 @@ public final class Adapter {
         case "share-offsets" -> ShareOffsets.run(cfg); // ShareOffsets.java
         case "share-groups" -> ShareOffsets.describe(cfg);
         case "configs" -> Configs.run(cfg);
+        case "wire-keys" -> WireKeys.run(cfg); // WireKeys.java
         default -> emit("fatal", Map.of("error", error("usage", "unknown operation " + op)));
       }
     } catch (Exception e) {
