@@ -168,7 +168,7 @@ func (s *Set) AuthorizeAny(principal, host string, op Operation, rt ResourceType
 // authorized operations), as Kafka's AclEntry.supportedOperations.
 var supportedOps = map[ResourceType][]Operation{
 	ResourceTopic:           {OpRead, OpWrite, OpCreate, OpDescribe, OpDelete, OpAlter, OpDescribeConfigs, OpAlterConfigs},
-	ResourceGroup:           {OpRead, OpDescribe, OpDelete},
+	ResourceGroup:           {OpRead, OpDescribe, OpDelete, OpDescribeConfigs, OpAlterConfigs}, // configs since KIP-848
 	ResourceCluster:         {OpCreate, OpClusterAction, OpDescribeConfigs, OpAlterConfigs, OpIdempotentWrite, OpAlter, OpDescribe},
 	ResourceTransactionalID: {OpDescribe, OpWrite, OpTwoPhaseCommit},
 	ResourceDelegationToken: {OpDescribe},

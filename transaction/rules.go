@@ -271,7 +271,10 @@ func Complete(m Metadata, nowMs int64) (Metadata, bool) {
 		return m, false
 	}
 	next := m.clone()
-	next.State, next.Partitions, next.TxnStartMs, next.LastUpdateMs = done, nil, -1, nowMs
+	// The start time stays: Kafka 4.4 keeps it through Complete*, and
+	// ListTransactions' duration filter (v1+) measures a completed
+	// transaction from it (compat/reference's ListTransactions/duration-*).
+	next.State, next.Partitions, next.LastUpdateMs = done, nil, nowMs
 	if m.NextProducerID >= 0 {
 		next.PrevProducerID, next.ProducerID, next.NextProducerID = m.ProducerID, m.NextProducerID, -1
 		next.LastProducerEpoch, next.ProducerEpoch = m.ProducerEpoch, 0

@@ -43,7 +43,8 @@ func corpusCases(versions map[int16][2]int16) []corpusCase {
 	out = append(out, shareCases(versions)...)
 	out = append(out, migrationCases(versions)...)
 	out = append(out, streamsGroupCases(versions)...)
-	return append(out, shareCorpusCases(versions)...)
+	out = append(out, shareCorpusCases(versions)...)
+	return append(out, admin2Cases(versions)...)
 }
 
 // at sets the version on a request and returns it.
