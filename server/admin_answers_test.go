@@ -13,6 +13,7 @@ import (
 
 	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/fakekafka/fakekafka/clock"
+	"github.com/fakekafka/fakekafka/coordinator"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -351,6 +352,12 @@ func TestAdminDescribeProducersOnFollower(t *testing.T) {
 		return f.ErrorCode == 0 && len(f.ActiveProducers) == 1 && f.ActiveProducers[0].LastSequence == 2 &&
 			f.ActiveProducers[0].ProducerID == leader.ActiveProducers[0].ProducerID
 	})
+	if err := c.CreateTopicAssigned("p2", [][]int32{{1, 2}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if code := toBroker[*kmsg.DescribeProducersResponse](t, cl, 3, req("p2")).Topics[0].Partitions[0].ErrorCode; code != kerr.NotLeaderForPartition.Code {
+		t.Errorf("a broker without a replica: %s, want NOT_LEADER_OR_FOLLOWER", kerr.ErrorForCode(code))
+	}
 	u := toBroker[*kmsg.DescribeProducersResponse](t, cl, 2, req("nope")).Topics[0].Partitions[0]
 	if u.ErrorCode != kerr.UnknownTopicOrPartition.Code || u.ErrorMessage == nil || *u.ErrorMessage != "This server does not host this topic-partition." {
 		t.Errorf("unknown topic: %+v", u)
@@ -425,5 +432,52 @@ func TestAdminDescribeConfigsArguments(t *testing.T) {
 			}
 			t.Errorf("%v %q: %s %q, want %s %q", w.typ, w.name, kerr.ErrorForCode(r.ErrorCode), got, kerr.ErrorForCode(w.code), w.msg)
 		}
+	}
+}
+
+// TestAdminBatchedGroupOrder: a DescribeGroups and a ConsumerGroupDescribe
+// of many groups answer in Kafka's order: by the HashMap order of their
+// __consumer_offsets partitions (for partitions 7, 3, 12, 0, 45 Java
+// iterates 0, 45, 12, 7, 3), an empty ConsumerGroupDescribe id first.
+func TestAdminBatchedGroupOrder(t *testing.T) {
+	c := NewTestCluster(t, Config{Brokers: 1, OffsetsTopicPartitions: 50})
+	cl := newClient(t, c)
+	named := map[int]string{}
+	for i := 0; len(named) < 5; i++ {
+		g := fmt.Sprintf("g%d", i)
+		if p := coordinator.Partition(g, 50); slices.Contains([]int{7, 3, 12, 0, 45}, p) && named[p] == "" {
+			named[p] = g
+		}
+	}
+	var groups, want []string
+	for _, p := range []int{7, 3, 12, 0, 45} {
+		groups = append(groups, named[p])
+	}
+	for _, p := range []int{0, 45, 12, 7, 3} {
+		want = append(want, named[p])
+	}
+	dg := kmsg.NewPtrDescribeGroupsRequest()
+	dg.Groups = groups
+	var got []string
+	for _, g := range toBroker[*kmsg.DescribeGroupsResponse](t, cl, 1, dg).Groups {
+		got = append(got, g.Group)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("DescribeGroups %v answered %v, want %v", groups, got, want)
+	}
+	cd := kmsg.NewPtrConsumerGroupDescribeRequest()
+	cd.Groups = append(slices.Clone(groups), "")
+	got = nil
+	for _, g := range toBroker[*kmsg.ConsumerGroupDescribeResponse](t, cl, 1, cd).Groups {
+		got = append(got, g.Group)
+		if g.Group == "" && (g.ErrorCode != kerr.InvalidGroupID.Code || g.ErrorMessage != nil) {
+			t.Errorf("empty id: %+v", g)
+		}
+		if g.Group != "" && (g.ErrorCode != kerr.GroupIDNotFound.Code || *g.ErrorMessage != "Group "+g.Group+" not found.") {
+			t.Errorf("%s: %+v", g.Group, g)
+		}
+	}
+	if want = append([]string{""}, want...); !slices.Equal(got, want) {
+		t.Errorf("ConsumerGroupDescribe %v answered %v, want %v", cd.Groups, got, want)
 	}
 }

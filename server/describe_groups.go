@@ -16,14 +16,22 @@ import (
 
 	"github.com/fakekafka/fakekafka/authorizer"
 	grp "github.com/fakekafka/fakekafka/group"
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 func (cn *conn) handleDescribeGroups(req *kmsg.DescribeGroupsRequest) (kmsg.Response, error) {
 	c := cn.b.c
 	resp := req.ResponseKind().(*kmsg.DescribeGroupsResponse)
-	for _, id := range req.Groups {
+	var denied, allowed []int // Kafka answers the denied ones first
+	for i, id := range req.Groups {
+		if cn.allowedGroup(authorizer.OpDescribe, id) {
+			allowed = append(allowed, i)
+		} else {
+			denied = append(denied, i)
+		}
+	}
+	for _, i := range append(denied, c.groupsInKafkaOrder(req.Groups, allowed, func(string) bool { return false })...) {
+		id := req.Groups[i]
 		dg := kmsg.NewDescribeGroupsResponseGroup()
 		dg.Group, dg.State = id, grp.Dead
 		if req.IncludeAuthorizedOperations {
@@ -32,10 +40,8 @@ func (cn *conn) handleDescribeGroups(req *kmsg.DescribeGroupsRequest) (kmsg.Resp
 		if !cn.allowedGroup(authorizer.OpDescribe, id) {
 			// Kafka's groupError: nothing else about the group.
 			dg.State, dg.AuthorizedOperations, dg.ErrorCode = "", math.MinInt32, errGroupAuth
-		} else if id == "" {
-			dg.ErrorCode = kerr.InvalidGroupID.Code
 		} else if g, code := c.group(cn.b.id, id, false); code != 0 {
-			dg.ErrorCode = code
+			dg.State, dg.ErrorCode = "", code // an empty id is routed like any other
 		} else if g != nil {
 			g.Mu.Lock()
 			describeGroup(g, &dg)

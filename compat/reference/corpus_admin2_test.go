@@ -2,8 +2,13 @@ package reference
 
 import (
 	"fmt"
+	"math"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/fakekafka/fakekafka/configs"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -54,12 +59,29 @@ func picked(e *corpusEnv, shown string) string {
 func showPicked(e *corpusEnv, resp kmsg.Response) {
 	m, _ := elsewhere.Load(e)
 	names, _ := m.(map[string]string)
-	if of, ok := resp.(*kmsg.OffsetFetchResponse); ok {
-		for i := range of.Groups {
-			if s, ok := names[of.Groups[i].Group]; ok {
-				of.Groups[i].Group = s
-			}
+	rename := func(g *string) {
+		if s, ok := names[*g]; ok {
+			*g = s
 		}
+	}
+	switch r := resp.(type) {
+	case *kmsg.OffsetFetchResponse:
+		for i := range r.Groups {
+			rename(&r.Groups[i].Group)
+		}
+	// Kafka answers many groups in the HashMap order of their partitions
+	// (server/group_batch_order.go); the picked group's partition differs
+	// between the clusters, so these compare sorted.
+	case *kmsg.DescribeGroupsResponse:
+		for i := range r.Groups {
+			rename(&r.Groups[i].Group)
+		}
+		slices.SortFunc(r.Groups, func(a, b kmsg.DescribeGroupsResponseGroup) int { return strings.Compare(a.Group, b.Group) })
+	case *kmsg.ConsumerGroupDescribeResponse:
+		for i := range r.Groups {
+			rename(&r.Groups[i].Group)
+		}
+		slices.SortFunc(r.Groups, func(a, b kmsg.ConsumerGroupDescribeResponseGroup) int { return strings.Compare(a.Group, b.Group) })
 	}
 }
 
@@ -277,6 +299,7 @@ func admin2Cases(versions map[int16][2]int16) []corpusCase {
 	} {
 		exact(corpusCase{name: "CreateTopics/config-" + c.name, req: createValidateOnly(cv, "admin2-cfg", map[string]string{c.key: c.value})})
 	}
+	out = append(out, topicConfigCases(cv)...)
 	exact(corpusCase{name: "CreateTopics/config-compaction-lags-crossed", req: createValidateOnly(cv, "admin2-cfg",
 		map[string]string{"min.compaction.lag.ms": "10", "max.compaction.lag.ms": "5"})})
 	exact(corpusCase{name: "CreateTopics/config-local-retention-bytes-above-retention", req: createValidateOnly(cv, "admin2-cfg",
@@ -322,6 +345,36 @@ func admin2Cases(versions map[int16][2]int16) []corpusCase {
 				return req
 			},
 			after: showPicked})
+	}
+
+	// Batched DescribeGroups and ConsumerGroupDescribe likewise.
+	elsewhereTo := func(r *run, e *corpusEnv) int32 {
+		here := r.coordinator("cg-empty")
+		otherGroup(r, e, here, 0, "<coordinated-elsewhere>")
+		return here
+	}
+	if dg := latest(kmsg.DescribeGroups); true {
+		exact(corpusCase{name: "DescribeGroups/batched-across-coordinators", to: elsewhereTo, after: showPicked,
+			req: func(e *corpusEnv) kmsg.Request {
+				req := at(dg, kmsg.NewPtrDescribeGroupsRequest())
+				req.Groups = []string{picked(e, "<coordinated-elsewhere>"), "cg-empty"}
+				return req
+			}})
+		// An empty id is routed like any other (Dead, no error).
+		exact(corpusCase{name: "DescribeGroups/empty-id", to: func(r *run, _ *corpusEnv) int32 { return r.coordinator("") },
+			req: func(*corpusEnv) kmsg.Request {
+				req := at(dg, kmsg.NewPtrDescribeGroupsRequest())
+				req.Groups = []string{""}
+				return req
+			}})
+	}
+	if v, ok := versions[kmsg.ConsumerGroupDescribe.Int16()]; ok {
+		exact(corpusCase{name: "ConsumerGroupDescribe/batched-across-coordinators", to: elsewhereTo, after: showPicked,
+			req: func(e *corpusEnv) kmsg.Request {
+				req := at(v[1], kmsg.NewPtrConsumerGroupDescribeRequest())
+				req.Groups = []string{picked(e, "<coordinated-elsewhere>"), "cg-empty", ""}
+				return req
+			}})
 	}
 
 	// Authorized operations without an authorizer.
@@ -444,6 +497,8 @@ func admin2Cases(versions map[int16][2]int16) []corpusCase {
 		req.Resources = append(req.Resources, req.Resources[0])
 		return req
 	}})
+	add(corpusCase{name: "DescribeConfigs/group-synonyms-and-docs",
+		req: describeConfigsWith(dc, true, true, kmsg.ConfigResourceType(32), "cg-empty", "consumer.session.timeout.ms", "share.record.lock.duration.ms")})
 	for _, v := range []int16{0, 1, 2, 3, dc} {
 		if !has(kmsg.DescribeConfigs, v) {
 			continue
@@ -471,6 +526,48 @@ func admin2Cases(versions map[int16][2]int16) []corpusCase {
 		// Every partition (null topics); corpus/2's preferred leader is 3
 		// since its reassignment to [3 2 1], so this one moves.
 		exact(corpusCase{name: "ElectLeaders/all-partitions", req: electReq(ev, 0, nil), placed: true})
+	}
+	return out
+}
+
+// topicConfigCases are, for every topic config Kafka 4.4 describes, the
+// values just outside its validator (below a minimum, above a maximum, a
+// string outside a set, a non-boolean, a non-number), sent validate-only:
+// the catalogue's validators against Kafka's.
+func topicConfigCases(cv int16) []corpusCase {
+	var out []corpusCase
+	add := func(name, value string) {
+		out = append(out, corpusCase{name: "CreateTopics/config-" + name + "=" + value, exactMessages: true,
+			req: createValidateOnly(cv, "admin2-cfg", map[string]string{name: value})})
+	}
+	for _, d := range configs.Topic.Described() {
+		switch d.Type {
+		case configs.Boolean:
+			add(d.Name, "maybe")
+		case configs.Int, configs.Long, configs.Short:
+			add(d.Name, "x")
+		case configs.Double:
+			add(d.Name, "x")
+		}
+		v := d.Valid
+		if v == nil {
+			continue
+		}
+		switch v.Kind {
+		case configs.Range:
+			if lo, err := strconv.ParseInt(v.Min, 10, 64); err == nil && lo > math.MinInt64 {
+				add(d.Name, strconv.FormatInt(lo-1, 10))
+			} else if f, err := strconv.ParseFloat(v.Min, 64); err == nil {
+				add(d.Name, strconv.FormatFloat(f-0.5, 'f', -1, 64))
+			}
+			if hi, err := strconv.ParseInt(v.Max, 10, 64); err == nil && hi < math.MaxInt64 {
+				add(d.Name, strconv.FormatInt(hi+1, 10))
+			} else if f, err := strconv.ParseFloat(v.Max, 64); err == nil {
+				add(d.Name, strconv.FormatFloat(f+0.5, 'f', -1, 64))
+			}
+		case configs.OneOf, configs.OneOfIgnoreCase, configs.ListOf, configs.Opaque:
+			add(d.Name, "bogus")
+		}
 	}
 	return out
 }
