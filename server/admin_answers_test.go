@@ -20,7 +20,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// toBroker sends req to broker id and returns the answer.
+// toBroker sends req to broker id and returns the answer (kgo sends it at
+// the newest version both sides support).
 func toBroker[R kmsg.Response](t *testing.T, cl *kgo.Client, id int32, req kmsg.Request) R {
 	t.Helper()
 	ctx := testContext(t)
@@ -202,7 +203,6 @@ func TestAdminBatchedCoordinators(t *testing.T) {
 		t.Fatal(err)
 	}
 	of := kmsg.NewPtrOffsetFetchRequest()
-	of.SetVersion(8)
 	for _, g := range []string{"g", other} {
 		rg := kmsg.NewOffsetFetchRequestGroup()
 		rg.Group = g
@@ -233,7 +233,6 @@ func TestAdminAuthorizedOperations(t *testing.T) {
 			t.Errorf("group: %d, want Kafka 4.4's 3400 (READ, DELETE, DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS)", ops)
 		}
 		m := kmsg.NewPtrMetadataRequest()
-		m.SetVersion(10)
 		m.IncludeTopicAuthorizedOperations = true
 		m.Topics = []kmsg.MetadataRequestTopic{{Topic: kmsg.StringPtr("nope")}}
 		if tp := toBroker[*kmsg.MetadataResponse](t, cl, 1, m).Topics[0]; tp.ErrorCode != kerr.UnknownTopicOrPartition.Code || tp.AuthorizedOperations != 3576 {
@@ -259,6 +258,20 @@ func TestAdminAuthorizedOperations(t *testing.T) {
 		if ops := describeGroup(t, cl, "g").AuthorizedOperations; ops != bit(authorizer.OpRead, authorizer.OpDescribe, authorizer.OpAlterConfigs, authorizer.OpDescribeConfigs) {
 			t.Errorf("READ and ALTER_CONFIGS on g: %d", ops)
 		}
+		// A topic the principal may WRITE (which implies DESCRIBE), known or not.
+		mustGrant(t, c, grant(authorizer.ResourceTopic, "w", authorizer.OpWrite))
+		m := kmsg.NewPtrMetadataRequest()
+		m.IncludeTopicAuthorizedOperations = true
+		m.Topics = []kmsg.MetadataRequestTopic{{Topic: kmsg.StringPtr("w")}, {Topic: kmsg.StringPtr("hidden")}}
+		mr := toBroker[*kmsg.MetadataResponse](t, cl, 1, m)
+		// Answered by name: hidden, then w.
+		if tp := mr.Topics[1]; tp.ErrorCode != kerr.UnknownTopicOrPartition.Code || tp.AuthorizedOperations != bit(authorizer.OpWrite, authorizer.OpDescribe) {
+			t.Errorf("unknown topic w with WRITE: %s ops %d", kerr.ErrorForCode(tp.ErrorCode), tp.AuthorizedOperations)
+		}
+		if tp := mr.Topics[0]; tp.ErrorCode != kerr.TopicAuthorizationFailed.Code || tp.AuthorizedOperations != -2147483648 {
+			t.Errorf("topic without DESCRIBE: %s ops %d", kerr.ErrorForCode(tp.ErrorCode), tp.AuthorizedOperations)
+		}
+
 	})
 }
 
@@ -479,5 +492,28 @@ func TestAdminBatchedGroupOrder(t *testing.T) {
 	}
 	if want = append([]string{""}, want...); !slices.Equal(got, want) {
 		t.Errorf("ConsumerGroupDescribe %v answered %v, want %v", cd.Groups, got, want)
+	}
+}
+
+// TestAdminCollidingTopicsRestored: a data dir written before collisions
+// were refused may hold both a.b and a_b; a restart restores both.
+func TestAdminCollidingTopicsRestored(t *testing.T) {
+	dir := t.TempDir()
+	c := NewTestCluster(t, Config{Brokers: 1, DataDir: dir})
+	if err := c.CreateTopic("a.b", 1, 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	// What an older fakekafka allowed: a_b beside a.b (restored as such).
+	if _, e, msg := c.createTopic(topicSpec{name: "a_b", partitions: 1, rf: 1, before: map[string]*topic{}}, false); e != nil {
+		t.Fatalf("a_b: %v %s", e, msg)
+	}
+	c.Close()
+	c2 := NewTestCluster(t, Config{Brokers: 1, DataDir: dir})
+	var names []string
+	for _, ts := range c2.State().Topics {
+		names = append(names, ts.Name)
+	}
+	if !slices.Contains(names, "a.b") || !slices.Contains(names, "a_b") {
+		t.Fatalf("restored %v", names)
 	}
 }
