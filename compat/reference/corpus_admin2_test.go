@@ -263,6 +263,31 @@ func admin2Cases(versions map[int16][2]int16) []corpusCase {
 		return incAlterConfigsReq(iac, "corpus", "segment.bytes", "1000")
 	}})
 
+	// Broker configs, validate-only at the cluster level ("") and broker 1.
+	brokerVO := func(name, key, value string) {
+		exact(corpusCase{name: "IncrementalAlterConfigs/validate-only-broker-" + key + "=" + value, req: func(*corpusEnv) kmsg.Request {
+			req := at(iac, kmsg.NewPtrIncrementalAlterConfigsRequest())
+			rr := kmsg.NewIncrementalAlterConfigsRequestResource()
+			rr.ResourceType, rr.ResourceName = kmsg.ConfigResourceTypeBroker, name
+			c := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
+			c.Name, c.Value = key, kmsg.StringPtr(value)
+			rr.Configs = append(rr.Configs, c)
+			req.Resources = append(req.Resources, rr)
+			req.ValidateOnly = true
+			return req
+		}})
+	}
+	for _, kv := range [][2]string{
+		{"log.segment.bytes", "1000"}, {"log.segment.bytes", "x"}, {"min.insync.replicas", "0"},
+		{"num.partitions", "0"}, {"log.retention.ms", "-2"}, {"compression.type", "bogus"},
+		{"log.cleanup.policy", "bogus"}, {"broker.id", "5"}, {"message.max.bytes", "-1"},
+		{"log.retention.bytes", "100"}, {"unclean.leader.election.enable", "maybe"},
+	} {
+		brokerVO("", kv[0], kv[1])
+	}
+	brokerVO("1", "log.segment.bytes", "1000")
+	brokerVO("1", "min.insync.replicas", "2")
+
 	// Topic config values Kafka 4.4's LogConfig refuses (and a few it takes),
 	// validate-only so that nothing is created.
 	for _, c := range []struct{ name, key, value string }{
