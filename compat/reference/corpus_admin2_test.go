@@ -143,7 +143,8 @@ func listTxns(v int16, states []string, pids func(e *corpusEnv) []int64, duratio
 // ErrorMessage exactly: fakekafka words their messages as Kafka 4.4 does.
 var exactMessageAPIs = []string{"CreateTopics/", "CreatePartitions/", "AlterPartitionAssignments/",
 	"ElectLeaders/", "DescribeConfigs/", "AlterConfigs/", "IncrementalAlterConfigs/", "FindCoordinator/",
-	"DescribeProducers/", "DescribeTransactions/", "ListTransactions/"}
+	"DescribeProducers/", "DescribeTransactions/", "ListTransactions/", "ConsumerGroupDescribe/", "DescribeCluster/",
+	"DescribeTopicPartitions/", "ListPartitionReassignments/"}
 
 // exactMessages says whether case name compares ErrorMessage exactly.
 func exactMessages(name string) bool {
