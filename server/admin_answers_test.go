@@ -218,6 +218,13 @@ func TestAdminBatchedCoordinators(t *testing.T) {
 	if g := resp.Groups[1]; g.Group != other || g.ErrorCode != kerr.NotCoordinator.Code {
 		t.Errorf("%s (coordinated by %d): %s, want NOT_COORDINATOR", other, node[other], kerr.ErrorForCode(g.ErrorCode))
 	}
+	// The empty group id is a group like any other (Kafka keeps it for
+	// compatibility): no offsets, no error.
+	empty := kmsg.NewPtrOffsetFetchRequest()
+	empty.Groups = []kmsg.OffsetFetchRequestGroup{{Group: ""}}
+	if g := toBroker[*kmsg.OffsetFetchResponse](t, cl, node[""], empty).Groups[0]; g.ErrorCode != 0 || len(g.Topics) != 0 {
+		t.Errorf("empty group id: %+v", g)
+	}
 }
 
 func TestAdminAuthorizedOperations(t *testing.T) {

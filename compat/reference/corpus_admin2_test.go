@@ -535,6 +535,8 @@ func admin2Cases(versions map[int16][2]int16) []corpusCase {
 			req: describeConfigsWith(v, true, true, kmsg.ConfigResourceTypeBroker, "1", "log.retention.ms", "log.retention.hours", "log.segment.bytes")})
 	}
 
+	out = append(out, admin2MoreCases(versions)...)
+
 	// ElectLeaders argument errors.
 	ev := latest(kmsg.ElectLeaders)
 	exact(corpusCase{name: "ElectLeaders/unknown-election-type", req: electReq(ev, 5, map[string][]int32{"corpus": {0}}, "corpus")})
