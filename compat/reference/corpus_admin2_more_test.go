@@ -1,6 +1,10 @@
 package reference
 
 import (
+	"math"
+	"strconv"
+
+	"github.com/fakekafka/fakekafka/configs"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -80,6 +84,48 @@ func admin2MoreCases(versions map[int16][2]int16) []corpusCase {
 		map[string][]int32{"corpus": {1, 1, 9}, "no-such-topic": {0}}, "corpus", "no-such-topic")})
 	if o := oldest(kmsg.ElectLeaders); o == 0 {
 		exact(corpusCase{name: "ElectLeaders/v0-unknown-partition", req: electReq(0, 0, map[string][]int32{"corpus": {0, 9}}, "corpus")})
+	}
+	return out
+}
+
+// topicConfigCases are, for every topic config Kafka 4.4 describes, the
+// values just outside its validator (below a minimum, above a maximum, a
+// string outside a set, a non-boolean, a non-number), sent validate-only:
+// the catalogue's validators against Kafka's.
+func topicConfigCases(cv int16) []corpusCase {
+	var out []corpusCase
+	add := func(name, value string) {
+		out = append(out, corpusCase{name: "CreateTopics/config-" + name + "=" + value, exactMessages: true,
+			req: createValidateOnly(cv, "admin2-cfg", map[string]string{name: value})})
+	}
+	for _, d := range configs.Topic.Described() {
+		switch d.Type {
+		case configs.Boolean:
+			add(d.Name, "maybe")
+		case configs.Int, configs.Long, configs.Short:
+			add(d.Name, "x")
+		case configs.Double:
+			add(d.Name, "x")
+		}
+		v := d.Valid
+		if v == nil {
+			continue
+		}
+		switch v.Kind {
+		case configs.Range:
+			if lo, err := strconv.ParseInt(v.Min, 10, 64); err == nil && lo > math.MinInt64 {
+				add(d.Name, strconv.FormatInt(lo-1, 10))
+			} else if f, err := strconv.ParseFloat(v.Min, 64); err == nil {
+				add(d.Name, strconv.FormatFloat(f-0.5, 'f', -1, 64))
+			}
+			if hi, err := strconv.ParseInt(v.Max, 10, 64); err == nil && hi < math.MaxInt64 {
+				add(d.Name, strconv.FormatInt(hi+1, 10))
+			} else if f, err := strconv.ParseFloat(v.Max, 64); err == nil {
+				add(d.Name, strconv.FormatFloat(f+0.5, 'f', -1, 64))
+			}
+		case configs.OneOf, configs.OneOfIgnoreCase, configs.ListOf, configs.Opaque:
+			add(d.Name, "bogus")
+		}
 	}
 	return out
 }

@@ -2,13 +2,10 @@ package reference
 
 import (
 	"fmt"
-	"math"
+	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
-
-	"github.com/fakekafka/fakekafka/configs"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -478,7 +475,14 @@ func admin2Cases(versions map[int16][2]int16) []corpusCase {
 			return req
 		}
 	}
-	exact(corpusCase{name: "DescribeProducers/follower", to: func(*run, *corpusEnv) int32 { return 2 }, req: producers("corpus", 0, 1)})
+	// The follower answers from its replica: first wait until it has
+	// replicated what the leader knows.
+	caughtUp := func(r *run, e *corpusEnv) {
+		r.waitFor("broker 2's producer state as broker 1's", func() bool {
+			return reflect.DeepEqual(normalise(r.do(1, producers("corpus", 0, 1)(e))), normalise(r.do(2, producers("corpus", 0, 1)(e))))
+		})
+	}
+	exact(corpusCase{name: "DescribeProducers/follower", settle: caughtUp, to: func(*run, *corpusEnv) int32 { return 2 }, req: producers("corpus", 0, 1)})
 	exact(corpusCase{name: "DescribeProducers/unknown-topic", req: producers("no-such-topic", 0)})
 
 	// DescribeConfigs argument errors and versions.
@@ -554,48 +558,6 @@ func admin2Cases(versions map[int16][2]int16) []corpusCase {
 		// Every partition (null topics); corpus/2's preferred leader is 3
 		// since its reassignment to [3 2 1], so this one moves.
 		exact(corpusCase{name: "ElectLeaders/all-partitions", req: electReq(ev, 0, nil), placed: true})
-	}
-	return out
-}
-
-// topicConfigCases are, for every topic config Kafka 4.4 describes, the
-// values just outside its validator (below a minimum, above a maximum, a
-// string outside a set, a non-boolean, a non-number), sent validate-only:
-// the catalogue's validators against Kafka's.
-func topicConfigCases(cv int16) []corpusCase {
-	var out []corpusCase
-	add := func(name, value string) {
-		out = append(out, corpusCase{name: "CreateTopics/config-" + name + "=" + value, exactMessages: true,
-			req: createValidateOnly(cv, "admin2-cfg", map[string]string{name: value})})
-	}
-	for _, d := range configs.Topic.Described() {
-		switch d.Type {
-		case configs.Boolean:
-			add(d.Name, "maybe")
-		case configs.Int, configs.Long, configs.Short:
-			add(d.Name, "x")
-		case configs.Double:
-			add(d.Name, "x")
-		}
-		v := d.Valid
-		if v == nil {
-			continue
-		}
-		switch v.Kind {
-		case configs.Range:
-			if lo, err := strconv.ParseInt(v.Min, 10, 64); err == nil && lo > math.MinInt64 {
-				add(d.Name, strconv.FormatInt(lo-1, 10))
-			} else if f, err := strconv.ParseFloat(v.Min, 64); err == nil {
-				add(d.Name, strconv.FormatFloat(f-0.5, 'f', -1, 64))
-			}
-			if hi, err := strconv.ParseInt(v.Max, 10, 64); err == nil && hi < math.MaxInt64 {
-				add(d.Name, strconv.FormatInt(hi+1, 10))
-			} else if f, err := strconv.ParseFloat(v.Max, 64); err == nil {
-				add(d.Name, strconv.FormatFloat(f+0.5, 'f', -1, 64))
-			}
-		case configs.OneOf, configs.OneOfIgnoreCase, configs.ListOf, configs.Opaque:
-			add(d.Name, "bogus")
-		}
 	}
 	return out
 }
