@@ -218,6 +218,14 @@ func TestAdminBatchedCoordinators(t *testing.T) {
 	if g := resp.Groups[1]; g.Group != other || g.ErrorCode != kerr.NotCoordinator.Code {
 		t.Errorf("%s (coordinated by %d): %s, want NOT_COORDINATOR", other, node[other], kerr.ErrorForCode(g.ErrorCode))
 	}
+	// Authorized operations only on a group described without error.
+	dg := kmsg.NewPtrDescribeGroupsRequest()
+	dg.Groups, dg.IncludeAuthorizedOperations = []string{"g", other}, true
+	for _, g := range toBroker[*kmsg.DescribeGroupsResponse](t, cl, node["g"], dg).Groups {
+		if want := map[string]int32{"g": 3400, other: -2147483648}[g.Group]; g.AuthorizedOperations != want {
+			t.Errorf("DescribeGroups %s (error %d): operations %d, want %d", g.Group, g.ErrorCode, g.AuthorizedOperations, want)
+		}
+	}
 	// The empty group id is a group like any other (Kafka keeps it for
 	// compatibility): no offsets, no error.
 	empty := kmsg.NewPtrOffsetFetchRequest()

@@ -8,8 +8,12 @@ package server
 // An unknown group, a KIP-848 group (which ConsumerGroupDescribe
 // describes) and a share group (ShareGroupDescribe's) are Dead with no error, as Kafka answers before v6. With
 // include_authorized_operations (v3+) the group operations (READ, DELETE,
-// DESCRIBE) the ACLs allow, all of them without the authorizer. A group the
-// principal may not DESCRIBE gets GROUP_AUTHORIZATION_FAILED and no state.
+// DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS) the ACLs allow, all of them
+// without the authorizer, on a group described without error only. A group
+// the principal may not DESCRIBE gets GROUP_AUTHORIZATION_FAILED and no
+// state. A group another broker coordinates gets NOT_COORDINATOR and an
+// empty state; many groups are answered in Kafka's order, the denied ones
+// first (group_batch_order.go).
 
 import (
 	"math"
@@ -46,6 +50,9 @@ func (cn *conn) handleDescribeGroups(req *kmsg.DescribeGroupsRequest) (kmsg.Resp
 			g.Mu.Lock()
 			describeGroup(g, &dg)
 			g.Mu.Unlock()
+		}
+		if dg.ErrorCode != 0 { // Kafka reports them on a described group only
+			dg.AuthorizedOperations = math.MinInt32
 		}
 		resp.Groups = append(resp.Groups, dg)
 	}

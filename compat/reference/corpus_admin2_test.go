@@ -383,6 +383,12 @@ func admin2Cases(versions map[int16][2]int16) []corpusCase {
 				req.Groups = []string{picked(e, "<coordinated-elsewhere>"), "cg-empty"}
 				return req
 			}})
+		exact(corpusCase{name: "DescribeGroups/batched-authorized-operations", to: elsewhereTo, after: showPicked,
+			req: func(e *corpusEnv) kmsg.Request {
+				req := at(dg, kmsg.NewPtrDescribeGroupsRequest())
+				req.Groups, req.IncludeAuthorizedOperations = []string{picked(e, "<coordinated-elsewhere>"), "cg-empty"}, true
+				return req
+			}})
 		// An empty id is routed like any other (Dead, no error).
 		exact(corpusCase{name: "DescribeGroups/empty-id", to: func(r *run, _ *corpusEnv) int32 { return r.coordinator("") },
 			req: func(*corpusEnv) kmsg.Request {
