@@ -189,6 +189,12 @@ func TestAuthorizedOperations(t *testing.T) {
 	if want := int32(1<<OpWrite | 1<<OpDescribe); got != want {
 		t.Fatalf("operations %b, want %b", got, want)
 	}
+	// Kafka 4.4 answers 3400 for a group without an authorizer (compat/reference's
+	// DescribeGroups/authorized-operations): READ, DELETE, DESCRIBE and the
+	// group configs' DESCRIBE_CONFIGS and ALTER_CONFIGS.
+	if got, want := SupportedOperations(ResourceGroup), int32(3400); got != want {
+		t.Errorf("group: %d, want %d", got, want)
+	}
 	if got, want := SupportedOperations(ResourceCluster), int32(1<<5|1<<7|1<<8|1<<9|1<<10|1<<11|1<<12); got != want {
 		t.Fatalf("cluster operations %b, want %b", got, want)
 	}

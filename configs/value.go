@@ -231,7 +231,8 @@ func init() {
 		for _, it := range p.list {
 			a, b, ok := strings.Cut(it, ":")
 			if !ok || !isDigits(a) || !isDigits(b) {
-				return invalid(name, p.text, "must be the literal '*' or a list of replicas in the following format: [partitionId]:[brokerId],[partitionId]:[brokerId],...")
+				// Kafka prints the parsed list (Java's List.toString).
+				return invalid(name, "["+strings.Join(p.list, ", ")+"]", name+" must be the literal '*' or a list of replicas in the following format: [partitionId]:[brokerId],[partitionId]:[brokerId],...")
 			}
 		}
 		return nil

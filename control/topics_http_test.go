@@ -83,7 +83,7 @@ func TestControlTopics(t *testing.T) {
 		status             int
 		want               string
 	}{
-		{"POST", "/v1/topics", `{"name":"orders"}`, http.StatusConflict, `TOPIC_ALREADY_EXISTS: topic 'orders' already exists`},
+		{"POST", "/v1/topics", `{"name":"orders"}`, http.StatusConflict, `TOPIC_ALREADY_EXISTS: Topic 'orders' already exists.`},
 		{"POST", "/v1/topics", `{"name":"x","configs":{"min.insync.replicas":"0"}}`, http.StatusBadRequest, "INVALID_CONFIG: Invalid value 0 for configuration min.insync.replicas: Value must be at least 1"},
 		{"POST", "/v1/topics", `{"name":"x","configs":{"no.such":"1"}}`, http.StatusBadRequest, `INVALID_CONFIG: Unknown topic config name: no.such`},
 		{"POST", "/v1/topics", `{"name":"x","replication_factor":4}`, http.StatusBadRequest, "INVALID_REPLICATION_FACTOR"},

@@ -44,7 +44,10 @@ func (cn *conn) handleAlterPartitionReassignments(req *kmsg.AlterPartitionAssign
 			if denied {
 				sp.ErrorCode, sp.ErrorMessage = errClusterAuth, resp.ErrorMessage
 			} else if e, msg := c.reassign(rt.Topic, rp.Partition, rp.Replicas, allowRF); e != nil {
-				sp.ErrorCode, sp.ErrorMessage = e.Code, &msg
+				sp.ErrorCode = e.Code
+				if msg != "" { // Kafka sends none for some errors
+					sp.ErrorMessage = &msg
+				}
 			}
 			st.Partitions = append(st.Partitions, sp)
 		}

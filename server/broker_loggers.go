@@ -35,6 +35,9 @@ func loggerResource(name string, broker int32, describe bool) (int32, *configErr
 	}
 	id, err := strconv.ParseInt(name, 10, 32)
 	if err != nil {
+		if describe { // Kafka 4.4's words differ between describe and alter
+			return 0, refuse(kerr.InvalidRequest, "Broker id must be an integer, but it is: %s", name)
+		}
 		return 0, refuse(kerr.InvalidRequest, "Node id must be an integer, but it is: %s", name)
 	}
 	if broker != clusterLevel && int32(id) != broker {

@@ -3,7 +3,11 @@ package server
 // ConsumerGroupDescribe, versions 0-1 (KIP-848): each group's state
 // (Empty, Assigning, Reconciling, Stable), group and assignment epochs,
 // assignor, and per member its epoch, subscription, current and target
-// assignment. GROUP_ID_NOT_FOUND for a group that is not a consumer group.
+// assignment. GROUP_ID_NOT_FOUND for an unknown group ("Group g not
+// found.") or one that is not a consumer group ("Group g is not a consumer
+// group."), INVALID_GROUP_ID for an empty id, the coordinator errors
+// (NOT_COORDINATOR, ...) without a message, as Kafka 4.4. Many groups are
+// answered in Kafka's order (group_batch_order.go): denied ones first.
 // With the authorizer a group needs DESCRIBE (GROUP_AUTHORIZATION_FAILED)
 // and, since Kafka 4.0 (KAFKA-18813), DESCRIBE on every topic in its
 // members' current and target assignments: otherwise the group is
@@ -20,37 +24,53 @@ import (
 func (cn *conn) handleConsumerGroupDescribe(req *kmsg.ConsumerGroupDescribeRequest) (kmsg.Response, error) {
 	c := cn.b.c
 	resp := req.ResponseKind().(*kmsg.ConsumerGroupDescribeResponse)
-	for _, id := range req.Groups {
+	var denied, allowed []int
+	for i, id := range req.Groups {
+		if cn.allowedGroup(authorizer.OpDescribe, id) {
+			allowed = append(allowed, i)
+		} else {
+			denied = append(denied, i)
+		}
+	}
+	order := append(denied, c.groupsInKafkaOrder(req.Groups, allowed, func(g string) bool { return g == "" })...)
+	for _, i := range order {
+		id := req.Groups[i]
 		rg := kmsg.NewConsumerGroupDescribeResponseGroup()
 		rg.Group = id
 		rg.AuthorizedOperations = -2147483648
-		g, code := c.group(cn.b.id, id, false)
+		var msg *string // Kafka words only some errors
+		var g *group
+		code := int16(0)
+		if id != "" && cn.allowedGroup(authorizer.OpDescribe, id) {
+			g, code = c.group(cn.b.id, id, false)
+		}
 		switch {
 		case !cn.allowedGroup(authorizer.OpDescribe, id):
 			rg.ErrorCode = errGroupAuth
+			msg = kmsg.StringPtr(kerr.GroupAuthorizationFailed.Error())
+		case id == "":
+			rg.ErrorCode = kerr.InvalidGroupID.Code
 		case code != 0:
 			rg.ErrorCode = code
 		case g == nil:
-			rg.ErrorCode = kerr.GroupIDNotFound.Code
+			rg.ErrorCode, msg = kerr.GroupIDNotFound.Code, kmsg.StringPtr("Group "+id+" not found.")
 		default:
 			g.Mu.Lock()
 			if cg := g.ConsumerGroup(); cg == nil {
-				rg.ErrorCode = kerr.GroupIDNotFound.Code
+				rg.ErrorCode, msg = kerr.GroupIDNotFound.Code, kmsg.StringPtr("Group "+id+" is not a consumer group.")
 			} else {
 				describeConsumerGroup(c, cg, &rg)
 				if !cn.allowedGroupTopics(&rg) {
 					rg = kmsg.NewConsumerGroupDescribeResponseGroup()
 					rg.Group, rg.ErrorCode, rg.AuthorizedOperations = id, errTopicAuth, -2147483648
+					msg = kmsg.StringPtr(kerr.TopicAuthorizationFailed.Error())
 				} else if req.IncludeAuthorizedOperations {
 					rg.AuthorizedOperations = cn.authorizedOps(authorizer.ResourceGroup, id)
 				}
 			}
 			g.Mu.Unlock()
 		}
-		if rg.ErrorCode != 0 {
-			msg := kerr.ErrorForCode(rg.ErrorCode).Error()
-			rg.ErrorMessage = &msg
-		}
+		rg.ErrorMessage = msg
 		resp.Groups = append(resp.Groups, rg)
 	}
 	return resp, nil

@@ -77,7 +77,9 @@ func (cn *conn) handleCreatePartitions(req *kmsg.CreatePartitionsRequest) (kmsg.
 		}
 		if e != nil {
 			st.ErrorCode = e.Code
-			st.ErrorMessage = &msg
+			if msg != "" { // Kafka sends none for an unknown topic
+				st.ErrorMessage = &msg
+			}
 		}
 		resp.Topics = append(resp.Topics, st)
 	}
@@ -102,15 +104,15 @@ func (c *Cluster) createPartitions(name string, count int32, assignment [][]int3
 	defer c.topicsMu.Unlock()
 	t := c.topic(name)
 	if t == nil || t.deleted.Load() {
-		return kerr.UnknownTopicOrPartition, fmt.Sprintf("topic %s does not exist", name)
+		return kerr.UnknownTopicOrPartition, "" // Kafka gives no message
 	}
 	cur := t.partitions()
 	have := int32(len(cur))
 	switch {
 	case count < have:
-		return kerr.InvalidPartitions, fmt.Sprintf("topic %s has %d partitions; the count can only grow, not shrink to %d", name, have, count)
+		return kerr.InvalidPartitions, fmt.Sprintf("The topic %s currently has %d partition(s); %d would not be an increase.", name, have, count)
 	case count == have:
-		return kerr.InvalidPartitions, fmt.Sprintf("topic %s already has %d partitions", name, have)
+		return kerr.InvalidPartitions, fmt.Sprintf("Topic already has %d partition(s).", have)
 	case count > maxPartitions:
 		return kerr.InvalidPartitions, fmt.Sprintf("%d partitions is above fakekafka's limit of %d", count, maxPartitions)
 	}
@@ -123,7 +125,7 @@ func (c *Cluster) createPartitions(name string, count int32, assignment [][]int3
 		}
 	} else {
 		if live := len(c.placeableBrokers()); rf > live {
-			return kerr.InvalidReplicationFactor, fmt.Sprintf("replication factor %d is larger than the %d available brokers", rf, live)
+			return kerr.InvalidReplicationFactor, unreplicable(rf, live)
 		}
 		assignment = c.assign(count, int16(rf))[have:]
 	}
@@ -155,14 +157,11 @@ func (c *Cluster) createPartitions(name string, count int32, assignment [][]int3
 // a topic whose replication factor is rf.
 func (c *Cluster) checkNewAssignment(n int32, rf int, assignment [][]int32) (*kerr.Error, string) {
 	if int32(len(assignment)) != n {
-		return kerr.InvalidReplicaAssignment, fmt.Sprintf("%d partitions are being added but the assignment has %d entries", n, len(assignment))
+		return kerr.InvalidReplicaAssignment, fmt.Sprintf("Attempted to add %d additional partition(s), but only %d assignment(s) were specified.", n, len(assignment))
 	}
-	for i, rs := range assignment {
-		if e, msg := c.checkReplicaList(rs); e != nil {
-			return e, fmt.Sprintf("new partition %d: %s", i, msg)
-		}
-		if len(rs) != rf {
-			return kerr.InvalidReplicaAssignment, fmt.Sprintf("new partition %d has %d replicas but the topic's replication factor is %d", i, len(rs), rf)
+	for _, rs := range assignment {
+		if e, msg := c.checkManualAssignment(rs, rf); e != nil {
+			return e, msg
 		}
 	}
 	return nil, ""
@@ -171,18 +170,7 @@ func (c *Cluster) checkNewAssignment(n int32, rf int, assignment [][]int32) (*ke
 // checkReplicaList checks a replica list of an assignment or a
 // reassignment: not empty, known brokers, none twice.
 func (c *Cluster) checkReplicaList(rs []int32) (*kerr.Error, string) {
-	if len(rs) == 0 {
-		return kerr.InvalidReplicaAssignment, "the replica list is empty"
-	}
-	for j, id := range rs {
-		if c.broker(id) == nil {
-			return kerr.InvalidReplicaAssignment, fmt.Sprintf("broker %d does not exist", id)
-		}
-		if slices.Contains(rs[:j], id) {
-			return kerr.InvalidReplicaAssignment, fmt.Sprintf("broker %d is listed twice", id)
-		}
-	}
-	return nil, ""
+	return c.checkManualAssignment(rs, -1)
 }
 
 // CreatePartitions grows a topic to count partitions the way the

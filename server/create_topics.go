@@ -49,6 +49,7 @@ func (cn *conn) handleCreateTopics(req *kmsg.CreateTopicsRequest) (kmsg.Response
 		count[rt.Topic]++
 	}
 	reported := map[string]bool{}
+	before := c.topics.Load().byName // what this request's names may collide with
 	clusterCreate := cn.allowedCluster(authorizer.OpCreate)
 	q := cn.mutationQuota(req.Version >= 6)
 	defer q.done()
@@ -71,6 +72,7 @@ func (cn *conn) handleCreateTopics(req *kmsg.CreateTopicsRequest) (kmsg.Response
 			continue
 		}
 		spec, kerrv, msg := createSpec(rt)
+		spec.before = before
 		if kerrv != nil {
 			setCreateError(req.Version, &st, kerrv, msg)
 			resp.Topics = append(resp.Topics, st)
@@ -146,6 +148,9 @@ func createSpec(rt kmsg.CreateTopicsRequestTopic) (topicSpec, *kerr.Error, strin
 		s.assignment = make([][]int32, n)
 		for _, a := range rt.ReplicaAssignment {
 			if a.Partition < 0 || int(a.Partition) >= n || s.assignment[a.Partition] != nil {
+				if a.Partition >= 0 && int(a.Partition) < n {
+					return s, kerr.InvalidReplicaAssignment, fmt.Sprintf("Found multiple manual partition assignments for partition %d", a.Partition)
+				}
 				return s, kerr.InvalidReplicaAssignment, "partitions should be a consecutive 0-based integer sequence"
 			}
 			s.assignment[a.Partition] = slices.Clone(a.Replicas)
@@ -158,7 +163,7 @@ func createSpec(rt kmsg.CreateTopicsRequestTopic) (topicSpec, *kerr.Error, strin
 		s.configs = make(map[string]string, len(rt.Configs))
 		for _, cfg := range rt.Configs {
 			if cfg.Value == nil {
-				return s, kerr.InvalidConfig, fmt.Sprintf("null value not supported for topic config %s", cfg.Name)
+				return s, kerr.InvalidConfig, fmt.Sprintf("Null value not supported for topic configs: %s", cfg.Name)
 			}
 			s.configs[cfg.Name] = *cfg.Value
 		}

@@ -9,8 +9,12 @@ package server
 // describes) and a share group (ShareGroupDescribe's) are Dead with no error, as Kafka answers before v6; from v6 (KIP-1043)
 // they are Dead with GROUP_ID_NOT_FOUND and a message (groupNotFoundV6). With
 // include_authorized_operations (v3+) the group operations (READ, DELETE,
-// DESCRIBE) the ACLs allow, all of them without the authorizer. A group the
-// principal may not DESCRIBE gets GROUP_AUTHORIZATION_FAILED and no state.
+// DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS) the ACLs allow, all of them
+// without the authorizer, on a group described without error only. A group
+// the principal may not DESCRIBE gets GROUP_AUTHORIZATION_FAILED and no
+// state. A group another broker coordinates gets NOT_COORDINATOR and an
+// empty state; many groups are answered in Kafka's order, the denied ones
+// first (group_batch_order.go).
 
 import (
 	"math"
@@ -23,7 +27,16 @@ import (
 func (cn *conn) handleDescribeGroups(req *kmsg.DescribeGroupsRequest) (kmsg.Response, error) {
 	c := cn.b.c
 	resp := req.ResponseKind().(*kmsg.DescribeGroupsResponse)
-	for _, id := range req.Groups {
+	var denied, allowed []int // Kafka answers the denied ones first
+	for i, id := range req.Groups {
+		if cn.allowedGroup(authorizer.OpDescribe, id) {
+			allowed = append(allowed, i)
+		} else {
+			denied = append(denied, i)
+		}
+	}
+	for _, i := range append(denied, c.groupsInKafkaOrder(req.Groups, allowed, func(string) bool { return false })...) {
+		id := req.Groups[i]
 		dg := kmsg.NewDescribeGroupsResponseGroup()
 		dg.Group, dg.State = id, grp.Dead
 		if req.IncludeAuthorizedOperations {
@@ -45,6 +58,9 @@ func (cn *conn) handleDescribeGroups(req *kmsg.DescribeGroupsRequest) (kmsg.Resp
 			groupNotFoundV6(req.Version, nil, &dg)
 		}
 		if dg.ErrorCode != 0 { // Kafka reports operations only for groups it describes
+			dg.AuthorizedOperations = math.MinInt32
+		}
+		if dg.ErrorCode != 0 { // Kafka reports them on a described group only
 			dg.AuthorizedOperations = math.MinInt32
 		}
 		resp.Groups = append(resp.Groups, dg)

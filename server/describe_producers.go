@@ -3,8 +3,11 @@ package server
 // DescribeProducers, version 0: a partition leader's producer state, one
 // entry per producer id in its log: epoch, last sequence, last timestamp,
 // the coordinator epoch of its last marker and the first offset of its
-// open transaction (-1 if none). Not the leader: NOT_LEADER_OR_FOLLOWER;
-// unknown: UNKNOWN_TOPIC_OR_PARTITION.
+// open transaction (-1 if none). Kafka 4.4 answers from the local log, so a
+// follower answers with its own replica's state (what it has replicated);
+// a broker without a replica NOT_LEADER_OR_FOLLOWER. An unknown topic is
+// UNKNOWN_TOPIC_OR_PARTITION with Kafka's message, an unknown partition of
+// a known topic the same code without one.
 
 import (
 	"github.com/fakekafka/fakekafka/authorizer"
@@ -29,14 +32,17 @@ func (cn *conn) handleDescribeProducers(req *kmsg.DescribeProducersRequest) (kms
 			p := c.partition(t.Topic, index)
 			if p == nil {
 				rp.ErrorCode = kerr.UnknownTopicOrPartition.Code
+				if c.topic(t.Topic) == nil {
+					rp.ErrorMessage = kmsg.StringPtr(msgUnknownTopicOrPartition)
+				}
 				rt.Partitions = append(rt.Partitions, rp)
 				continue
 			}
 			p.mu.Lock()
-			if code := checkLeader(p.st, cn.b.id, -1); code != 0 {
-				rp.ErrorCode = code
+			if r := p.st.Replica(cn.b.id); r == nil {
+				rp.ErrorCode = kerr.NotLeaderForPartition.Code
 			} else {
-				for _, s := range p.st.Replica(cn.b.id).Producers() {
+				for _, s := range r.Producers() {
 					ap := kmsg.NewDescribeProducersResponseTopicPartitionActiveProducer()
 					ap.ProducerID, ap.ProducerEpoch, ap.LastSequence = s.ProducerID, int32(s.ProducerEpoch), s.LastSequence
 					ap.LastTimestamp, ap.CoordinatorEpoch, ap.CurrentTxnStartOffset = s.LastTimestamp, s.CoordinatorEpoch, s.TxnStartOffset

@@ -9,7 +9,11 @@ package server
 // partitions. ListTransactions: every transaction this broker coordinates,
 // filtered by state (unknown names are echoed in UnknownStateFilters),
 // producer id, minimum running time (v1+) and a transactional id regular
-// expression (v2+, INVALID_REQUEST if it does not compile).
+// expression (v2+, matching the whole id as Kafka's re2j matches(),
+// INVALID_REGULAR_EXPRESSION if it does not compile). The duration filter
+// keeps transactions started more than that long ago, completed ones too
+// (their start time stays). An empty id in DescribeTransactions is
+// INVALID_REQUEST.
 //
 // With the authorizer, ids the principal may not DESCRIBE are
 // TRANSACTIONAL_ID_AUTHORIZATION_FAILED (Describe) or left out (List), and
@@ -33,6 +37,11 @@ func (cn *conn) handleDescribeTransactions(req *kmsg.DescribeTransactionsRequest
 		st.TransactionalID, st.ProducerID, st.ProducerEpoch, st.StartTimestamp = id, 0, 0, 0 // as Kafka, for an unknown id or one the principal may not describe
 		if !cn.allowedTxn(authorizer.OpDescribe, id) {
 			st.ErrorCode = errTxnAuth
+			resp.TransactionStates = append(resp.TransactionStates, st)
+			continue
+		}
+		if id == "" { // Kafka's coordinator refuses an empty id
+			st.ErrorCode = kerr.InvalidRequest.Code
 			resp.TransactionStates = append(resp.TransactionStates, st)
 			continue
 		}
@@ -82,9 +91,11 @@ func (cn *conn) handleListTransactions(req *kmsg.ListTransactionsRequest) (kmsg.
 	if req.Version >= 2 && req.TransactionalIDPattern != nil && *req.TransactionalIDPattern != "" {
 		var err error
 		if pattern, err = regexp.Compile(*req.TransactionalIDPattern); err != nil {
-			resp.ErrorCode = kerr.InvalidRequest.Code
+			resp.ErrorCode = kerr.InvalidRegularExpression.Code
 			return resp, nil
 		}
+		// Java's Matcher.matches(): the whole id, not a part of it.
+		pattern = regexp.MustCompile(`^(?:` + pattern.String() + `)$`)
 	}
 	nowMs := c.now().UnixMilli()
 	for _, md := range c.coordinatedTransactions(cn.b.id) {
@@ -92,7 +103,7 @@ func (cn *conn) handleListTransactions(req *kmsg.ListTransactionsRequest) (kmsg.
 		case len(states) > 0 && !slices.Contains(states, md.State),
 			len(req.StateFilters) > 0 && len(states) == 0,
 			len(req.ProducerIDFilters) > 0 && !slices.Contains(req.ProducerIDFilters, md.ProducerID),
-			req.Version >= 1 && req.DurationFilterMillis >= 0 && (md.TxnStartMs < 0 || nowMs-md.TxnStartMs < req.DurationFilterMillis),
+			req.Version >= 1 && req.DurationFilterMillis >= 0 && nowMs-md.TxnStartMs <= req.DurationFilterMillis,
 			pattern != nil && !pattern.MatchString(md.TransactionalID),
 			!cn.allowedTxn(authorizer.OpDescribe, md.TransactionalID):
 			continue

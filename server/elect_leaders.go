@@ -11,15 +11,21 @@ package server
 // replica even though the topic does not enable unclean elections (the
 // request is the operator's explicit consent), whose log becomes the truth
 // and the ISR just itself; ELIGIBLE_LEADERS_NOT_AVAILABLE when no replica
-// is alive. Another ElectionType gets INVALID_REQUEST at the top level.
+// is alive. Another ElectionType gets INVALID_REQUEST at the top level and
+// on every listed partition ("Unknown election type 5").
 //
-// Null Topics means every partition of every topic; the answer then leaves
-// out those that needed no election, as Kafka's does. An unknown partition
-// gets UNKNOWN_TOPIC_OR_PARTITION; a partition listed twice is answered
-// once. Elections are synchronous, so TimeoutMillis does not matter.
+// Null Topics means every partition of every topic; the answer then lists
+// every topic but leaves out the partitions that needed no election, as
+// Kafka's does. An unknown partition gets UNKNOWN_TOPIC_OR_PARTITION ("No
+// such topic as t", "No such partition as t-9"). The answer follows the
+// request: a topic or partition listed twice is answered twice, with the
+// first one's result (Kafka's controller decides each against the state
+// before the request). Elections are synchronous, so TimeoutMillis does not
+// matter.
 
 import (
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 
@@ -42,6 +48,7 @@ func (cn *conn) handleElectLeaders(req *kmsg.ElectLeadersRequest) (kmsg.Response
 	}
 	if typ != electPreferred && typ != electUnclean {
 		resp.ErrorCode = kerr.InvalidRequest.Code
+		resp.Topics = electAnswers(req.Topics, kerr.InvalidRequest.Code, fmt.Sprintf("Unknown election type %d", typ))
 		return resp, nil
 	}
 
@@ -64,19 +71,18 @@ func (cn *conn) handleElectLeaders(req *kmsg.ElectLeadersRequest) (kmsg.Response
 		}
 	}
 
-	index := map[string]int{} // a topic listed twice gets one entry
+	type tp struct {
+		topic string
+		part  int32
+	}
+	decided := map[tp]kmsg.ElectLeadersResponseTopicPartition{}
 	for _, rt := range topics {
-		i, ok := index[rt.Topic]
-		if !ok {
-			i = len(resp.Topics)
-			index[rt.Topic] = i
-			st := kmsg.NewElectLeadersResponseTopic()
-			st.Topic = rt.Topic
-			resp.Topics = append(resp.Topics, st)
-		}
-		st := &resp.Topics[i]
+		st := kmsg.NewElectLeadersResponseTopic()
+		st.Topic = rt.Topic
+		st.Partitions = []kmsg.ElectLeadersResponseTopicPartition{}
 		for _, part := range rt.Partitions {
-			if slices.ContainsFunc(st.Partitions, func(sp kmsg.ElectLeadersResponseTopicPartition) bool { return sp.Partition == part }) {
+			if sp, ok := decided[tp{rt.Topic, part}]; ok {
+				st.Partitions = append(st.Partitions, sp)
 				continue
 			}
 			var err error
@@ -92,14 +98,13 @@ func (cn *conn) handleElectLeaders(req *kmsg.ElectLeadersRequest) (kmsg.Response
 			sp.Partition = part
 			if err != nil {
 				sp.ErrorCode = errorCode(err)
-				msg := err.Error()
+				msg := c.electMessage(rt.Topic, part, err)
 				sp.ErrorMessage = &msg
 			}
+			decided[tp{rt.Topic, part}] = sp
 			st.Partitions = append(st.Partitions, sp)
 		}
-	}
-	if all {
-		resp.Topics = slices.DeleteFunc(resp.Topics, func(st kmsg.ElectLeadersResponseTopic) bool { return len(st.Partitions) == 0 })
+		resp.Topics = append(resp.Topics, st)
 	}
 	return resp, nil
 }
@@ -150,4 +155,34 @@ func errorCode(err error) int16 {
 		return kerr.UnknownTopicOrPartition.Code
 	}
 	return kerr.UnknownServerError.Code
+}
+
+// electAnswers answers every listed partition with one error.
+func electAnswers(topics []kmsg.ElectLeadersRequestTopic, code int16, msg string) []kmsg.ElectLeadersResponseTopic {
+	var out []kmsg.ElectLeadersResponseTopic
+	for _, rt := range topics {
+		st := kmsg.NewElectLeadersResponseTopic()
+		st.Topic = rt.Topic
+		st.Partitions = []kmsg.ElectLeadersResponseTopicPartition{}
+		for _, part := range rt.Partitions {
+			sp := kmsg.NewElectLeadersResponseTopicPartition()
+			sp.Partition, sp.ErrorCode, sp.ErrorMessage = part, code, kmsg.StringPtr(msg)
+			st.Partitions = append(st.Partitions, sp)
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// electMessage is Kafka's ErrorMessage for a partition's failed election.
+func (c *Cluster) electMessage(topic string, part int32, err error) string {
+	switch {
+	case errors.Is(err, kerr.ElectionNotNeeded):
+		return msgElectionNotNeeded
+	case errors.Is(err, errUnknownPartition) && c.topic(topic) == nil:
+		return "No such topic as " + topic
+	case errors.Is(err, errUnknownPartition):
+		return fmt.Sprintf("No such partition as %s-%d", topic, part)
+	}
+	return err.Error()
 }

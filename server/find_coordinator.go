@@ -11,7 +11,9 @@ package server
 // "group:topicId:partition") is the leader of its __share_group_state
 // partition: INVALID_REQUEST before v6 or for a key not of that form,
 // CLUSTER_AUTHORIZATION_FAILED without CLUSTER_ACTION (share_coordinator.go).
-// Other key types INVALID_REQUEST.
+// Other key types INVALID_REQUEST. An empty key is a key like any other
+// (Kafka 4.4 names its coordinator); an answer without a coordinator has
+// node -1, host "" and port -1, as Kafka's.
 
 import (
 	"github.com/fakekafka/fakekafka/authorizer"
@@ -34,13 +36,11 @@ func (cn *conn) handleFindCoordinator(req *kmsg.FindCoordinatorRequest) (kmsg.Re
 		case req.CoordinatorType == 2:
 			co.ErrorCode = cn.findShareCoordinator(req.Version, key, &co)
 		case req.CoordinatorType != 0 && req.CoordinatorType != 1:
-			co.ErrorCode, msg = kerr.InvalidRequest.Code, "unknown coordinator type"
+			co.ErrorCode, msg = kerr.InvalidRequest.Code, msgInvalidRequest
 		case req.CoordinatorType == 0 && !cn.allowedGroup(authorizer.OpDescribe, key):
 			co.ErrorCode = errGroupAuth
 		case req.CoordinatorType == 1 && !cn.allowedTxn(authorizer.OpDescribe, key):
 			co.ErrorCode = errTxnAuth
-		case key == "":
-			co.ErrorCode, msg = kerr.InvalidRequest.Code, "coordinator key is empty"
 		default:
 			coordinatorOf := c.coordinatorOf
 			if req.CoordinatorType == 1 {
@@ -52,6 +52,9 @@ func (cn *conn) handleFindCoordinator(req *kmsg.FindCoordinatorRequest) (kmsg.Re
 				co.NodeID = b.id
 				co.Host, co.Port = cn.advertisedOf(b)
 			}
+		}
+		if co.NodeID == -1 {
+			co.Port = -1 // Kafka's Node.noNode()
 		}
 		if msg != "" {
 			co.ErrorMessage = &msg

@@ -144,6 +144,10 @@ func (cn *conn) describeTopicByName(req *kmsg.MetadataRequest, name string, auto
 		c.autoCreate(name) // answered below as Kafka answers it, not yet there
 	}
 	rt.ErrorCode = kerr.UnknownTopicOrPartition.Code
+	if req.IncludeTopicAuthorizedOperations && req.Version >= 8 {
+		// Kafka reports them for a topic it may describe, known or not.
+		rt.AuthorizedOperations = cn.authorizedOps(authorizer.ResourceTopic, name)
+	}
 	return rt
 }
 

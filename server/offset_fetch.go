@@ -10,7 +10,8 @@ package server
 // group (v8+), the response (v2-7) or every partition (v0-1). With
 // require_stable (v7+) a partition a transaction still holds a pending
 // TxnOffsetCommit for answers UNSTABLE_OFFSET_COMMIT (the client retries
-// until the marker); without it the last committed offset.
+// until the marker); without it the last committed offset. The empty group
+// id is a group like any other, as Kafka keeps it for compatibility.
 
 import (
 	"slices"
@@ -103,9 +104,6 @@ func (cn *conn) fetchOffsets(groupID string, topics []kmsg.OffsetFetchRequestTop
 	}
 	if !cn.allowedGroup(authorizer.OpDescribe, groupID) {
 		return requested(0), errGroupAuth
-	}
-	if groupID == "" {
-		return requested(0), kerr.InvalidGroupID.Code
 	}
 	var code int16
 	g, code = cn.b.c.group(cn.b.id, groupID, false)

@@ -132,7 +132,8 @@ func (c *Cluster) restore(m storage.Meta) error {
 		if b, err := hex.DecodeString(mt.ID); err == nil && len(b) == 16 {
 			copy(id[:], b)
 		}
-		spec := topicSpec{name: mt.Name, partitions: -1, rf: -1, id: id, configs: maps.Clone(mt.Configs), goAPI: true}
+		spec := topicSpec{name: mt.Name, partitions: -1, rf: -1, id: id, configs: maps.Clone(mt.Configs), goAPI: true,
+			before: map[string]*topic{}} // a data dir from before collisions were refused may hold a.b and a_b
 		for _, mp := range mt.Partitions {
 			spec.assignment = append(spec.assignment, mp.Replicas)
 		}

@@ -76,7 +76,10 @@ func orEmpty(ids []int32) []int32 {
 func (c *Cluster) reassign(topic string, index int32, target []int32, allowRFChange bool) (*kerr.Error, string) {
 	p := c.partition(topic, index)
 	if p == nil || p.t.deleted.Load() {
-		return kerr.UnknownTopicOrPartition, fmt.Sprintf("topic partition %s-%d does not exist", topic, index)
+		if t := c.topic(topic); t == nil || t.deleted.Load() {
+			return kerr.UnknownTopicOrPartition, fmt.Sprintf("Unable to find a topic named %s.", topic)
+		}
+		return kerr.UnknownTopicOrPartition, fmt.Sprintf("Unable to find partition %s:%d.", topic, index)
 	}
 	if target != nil {
 		if e, msg := c.checkReplicaList(target); e != nil {
@@ -97,7 +100,7 @@ func (c *Cluster) reassignLocked(p *partition, target []int32, allowRFChange boo
 	now := c.now()
 	if target == nil {
 		if !p.st.CancelReassignment(now) {
-			return kerr.NoReassignmentInProgress, fmt.Sprintf("no reassignment of %s-%d is in progress", topic, index)
+			return kerr.NoReassignmentInProgress, "" // Kafka gives no message
 		}
 		c.log.Info("reassignment cancelled", "topic", topic, "partition", index)
 		return nil, ""
@@ -107,7 +110,7 @@ func (c *Cluster) reassignLocked(p *partition, target []int32, allowRFChange boo
 		from = slices.DeleteFunc(slices.Clone(ra.Replicas), func(id int32) bool { return slices.Contains(ra.Adding, id) })
 	}
 	if !allowRFChange && len(target) != len(from) {
-		return kerr.InvalidReplicationFactor, fmt.Sprintf("the target changes the replication factor from %d to %d", len(from), len(target))
+		return kerr.InvalidReplicationFactor, fmt.Sprintf("The replication factor is changed from %d to %d", len(from), len(target))
 	}
 	if code := p.st.Reassign(target, func(id int32) bool { return c.broker(id).up.Load() }, now); code != 0 {
 		return kerr.ErrorForCode(code).(*kerr.Error), "invalid target replicas"

@@ -115,21 +115,24 @@ type topicSpec struct {
 	configs    map[string]string
 	id         [16]byte // a restored topic's id; zero: a new one
 	goAPI      bool     // from the Go API: fakekafka's own configs too
+	// before: the topics a CreateTopics request found, the ones its names
+	// may collide with (nil: the topics now).
+	before map[string]*topic
 }
 
 // legalTopicName follows Kafka's Topic.validate.
 func legalTopicName(name string) error {
 	switch {
 	case name == "":
-		return fmt.Errorf("topic name is empty")
+		return fmt.Errorf("Topic name is invalid: the empty string is not allowed")
 	case name == "." || name == "..":
-		return fmt.Errorf("topic name cannot be %q", name)
+		return fmt.Errorf("Topic name is invalid: '%s' is not allowed", name)
 	case len(name) > 249:
-		return fmt.Errorf("topic name is longer than 249 characters")
+		return fmt.Errorf("Topic name is invalid: the length of '%s' is longer than the max allowed length 249", name)
 	}
 	for _, r := range name {
 		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
-			return fmt.Errorf("topic name %q contains a character other than ASCII alphanumerics, '.', '_' and '-'", name)
+			return fmt.Errorf("Topic name is invalid: '%s' contains one or more characters other than ASCII alphanumerics, '.', '_' and '-'", name)
 		}
 	}
 	return nil
@@ -178,23 +181,25 @@ func (c *Cluster) validateSpec(s *topicSpec) (*kerr.Error, string) {
 	if err := legalTopicName(s.name); err != nil {
 		return kerr.InvalidTopicException, err.Error()
 	}
+	if other := c.collidingTopic(s.before, s.name); other != "" {
+		return collisionError(s.name, other)
+	}
 	if len(s.assignment) > 0 {
 		if s.partitions != -1 || s.rf != -1 {
-			return kerr.InvalidRequest, "both replica assignment and partitions/replication factor were given"
+			if s.rf != -1 {
+				return kerr.InvalidRequest, "A manual partition assignment was specified, but replication factor was not set to -1."
+			}
+			return kerr.InvalidRequest, "A manual partition assignment was specified, but numPartitions was not set to -1."
 		}
 		s.partitions = int32(len(s.assignment))
 		s.rf = int16(len(s.assignment[0]))
 		for i, rs := range s.assignment {
-			if len(rs) == 0 || len(rs) != int(s.rf) {
-				return kerr.InvalidReplicaAssignment, fmt.Sprintf("partition %d has %d replicas, partition 0 has %d", i, len(rs), s.rf)
+			rf := len(rs)
+			if i > 0 {
+				rf = len(s.assignment[0])
 			}
-			for j, id := range rs {
-				if c.broker(id) == nil {
-					return kerr.InvalidReplicaAssignment, fmt.Sprintf("partition %d: unknown broker %d", i, id)
-				}
-				if slices.Contains(rs[:j], id) {
-					return kerr.InvalidReplicaAssignment, fmt.Sprintf("partition %d: broker %d listed twice", i, id)
-				}
+			if e, msg := c.checkManualAssignment(rs, rf); e != nil {
+				return e, msg
 			}
 		}
 	}
@@ -205,16 +210,16 @@ func (c *Cluster) validateSpec(s *topicSpec) (*kerr.Error, string) {
 		s.rf = int16(c.cfg.DefaultReplicationFactor)
 	}
 	if s.partitions <= 0 {
-		return kerr.InvalidPartitions, "number of partitions must be larger than 0"
+		return kerr.InvalidPartitions, "Number of partitions was set to an invalid non-positive value."
 	}
 	if s.partitions > 100000 {
 		return kerr.InvalidPartitions, "number of partitions is above fakekafka's limit of 100000"
 	}
 	if s.rf <= 0 {
-		return kerr.InvalidReplicationFactor, "replication factor must be larger than 0"
+		return kerr.InvalidReplicationFactor, "Replication factor must be larger than 0, or -1 to use the default value."
 	}
 	if live := len(c.placeableBrokers()); len(s.assignment) == 0 && int(s.rf) > live {
-		return kerr.InvalidReplicationFactor, fmt.Sprintf("replication factor: %d larger than available brokers: %d", s.rf, live)
+		return kerr.InvalidReplicationFactor, unreplicable(int(s.rf), live)
 	}
 	if e := validateTopicConfigs(s.configs, s.goAPI); e != nil {
 		return e.err, *e.msg
@@ -266,7 +271,13 @@ func (c *Cluster) createTopic(s topicSpec, validateOnly bool) (*topic, *kerr.Err
 	defer c.topicsMu.Unlock()
 	cur := c.topics.Load()
 	if _, ok := cur.byName[s.name]; ok {
-		return nil, kerr.TopicAlreadyExists, fmt.Sprintf("topic '%s' already exists", s.name)
+		return nil, kerr.TopicAlreadyExists, fmt.Sprintf("Topic '%s' already exists.", s.name)
+	}
+	if s.before == nil {
+		if other := c.collidingTopic(cur.byName, s.name); other != "" {
+			e, msg := collisionError(s.name, other) // created meanwhile
+			return nil, e, msg
+		}
 	}
 	if validateOnly {
 		return nil, nil, ""

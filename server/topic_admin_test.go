@@ -30,7 +30,7 @@ func TestTopicAdminMethods(t *testing.T) {
 		is   error
 		text string
 	}{
-		{c.CreateTopicAssigned("a", [][]int32{{1}}, nil), kerr.TopicAlreadyExists, "TOPIC_ALREADY_EXISTS: topic 'a' already exists"},
+		{c.CreateTopicAssigned("a", [][]int32{{1}}, nil), kerr.TopicAlreadyExists, "TOPIC_ALREADY_EXISTS: Topic 'a' already exists."},
 		{c.CreateTopicAssigned("b", nil, nil), kerr.InvalidReplicaAssignment, "INVALID_REPLICA_ASSIGNMENT: the assignment lists no partition"},
 		{c.CreateTopic("b", 1, 1, map[string]string{"x.y": "1"}), kerr.InvalidConfig, `INVALID_CONFIG: Unknown topic config name: x.y`},
 		{c.AlterTopicConfig("a", map[string]string{"retention.ms": "x"}, nil), kerr.InvalidConfig, `INVALID_CONFIG: Invalid value x for configuration retention.ms: Not a number of type LONG`},

@@ -290,7 +290,10 @@ func Complete(m Metadata, nowMs int64) (Metadata, bool) {
 		return m, false
 	}
 	next := m.transition()
-	next.State, next.Partitions, next.TxnStartMs, next.LastUpdateMs = done, nil, -1, nowMs
+	// The start time stays: Kafka 4.4 keeps it through Complete*, and
+	// ListTransactions' duration filter (v1+) measures a completed
+	// transaction from it (compat/reference's ListTransactions/duration-*).
+	next.State, next.Partitions, next.LastUpdateMs = done, nil, nowMs
 	if m.NextProducerID >= 0 {
 		// Kafka's prepareComplete: the new id at epoch 0; the last epoch
 		// stays the one before the Prepare state's bump.

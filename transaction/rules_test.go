@@ -136,7 +136,7 @@ func TestInitProducerIDFencesOngoing(t *testing.T) {
 	}
 	m, _ = Complete(m, 13)
 	check(t, m, CompleteAbort, 1001, 1, -1)
-	if len(m.Partitions) != 0 || m.TxnStartMs != -1 {
+	if len(m.Partitions) != 0 || m.TxnStartMs != 10 {
 		t.Fatalf("completed with %v start %d", m.Partitions, m.TxnStartMs)
 	}
 	m = mustWrite(t, InitProducerID(m, false, InitRequest{TimeoutMs: 1000, ProducerID: -1, ProducerEpoch: -1}, g.id, 14), 0)

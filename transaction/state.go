@@ -120,7 +120,7 @@ type Metadata struct {
 	TimeoutMs         int32       `json:"timeout_ms"`
 	State             State       `json:"state"`
 	Partitions        []Partition `json:"partitions,omitempty"` // sorted
-	TxnStartMs        int64       `json:"txn_start_ms"`         // -1 when no transaction is open
+	TxnStartMs        int64       `json:"txn_start_ms"`         // -1 before the first transaction; a completed one's start stays
 	LastUpdateMs      int64       `json:"last_update_ms"`
 	// TV2 is whether the client runs transaction version 2 (KIP-890): the
 	// epoch is bumped by every EndTxn.

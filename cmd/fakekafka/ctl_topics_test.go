@@ -75,7 +75,7 @@ func TestCtlTopics(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"topic", "create", "orders"}, 1, "TOPIC_ALREADY_EXISTS: topic 'orders' already exists (HTTP 409)"},
+		{[]string{"topic", "create", "orders"}, 1, "TOPIC_ALREADY_EXISTS: Topic 'orders' already exists. (HTTP 409)"},
 		{[]string{"topic", "create", "x", "--config", "nope=1"}, 1, `INVALID_CONFIG: Unknown topic config name: nope (HTTP 400)`},
 		{[]string{"topic", "describe", "nope"}, 1, `unknown topic "nope" (HTTP 404)`},
 		{[]string{"topic", "delete", "nope"}, 1, "(HTTP 404)"},

@@ -52,9 +52,12 @@ func corpusCases(versions map[int16][2]int16) []corpusCase {
 	out = append(out, versionCases(versions)...)
 	out = append(out, errorPathCases(versions)...)
 	out = append(out, middleVersionCases(versions)...)
-	// The cordon cases last: a cordoned broker changes where later
-	// topics may be placed.
-	return append(out, cordonCases(versions)...)
+	// The cordon cases after the topics the sweep creates (a cordoned
+	// broker changes where topics may be placed; they delete the config
+	// again), and the admin cases last: their final ElectLeaders moves a
+	// leader of "corpus".
+	out = append(out, cordonCases(versions)...)
+	return append(out, admin2Cases(versions)...)
 }
 
 // at sets the version on a request and returns it.

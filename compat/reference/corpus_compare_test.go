@@ -3,6 +3,7 @@ package reference
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"reflect"
 	"sort"
 
@@ -207,7 +208,7 @@ func diff(path string, a, b any) []difference {
 
 func short(v any) string {
 	b, _ := json.Marshal(v)
-	if len(b) > 300 {
+	if len(b) > 300 && os.Getenv("CORPUS_FULL") == "" {
 		return string(b[:300]) + "…"
 	}
 	return string(b)
