@@ -104,6 +104,11 @@ func (c *Cluster) addFeatures(resp *kmsg.ApiVersionsResponse) {
 		if noTxn && f.name == transactionVersionFeature {
 			continue
 		}
+		if resp.Version < 4 && f.min == 0 {
+			// KIP-1022: clients before ApiVersions v4 cannot read a
+			// supported range starting at 0, so Kafka leaves those out.
+			continue
+		}
 		sf := kmsg.NewApiVersionsResponseSupportedFeature()
 		sf.Name, sf.MinVersion, sf.MaxVersion = f.name, f.min, f.max
 		resp.SupportedFeatures = append(resp.SupportedFeatures, sf)
