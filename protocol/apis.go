@@ -34,15 +34,15 @@ var Supported = []APIRange{
 	{Key: 24, Min: 0, Max: 5}, // AddPartitionsToTxn
 	{Key: 25, Min: 0, Max: 4}, // AddOffsetsToTxn
 	{Key: 26, Min: 0, Max: 5}, // EndTxn
-	{Key: 27, Min: 0, Max: 2}, // WriteTxnMarkers
+	{Key: 27, Min: 1, Max: 2}, // WriteTxnMarkers: v0 removed in 4.0 (KIP-896)
 	{Key: 28, Min: 0, Max: 6}, // TxnOffsetCommit
-	{Key: 29, Min: 0, Max: 3}, // DescribeACLs
-	{Key: 30, Min: 0, Max: 3}, // CreateACLs
-	{Key: 31, Min: 0, Max: 3}, // DeleteACLs
-	{Key: 32, Min: 0, Max: 4}, // DescribeConfigs
+	{Key: 29, Min: 1, Max: 3}, // DescribeACLs: v0 removed in 4.0 (KIP-896)
+	{Key: 30, Min: 1, Max: 3}, // CreateACLs: v0 removed in 4.0 (KIP-896)
+	{Key: 31, Min: 1, Max: 3}, // DeleteACLs: v0 removed in 4.0 (KIP-896)
+	{Key: 32, Min: 1, Max: 4}, // DescribeConfigs: v0 removed in 4.0 (KIP-896)
 	{Key: 33, Min: 0, Max: 2}, // AlterConfigs
-	{Key: 34, Min: 0, Max: 2}, // AlterReplicaLogDirs
-	{Key: 35, Min: 0, Max: 5}, // DescribeLogDirs
+	{Key: 34, Min: 1, Max: 2}, // AlterReplicaLogDirs: v0 removed in 4.0 (KIP-896)
+	{Key: 35, Min: 1, Max: 5}, // DescribeLogDirs: v0 removed in 4.0 (KIP-896)
 	{Key: 36, Min: 0, Max: 2}, // SaslAuthenticate
 	{Key: 37, Min: 0, Max: 3}, // CreatePartitions
 	{Key: 38, Min: 1, Max: 3}, // CreateDelegationToken: v0 removed in 4.0 (KIP-896)
