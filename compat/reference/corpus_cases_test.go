@@ -43,6 +43,7 @@ func corpusCases(versions map[int16][2]int16) []corpusCase {
 	out = append(out, shareCases(versions)...)
 	out = append(out, migrationCases(versions)...)
 	out = append(out, streamsGroupCases(versions)...)
+	out = append(out, prodFetchCases(versions)...)
 	return append(out, shareCorpusCases(versions)...)
 }
 
