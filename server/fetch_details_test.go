@@ -193,3 +193,30 @@ func TestFetchDivergingEpochAfterUncleanElection(t *testing.T) {
 		t.Errorf("LastFetchedEpoch %d: %+v; want OFFSET_OUT_OF_RANGE", ps.LeaderEpoch+5, got)
 	}
 }
+
+// The broker's fetch.max.bytes (at least 1024) caps a request's MaxBytes: the first batch
+// still goes whole, the next is cut at the cap, the next partition gets
+// nothing.
+func TestFetchMaxBytesBrokerCap(t *testing.T) {
+	c := NewTestCluster(t, Config{BrokerConfigs: map[string]string{"fetch.max.bytes": "1024"}})
+	scMust(t, c.CreateTopicAssigned("capped", [][]int32{{1}, {1}}, nil))
+	cl := newClient(t, c)
+	var size int
+	for p := range int32(2) {
+		for i := range 2 {
+			b := scBatch(t, -1, -1, -1, fmt.Sprintf("value-%d-%0600d", i, 0))
+			size = len(b)
+			req := produceBatchRequest("capped", -1, 5000, b)
+			req.Topics[0].Partitions[0].Partition = p
+			if _, err := cl.Broker(1).Request(testContext(t), req); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	got := fdFetch(t, c, 1, 1<<20, fetchAt{"capped", 0, 0, -1, 1 << 20}, fetchAt{"capped", 1, 0, -1, 1 << 20})
+	n0, partial0 := wholeBatches(got[0].RecordBatches)
+	n1, partial1 := wholeBatches(got[1].RecordBatches)
+	if n0 != 1 || partial0 != 1024-size || n1 != 0 || partial1 != 0 {
+		t.Errorf("under fetch.max.bytes 1024 (batches of %d bytes): %d+%d bytes and %d+%d; want 1 batch and %d bytes, then nothing", size, n0, partial0, n1, partial1, 1024-size)
+	}
+}

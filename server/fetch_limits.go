@@ -1,6 +1,6 @@
 package server
 
-// Three details of Kafka 4.4's Fetch that clients meet at the edges:
+// Four details of Kafka 4.4's Fetch that clients meet at the edges:
 //
 //   - Byte limits cut the log, not whole batches (LogSegment.read): a
 //     partition answers the bytes from its fetch offset's batch up to
@@ -15,11 +15,15 @@ package server
 //     OFFSET_OUT_OF_RANGE; an epoch that ended before the fetch offset, or
 //     one the log no longer has, answers DivergingEpoch (the epoch and end
 //     offset to truncate to) with no records, and the fetch returns at once.
+//   - MaxBytes is capped at the broker's fetch.max.bytes.
 //   - A partition named twice in one request is read once, with the last
 //     entry's offsets and limits, at the place of its first entry (Kafka
 //     keeps the request's partitions in a LinkedHashMap).
 
 import (
+	"strconv"
+	"strings"
+
 	"github.com/fakekafka/fakekafka/fetchsession"
 	"github.com/fakekafka/fakekafka/replication"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -116,4 +120,15 @@ func cutToLimit(raws [][]byte, size int, last int64, limit int64, minOne bool, n
 		size += int(n)
 	}
 	return raws, size
+}
+
+// fetchMaxBytes is the broker's fetch.max.bytes (static, 55 MiB by
+// default): Kafka caps a Fetch's MaxBytes at it.
+func (c *Cluster) fetchMaxBytes() int64 {
+	if v, ok := c.cfg.BrokerConfigs["fetch.max.bytes"]; ok {
+		if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 32); err == nil {
+			return n
+		}
+	}
+	return 57671680
 }

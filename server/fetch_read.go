@@ -73,10 +73,8 @@ func (cn *conn) readFetch(req *kmsg.FetchRequest, parts []fetchsession.Fetch) (b
 	if req.Version >= 15 {
 		replicaID = req.ReplicaState.ID
 	}
-	remaining := int64(req.MaxBytes)
-	if req.Version < 3 || remaining <= 0 {
-		remaining = int64(^uint32(0) >> 1)
-	}
+	// MaxBytes 0 answers the first batch alone, as Kafka's (KIP-74).
+	remaining := min(max(int64(req.MaxBytes), 0), cn.b.c.fetchMaxBytes())
 	if quotaCap := cn.fetchQuotaCap(); quotaCap >= 0 {
 		remaining = min(remaining, int64(quotaCap)) // one answer never throttles alone
 	}

@@ -439,6 +439,12 @@ func prodFetchCases(versions map[int16][2]int16) []corpusCase {
 		{name: "Fetch/max-bytes-partial-second-partition", req: fetch(fv, 3*batchSize+40, fetchAt{"pf-fetch", 0, 0, -1}, fetchAt{"pf-fetch", 1, 0, -1})},
 		{name: "Fetch/max-bytes-exact-batches", req: fetch(fv, 2*batchSize, fetchAt{"pf-fetch", 0, 0, -1}, fetchAt{"pf-fetch", 1, 0, -1})},
 		{name: "Fetch/max-bytes-mid-record", req: fetch(fv, batchSize, fetchAt{"pf-fetch", 0, 1, -1})},
+		{name: "Fetch/max-bytes-zero", req: func(e *corpusEnv) kmsg.Request {
+			req := pfFetchReq(fv, e, 0, fetchAt{"pf-fetch", 0, 0, -1}, fetchAt{"pf-fetch", 1, 0, -1})
+			req.MaxBytes = 0
+			return req
+		}},
+		{name: "Fetch/partition-max-bytes-zero", req: withPartitionMax(fetch(fv, 0, fetchAt{"pf-fetch", 0, 0, -1}, fetchAt{"pf-fetch", 1, 0, -1}), 0)},
 		// A consumer's LastFetchedEpoch (v12+).
 		{name: "Fetch/last-fetched-epoch-current", req: fetch(fv, 0, fetchAt{"pf-fetch", 0, 2, 0})},
 		{name: "Fetch/last-fetched-epoch-past-end", req: fetch(fv, 0, fetchAt{"pf-fetch", 0, 100, 0})},
