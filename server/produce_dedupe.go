@@ -73,20 +73,14 @@ func (c *Cluster) produceDuplicates(req *kmsg.ProduceRequest) (skip, invalid []b
 	for i := range req.Topics {
 		n += len(req.Topics[i].Partitions)
 	}
+	if !hasDuplicatePartition(req, n) {
+		return nil, nil
+	}
 	keys := make([]tp, 0, n)
 	for i := range req.Topics {
 		for j := range req.Topics[i].Partitions {
 			keys = append(keys, tp{req.Topics[i].Topic, req.Topics[i].TopicID, req.Topics[i].Partitions[j].Partition})
 		}
-	}
-	dup := false
-	seen := make(map[tp]int, n)
-	for _, k := range keys {
-		seen[k]++
-		dup = dup || seen[k] > 1
-	}
-	if !dup {
-		return nil, nil
 	}
 	skip, invalid = make([]bool, n), make([]bool, n)
 	lastValid := make(map[tp]int, n)
@@ -107,6 +101,51 @@ func (c *Cluster) produceDuplicates(req *kmsg.ProduceRequest) (skip, invalid []b
 		}
 	}
 	return skip, invalid
+}
+
+// hasDuplicatePartition says whether req (n partition entries) names a
+// partition twice; without allocating for the usual small request.
+func hasDuplicatePartition(req *kmsg.ProduceRequest, n int) bool {
+	if n <= 1 {
+		return false
+	}
+	if n <= 16 {
+		for i := range req.Topics {
+			for j := range req.Topics[i].Partitions {
+				for k := i; k < len(req.Topics); k++ {
+					if req.Topics[k].Topic != req.Topics[i].Topic || req.Topics[k].TopicID != req.Topics[i].TopicID {
+						continue
+					}
+					from := 0
+					if k == i {
+						from = j + 1
+					}
+					for l := from; l < len(req.Topics[k].Partitions); l++ {
+						if req.Topics[k].Partitions[l].Partition == req.Topics[i].Partitions[j].Partition {
+							return true
+						}
+					}
+				}
+			}
+		}
+		return false
+	}
+	type tp struct {
+		topic     string
+		id        [16]byte
+		partition int32
+	}
+	seen := make(map[tp]bool, n)
+	for i := range req.Topics {
+		for j := range req.Topics[i].Partitions {
+			k := tp{req.Topics[i].Topic, req.Topics[i].TopicID, req.Topics[i].Partitions[j].Partition}
+			if seen[k] {
+				return true
+			}
+			seen[k] = true
+		}
+	}
+	return false
 }
 
 // mergeProduceDuplicates leaves one answer per partition, at the place of

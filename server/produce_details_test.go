@@ -258,3 +258,34 @@ func TestProduceRecompressesToTopicCodec(t *testing.T) {
 		}
 	}
 }
+
+// hasDuplicatePartition finds a repeat in small requests (pairwise) and
+// large ones (a map) alike, across topic entries too.
+func TestHasDuplicatePartition(t *testing.T) {
+	build := func(n int, dupAt int) *kmsg.ProduceRequest {
+		req := kmsg.NewPtrProduceRequest()
+		for i := range n {
+			rt := kmsg.NewProduceRequestTopic()
+			rt.Topic = "t" + strconv.Itoa(i%3)
+			rp := kmsg.NewProduceRequestTopicPartition()
+			rp.Partition = int32(i)
+			if i == dupAt {
+				rp.Partition = 0 // topic t0's partition 0 again when dupAt%3 == 0
+			}
+			rt.Partitions = append(rt.Partitions, rp)
+			req.Topics = append(req.Topics, rt)
+		}
+		return req
+	}
+	for _, n := range []int{1, 2, 5, 16, 17, 40} {
+		if hasDuplicatePartition(build(n, -1), n) {
+			t.Errorf("%d distinct partitions: found a duplicate", n)
+		}
+		if n > 3 && !hasDuplicatePartition(build(n, 3), n) {
+			t.Errorf("%d partitions with t0/0 twice: none found", n)
+		}
+		if n > 4 && hasDuplicatePartition(build(n, 4), n) {
+			t.Errorf("%d partitions with t1/0 and t0/0: found a duplicate", n)
+		}
+	}
+}
