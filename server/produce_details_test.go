@@ -289,3 +289,24 @@ func TestHasDuplicatePartition(t *testing.T) {
 		}
 	}
 }
+
+// Transactional batches recompressed to the topic's codec stay
+// transactional: a read_committed consumer sees the committed records in
+// the topic's codec and none of the aborted ones.
+func TestProduceRecompressesTransactional(t *testing.T) {
+	c := NewTestCluster(t, Config{})
+	scMust(t, c.CreateTopic("txn-zstd", 1, 3, map[string]string{"compression.type": "zstd"}))
+	prod := scClient(t, c, kgo.DefaultProduceTopic("txn-zstd"), kgo.TransactionalID("recompress"), kgo.ProducerBatchCompression(kgo.GzipCompression()))
+	runTxn(t, prod, false, "aborted-1", "aborted-2")
+	runTxn(t, prod, true, "committed-1", "committed-2")
+	cons := scClient(t, c, kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{"txn-zstd": {0: kgo.NewOffset().AtStart()}}), kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+	got := scPollValues(t, cons, 2)
+	if len(got) != 2 || string(got[0].Value) != "committed-1" || string(got[1].Value) != "committed-2" {
+		t.Fatalf("read_committed: %v; want committed-1, committed-2", scDescribe(got))
+	}
+	for _, r := range got {
+		if r.Attrs.CompressionType() != 4 || !r.Attrs.IsTransactional() {
+			t.Errorf("%q: codec %d transactional %v; want zstd (4), transactional", r.Value, r.Attrs.CompressionType(), r.Attrs.IsTransactional())
+		}
+	}
+}
