@@ -8,6 +8,7 @@ import (
 
 	"github.com/fakekafka/fakekafka/clock"
 	"github.com/fakekafka/fakekafka/protocol"
+	"github.com/fakekafka/fakekafka/replication"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -308,5 +309,32 @@ func TestProduceRecompressesTransactional(t *testing.T) {
 		if r.Attrs.CompressionType() != 4 || !r.Attrs.IsTransactional() {
 			t.Errorf("%q: codec %d transactional %v; want zstd (4), transactional", r.Value, r.Attrs.CompressionType(), r.Attrs.IsTransactional())
 		}
+	}
+}
+
+// Whatever the bytes, the produce checks answer an error code and never
+// panic: every single-byte change and every truncation of a valid batch,
+// and short garbage.
+func TestProduceChecksNeverPanic(t *testing.T) {
+	ts := &topicSettings{maxBytes: 1 << 20, compact: true, produce: producePolicy{before: 1000, after: 1000, codec: protocol.CodecGzip, level: protocol.DefaultLevel}}
+	valid := pdBatch(t, time.Now().UnixMilli(), protocol.CodecSnappy, "k", "", "k2")
+	check := func(records []byte) {
+		_ = corruptFrame(records)
+		if requestLevelRefusal(11, records) != nil {
+			return
+		}
+		var b replication.Batch
+		_ = validateProduced(append([]byte(nil), records...), ts, "t-0", time.Now().UnixMilli(), time.Now().UnixMilli(), &b)
+	}
+	for i := range valid {
+		for _, v := range []byte{0, 1, 0x7f, 0x80, 0xff} {
+			m := append([]byte(nil), valid...)
+			m[i] = v
+			check(m)
+		}
+		check(valid[:i])
+	}
+	for _, g := range [][]byte{nil, {0}, make([]byte, 11), {0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0x9c, 2, 2, 2, 2, 2, 2}} {
+		check(g)
 	}
 }

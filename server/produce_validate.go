@@ -110,16 +110,25 @@ func refuseProduce(code int16, logStart bool, reason string) *produceRefusal {
 // requestLevelRefusal is KafkaApis' check of a partition's records before
 // any other (ProduceRequest.validateRecords): nil if they may go on.
 func requestLevelRefusal(version int16, records []byte) *produceRefusal {
-	if len(records) < 17 || len(records) < 12+int(int32(uint32(records[8])<<24|uint32(records[9])<<16|uint32(records[10])<<8|uint32(records[11]))) {
+	if len(records) < 12 {
 		return refuseProduce(kerr.InvalidRecord.Code, false, "no whole record batch")
+	}
+	first := int32(uint32(records[8])<<24 | uint32(records[9])<<16 | uint32(records[10])<<8 | uint32(records[11]))
+	if first < 14 { // where the whole-request check did not look (after a transactional batch)
+		return refuseProduce(kerr.CorruptMessage.Code, false, fmt.Sprintf("Record size %d is less than the minimum record overhead (14)", first))
+	}
+	if len(records) < 17 || len(records) < 12+int(first) {
+		return refuseProduce(kerr.InvalidRecord.Code, false, "no whole record batch")
+	}
+	if m := int8(records[16]); m < 0 || m > 2 {
+		return refuseProduce(kerr.CorruptMessage.Code, false, fmt.Sprintf("Invalid magic found in record: %d", m))
 	}
 	if records[16] != 2 {
 		return refuseProduce(kerr.InvalidRecord.Code, false, fmt.Sprintf("Produce v%d carries magic v2 batches only, not v%d", version, records[16]))
 	}
 	// Bytes after the batch count only if they hold another whole batch,
 	// as Kafka's batch iterator sees them.
-	size := 12 + int(int32(uint32(records[8])<<24|uint32(records[9])<<16|uint32(records[10])<<8|uint32(records[11])))
-	if rest := records[size:]; len(rest) >= 12 {
+	if rest := records[12+int(first):]; len(rest) >= 12 {
 		next := int32(uint32(rest[8])<<24 | uint32(rest[9])<<16 | uint32(rest[10])<<8 | uint32(rest[11]))
 		if next < 14 {
 			return refuseProduce(kerr.CorruptMessage.Code, false, fmt.Sprintf("Record size %d is less than the minimum record overhead (14)", next))
