@@ -385,7 +385,7 @@ func prodFetchCases(versions map[int16][2]int16) []corpusCase {
 		{name: "Produce/magic-v1", req: produce(pv, "pf-dup", -1, fixed(legacyMessage(1, "m1")))},
 		{name: fmt.Sprintf("Produce/v%d-magic-v1", pr[0]), req: produce(pr[0], "pf-dup", -1, fixed(legacyMessage(1, "m1")))},
 		{name: "Produce/magic-v3", req: produce(pv, "pf-dup", -1, fixed(patched(simpleBatch("m3"), func(b []byte) { b[16] = 3 })))},
-		{name: "Produce/not-enough-replicas", req: produce(pv, "pf-minisr", -1, fixed(simpleBatch("n")))},
+		{name: "Produce/min-isr-above-replication-factor", req: produce(pv, "pf-minisr", -1, fixed(simpleBatch("n")))},
 		{name: "Produce/corrupt-crc-log-start", req: produce(pv, "pf-dup", -1, fixed(func() []byte {
 			b := simpleBatch("c")
 			b[len(b)-1] ^= 0xff
