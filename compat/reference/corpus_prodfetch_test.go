@@ -263,14 +263,19 @@ func summariseBatches(raw []byte) []byte {
 }
 
 // pfAfter makes an answer comparable: append times "now" as 1, batches
-// summarised, and each topic entry's position kept in its name so that
-// the order of entries (which the comparison sorts away) shows.
+// summarised, and each topic entry's position and its partitions' order
+// kept in its name, so that the order of answers (which the comparison
+// sorts away) shows.
 func pfAfter(_ *corpusEnv, resp kmsg.Response) {
 	switch r := resp.(type) {
 	case *kmsg.ProduceResponse:
 		for i := range r.Topics {
 			t := &r.Topics[i]
-			t.Topic = fmt.Sprintf("%d:%s", i, t.Topic)
+			var order []int32
+			for _, p := range t.Partitions {
+				order = append(order, p.Partition)
+			}
+			t.Topic = fmt.Sprintf("%d:%s %v", i, t.Topic, order)
 			for j := range t.Partitions {
 				t.Partitions[j].LogAppendTime = nowish(t.Partitions[j].LogAppendTime)
 			}
@@ -278,7 +283,11 @@ func pfAfter(_ *corpusEnv, resp kmsg.Response) {
 	case *kmsg.FetchResponse:
 		for i := range r.Topics {
 			t := &r.Topics[i]
-			t.Topic = fmt.Sprintf("%d:%s", i, t.Topic)
+			var order []int32
+			for _, p := range t.Partitions {
+				order = append(order, p.Partition)
+			}
+			t.Topic = fmt.Sprintf("%d:%s %v", i, t.Topic, order)
 			for j := range t.Partitions {
 				t.Partitions[j].RecordBatches = summariseBatches(t.Partitions[j].RecordBatches)
 			}
