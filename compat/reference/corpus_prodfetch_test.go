@@ -416,6 +416,20 @@ func prodFetchCases(versions map[int16][2]int16) []corpusCase {
 			req.Topics[0].Partitions = append(req.Topics[0].Partitions, rp)
 			return req
 		}},
+		{name: "Produce/two-partitions", req: func(*corpusEnv) kmsg.Request {
+			req := produceReq(pv, "pf-dup", 0, -1, simpleBatch("w0"))
+			rp := kmsg.NewProduceRequestTopicPartition()
+			rp.Partition, rp.Records = 1, simpleBatch("w1")
+			req.Topics[0].Partitions = append(req.Topics[0].Partitions, rp)
+			return req
+		}},
+		{name: "Produce/two-partitions-reversed", req: func(*corpusEnv) kmsg.Request {
+			req := produceReq(pv, "pf-dup", 1, -1, simpleBatch("r1"))
+			rp := kmsg.NewProduceRequestTopicPartition()
+			rp.Partition, rp.Records = 0, simpleBatch("r0")
+			req.Topics[0].Partitions = append(req.Topics[0].Partitions, rp)
+			return req
+		}},
 		{name: "Produce/same-topic-twice", req: func(*corpusEnv) kmsg.Request {
 			req := produceReq(pv, "pf-dup", 1, -1, simpleBatch("t0"))
 			other := produceReq(pv, "pf-dup", 1, -1, simpleBatch("t1", "t2"))
