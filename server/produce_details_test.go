@@ -184,7 +184,11 @@ func TestProduceRefusalsAsKafka(t *testing.T) {
 		vs := kversion.Stable()
 		vs.SetMaxKeyVersion(0, tc.version)
 		resp := pdRequest(t, c, newClient(t, c, kgo.MaxVersions(vs)), req)
-		sp := resp.Topics[0].Partitions[0]
+		byPartition := map[int32]kmsg.ProduceResponseTopicPartition{}
+		for _, p := range resp.Topics[0].Partitions {
+			byPartition[p.Partition] = p
+		}
+		sp := byPartition[0]
 		msg := ""
 		if sp.ErrorMessage != nil {
 			msg = *sp.ErrorMessage
@@ -196,7 +200,7 @@ func TestProduceRefusalsAsKafka(t *testing.T) {
 		if tc.message != "" {
 			wantOther = tc.code // the whole request failed
 		}
-		if other := resp.Topics[0].Partitions[1].ErrorCode; other != wantOther {
+		if other := byPartition[1].ErrorCode; other != wantOther {
 			t.Errorf("%s: the other partition answered %s", tc.name, kerr.ErrorForCode(other))
 		}
 	}
@@ -220,8 +224,10 @@ func TestProduceSamePartitionTwice(t *testing.T) {
 	if len(resp.Topics) != 1 || len(resp.Topics[0].Partitions) != 2 {
 		t.Fatalf("answer %+v; want one topic with partitions 0 and 1", resp.Topics)
 	}
-	if p := resp.Topics[0].Partitions[0]; p.Partition != 0 || p.ErrorCode != 0 || p.BaseOffset != 0 {
-		t.Errorf("partition 0: %+v; want offset 0", p)
+	for _, p := range resp.Topics[0].Partitions {
+		if p.ErrorCode != 0 || p.BaseOffset != 0 {
+			t.Errorf("partition %d: %+v; want offset 0", p.Partition, p)
+		}
 	}
 	recs := scConsume(t, c, "dup", 2)
 	if string(recs[0].Key) != "second" || string(recs[1].Key) != "third" || recs[0].Offset != 0 {
