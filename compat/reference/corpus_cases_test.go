@@ -43,8 +43,8 @@ func corpusCases(versions map[int16][2]int16) []corpusCase {
 	out = append(out, shareCases(versions)...)
 	out = append(out, migrationCases(versions)...)
 	out = append(out, streamsGroupCases(versions)...)
-	out = append(out, prodFetchCases(versions)...)
-	return append(out, shareCorpusCases(versions)...)
+	out = append(out, shareCorpusCases(versions)...)
+	return append(out, prodFetchCases(versions)...) // last: its topics must not slow what the others time
 }
 
 // at sets the version on a request and returns it.
