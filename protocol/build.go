@@ -31,6 +31,10 @@ func RebuildBatch(h BatchHeader, codec Codec, records []Record) ([]byte, error) 
 }
 
 func buildBatch(h BatchHeader, codec Codec, records []Record, keepDeltas bool) ([]byte, error) {
+	return buildBatchLevel(h, codec, DefaultLevel, records, keepDeltas)
+}
+
+func buildBatchLevel(h BatchHeader, codec Codec, level int, records []Record, keepDeltas bool) ([]byte, error) {
 	if !codec.valid() {
 		return nil, fmt.Errorf("%w: %v", ErrUnsupportedCompression, codec)
 	}
@@ -48,7 +52,7 @@ func buildBatch(h BatchHeader, codec Codec, records []Record, keepDeltas bool) (
 	body := raw
 	if codec != CodecNone {
 		var err error
-		if body, err = compress(codec, raw); err != nil {
+		if body, err = compressLevel(codec, level, raw); err != nil {
 			return nil, err
 		}
 	}

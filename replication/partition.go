@@ -297,7 +297,10 @@ type AppendResult struct {
 	BaseOffset     int64
 	LogStartOffset int64
 	Duplicate      bool // a retry of a batch already in the log
-	Required       int64
+	// Timestamp is, for a duplicate, the max timestamp the first append
+	// stored: Kafka answers it as the retry's LogAppendTime.
+	Timestamp int64
+	Required  int64
 }
 
 // Append appends batch b on the leader (Kafka's appendRecordsToLeader). b's
@@ -333,7 +336,7 @@ func (p *Partition) appendTo(r *Replica, b *Batch, epoch int32) (AppendResult, i
 	}
 	if isDup {
 		end := dup.firstOffset + int64(b.LastOffset-b.BaseOffset) + 1
-		return AppendResult{BaseOffset: dup.firstOffset, LogStartOffset: r.log.start, Duplicate: true, Required: end}, 0
+		return AppendResult{BaseOffset: dup.firstOffset, LogStartOffset: r.log.start, Duplicate: true, Timestamp: dup.timestamp, Required: end}, 0
 	}
 	p.stamp(b, r.log.end, epoch)
 	r.log.append(b, p.cfg.Segment)

@@ -73,10 +73,8 @@ func (cn *conn) readFetch(req *kmsg.FetchRequest, parts []fetchsession.Fetch) (b
 	if req.Version >= 15 {
 		replicaID = req.ReplicaState.ID
 	}
-	remaining := int64(req.MaxBytes)
-	if req.Version < 3 || remaining <= 0 {
-		remaining = int64(^uint32(0) >> 1)
-	}
+	// MaxBytes 0 answers the first batch alone, as Kafka's (KIP-74).
+	remaining := min(max(int64(req.MaxBytes), 0), cn.b.c.fetchMaxBytes())
 	if quotaCap := cn.fetchQuotaCap(); quotaCap >= 0 {
 		remaining = min(remaining, int64(quotaCap)) // one answer never throttles alone
 	}
@@ -116,6 +114,9 @@ func (cn *conn) readFetch(req *kmsg.FetchRequest, parts []fetchsession.Fetch) (b
 		if code != 0 {
 			sp.ErrorCode = code
 			stop = true
+		}
+		if sp.DivergingEpoch.Epoch >= 0 {
+			stop = true // Kafka answers a diverging epoch at once
 		}
 	}
 	return bytes, stop
@@ -184,6 +185,9 @@ func (cn *conn) readPartition(p *partition, replicaID int32, version int16, comm
 		}
 		return nil, 0
 	}
+	if checkLastFetchedEpoch(st, me, version, f, sp) {
+		return nil, 0
+	}
 	if haveData && limit <= 0 {
 		r := st.Replica(me)
 		sp.HighWatermark, sp.LastStableOffset, sp.LogStartOffset = r.HW(), r.LSO(), r.LogStartOffset()
@@ -205,7 +209,7 @@ func (cn *conn) readPartition(p *partition, replicaID int32, version int16, comm
 	for _, b := range res.Batches {
 		size += len(b.Raw)
 	}
-	if size == 0 || (haveData && size > int(limit)) {
+	if size == 0 {
 		return nil, 0
 	}
 	if committed {
@@ -214,13 +218,25 @@ func (cn *conn) readPartition(p *partition, replicaID int32, version int16, comm
 			sp.AbortedTransactions[i].ProducerID, sp.AbortedTransactions[i].FirstOffset = a.ProducerID, a.FirstOffset
 		}
 	}
-	if run := cn.b.c.chaos.Load(); run != nil {
-		cn.b.c.recordRead(run, p, f.FetchOffset, &res, committed)
-	}
 	raws := cn.fetchSpace.raws[:0]
 	for _, b := range res.Batches {
 		raws = append(raws, b.Raw)
 	}
+	bound := res.HW
+	if committed {
+		bound = res.LastStableOffset
+	}
+	raws, size = cutToLimit(raws, size, res.Batches[len(res.Batches)-1].LastOffset, limit, !haveData, func(offset int64) []byte {
+		next, code := st.Read(me, offset, 1)
+		if code != 0 || len(next.Batches) == 0 || next.Batches[0].LastOffset >= bound {
+			return nil
+		}
+		return next.Batches[0].Raw
+	})
 	cn.fetchSpace.raws = raws
+	// A chaos run records what a consumer can read: the whole batches.
+	if run := cn.b.c.chaos.Load(); run != nil && len(raws) > 0 && len(raws[0]) == len(res.Batches[0].Raw) {
+		cn.b.c.recordRead(run, p, f.FetchOffset, &res, committed)
+	}
 	return raws, size
 }

@@ -72,6 +72,7 @@ func (cn *conn) fetchContext(req *kmsg.FetchRequest) fetchsession.Context {
 			fs.fetches = append(fs.fetches, f)
 		}
 	}
+	fs.fetches = dedupeFetches(req.Version, fs.fetches) // a partition twice: Kafka reads it once
 	sessionID, epoch := req.SessionID, req.SessionEpoch
 	if req.Version < 7 {
 		// Kafka's FetchMetadata.LEGACY: no sessions before v7.

@@ -3,9 +3,7 @@ package server
 import (
 	"time"
 
-	"github.com/fakekafka/fakekafka/protocol"
 	"github.com/fakekafka/fakekafka/replication"
-	"github.com/twmb/franz-go/pkg/kerr"
 )
 
 // The log cleaner on the cluster's clock: every log.cleaner.backoff.ms each
@@ -42,19 +40,4 @@ func (p *partition) clean(now time.Time, force bool, cause string) replication.C
 		})
 	}
 	return res
-}
-
-// checkKeys refuses a batch with a keyless record for a compacted topic
-// with INVALID_RECORD, as Kafka's LogValidator does.
-func checkKeys(raw []byte) (int16, string) {
-	recs, err := protocol.Records(raw)
-	if err != nil {
-		return kerr.CorruptMessage.Code, err.Error()
-	}
-	for _, r := range recs {
-		if r.Key == nil {
-			return kerr.InvalidRecord.Code, "Compacted topic cannot accept message without key"
-		}
-	}
-	return 0, ""
 }

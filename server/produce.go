@@ -3,12 +3,14 @@ package server
 // Produce, versions 3-13 (magic v2 batches only; topic ids from v13,
 // produce_topic_ids.go).
 //
-// Per partition, in Kafka's order: unknown topic or partition, not the
-// leader (NOT_LEADER_OR_FOLLOWER with the KIP-951 leader on v10+), one valid
-// batch (CRC, record framing, decompression; MESSAGE_TOO_LARGE against
-// message.max.bytes), then replication.Partition.Append, which refuses
-// acks=-1 with NOT_ENOUGH_REPLICAS before appending when the ISR is below
-// min.insync.replicas and dedupes idempotent retries.
+// Per partition, in Kafka's order: unknown topic or partition, the
+// request-level record checks, not the leader (NOT_LEADER_OR_FOLLOWER with
+// the KIP-951 leader on v10+), acks=-1 below min.insync.replicas
+// (NOT_ENOUGH_REPLICAS), one valid batch (produce_validate.go: Kafka's
+// LogValidator, with per-record errors, LogAppendTime and recompression),
+// then replication.Partition.Append, which dedupes idempotent retries.
+// Every answer carries the log start offset and LogAppendTime where Kafka
+// has them; a partition named twice is answered once (produce_dedupe.go).
 //
 // acks=0 sends no response, and closes the connection if any partition
 // failed. acks=1 answers after the leader's append. acks=-1 parks the
@@ -24,7 +26,7 @@ package server
 
 import (
 	"errors"
-	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/fakekafka/fakekafka/authorizer"
@@ -53,6 +55,14 @@ type parkedProduce struct {
 
 func (cn *conn) handleProduce(req *kmsg.ProduceRequest) (kmsg.Response, error) {
 	c := cn.b.c
+	if msg := produceCorruptFrame(req); msg != "" {
+		if req.Acks == 0 {
+			return nil, errCloseConn
+		}
+		cn.throttleProduce()
+		return produceFrameError(req, msg), nil
+	}
+	skip, invalid := c.produceDuplicates(req) // nil, nil: no partition twice
 	resp := req.ResponseKind().(*kmsg.ProduceResponse)
 	acksValid := req.Acks == 0 || req.Acks == 1 || req.Acks == -1
 	parked := cn.parking.parked[:0]
@@ -70,6 +80,7 @@ func (cn *conn) handleProduce(req *kmsg.ProduceRequest) (kmsg.Response, error) {
 		n += len(req.Topics[i].Partitions)
 	}
 	batches := make([]replication.Batch, n)
+	k := 0 // the partition entry's index in the request
 
 	resp.Topics = make([]kmsg.ProduceResponseTopic, len(req.Topics))
 	for i := range req.Topics {
@@ -89,6 +100,10 @@ func (cn *conn) handleProduce(req *kmsg.ProduceRequest) (kmsg.Response, error) {
 			*sp = kmsg.NewProduceResponseTopicPartition()
 			sp.Partition = rp.Partition
 			sp.BaseOffset, sp.LogAppendTime, sp.LogStartOffset = -1, -1, -1
+			k++
+			if skip != nil && skip[k-1] {
+				continue // a later entry of the same partition is the one appended
+			}
 			if denied != 0 {
 				sp.ErrorCode = denied
 				failed = true
@@ -101,13 +116,9 @@ func (cn *conn) handleProduce(req *kmsg.ProduceRequest) (kmsg.Response, error) {
 			}
 			b := &batches[0]
 			batches = batches[1:]
-			pp, wait, code, msg := cn.produceTo(t, rp, req, b, sp, leaders)
+			pp, wait, code := cn.produceTo(t, rp, req, b, sp, leaders)
 			if code != 0 {
 				sp.ErrorCode = code
-				if msg != "" && req.Version >= 8 {
-					m := msg // on the heap only when there is one
-					sp.ErrorMessage = &m
-				}
 				failed = true
 				continue
 			}
@@ -131,6 +142,9 @@ func (cn *conn) handleProduce(req *kmsg.ProduceRequest) (kmsg.Response, error) {
 			}
 		}
 	}
+	if skip != nil {
+		mergeProduceDuplicates(resp, invalid)
+	}
 	if req.Version >= 10 {
 		for id := range leaders {
 			if b := c.broker(id); b != nil {
@@ -147,60 +161,83 @@ func (cn *conn) handleProduce(req *kmsg.ProduceRequest) (kmsg.Response, error) {
 
 // produceTo validates and appends one partition's batch, decoded into b.
 // For acks=-1 it returns the parked state to wait on, and wait is true.
-func (cn *conn) produceTo(t *topic, rp *kmsg.ProduceRequestTopicPartition, req *kmsg.ProduceRequest, b *replication.Batch, sp *kmsg.ProduceResponseTopicPartition, leaders map[int32]bool) (pp parkedProduce, wait bool, code int16, msg string) {
+// A refusal is answered in sp (produce_validate.go has Kafka's rules).
+func (cn *conn) produceTo(t *topic, rp *kmsg.ProduceRequestTopicPartition, req *kmsg.ProduceRequest, b *replication.Batch, sp *kmsg.ProduceResponseTopicPartition, leaders map[int32]bool) (pp parkedProduce, wait bool, code int16) {
 	c := cn.b.c
 	acks := req.Acks
 	if t == nil || rp.Partition < 0 || int(rp.Partition) >= len(t.partitions()) {
-		return pp, false, kerr.UnknownTopicOrPartition.Code, ""
+		return pp, false, kerr.UnknownTopicOrPartition.Code
+	}
+	if r := requestLevelRefusal(req.Version, rp.Records); r != nil {
+		c.log.Debug("produce rejected", "topic", t.name, "partition", rp.Partition, "error", kerr.ErrorForCode(r.code), "reason", r.reason)
+		return pp, false, r.code
 	}
 	p := t.partitions()[rp.Partition]
 	settings := t.cfg()
-	code, msg = parseProducedBatch(rp.Records, settings.maxBytes, b)
-	if code != 0 {
-		c.log.Debug("produce rejected", "topic", t.name, "partition", rp.Partition, "error", kerr.ErrorForCode(code), "reason", msg)
-		return pp, false, code, msg
-	}
-	if settings.compact {
-		if code, msg := checkKeys(b.Raw); code != 0 {
-			return pp, false, code, msg
-		}
-	}
-	if b.Transactional && req.TransactionID != nil && !p.txnOngoingHere(cn.b.id, b.ProducerID, b.ProducerEpoch) {
-		if code, msg := cn.checkTxnProduce(*req.TransactionID, req.Version, b, t.name, rp.Partition); code != 0 {
-			return pp, false, code, msg
-		}
-	}
 	now := c.now()
+	// The batch's own checks and rewrites need no lock; the leader and ISR
+	// checks, which Kafka makes first, take precedence over their refusal.
+	checkNow := max(now.UnixMilli(), time.Now().UnixMilli()) // see produce_validate.go
+	refusal := validateProduced(rp.Records, settings, t.name+"-"+strconv.Itoa(int(rp.Partition)), now.UnixMilli(), checkNow, b)
+	if refusal == nil && b.Transactional && req.TransactionID != nil && !p.txnOngoingHere(cn.b.id, b.ProducerID, b.ProducerEpoch) {
+		if code, msg := cn.checkTxnProduce(*req.TransactionID, req.Version, b, t.name, rp.Partition); code != 0 {
+			refusal = refuseProduce(code, false, msg)
+			if msg != "" && req.Version >= 8 {
+				refusal.message = msg
+			}
+		}
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if code := checkLeader(p.st, cn.b.id, -1); code != 0 {
 		cn.setProduceLeaderHint(p, sp, leaders)
-		return pp, false, code, ""
+		return pp, false, code
 	}
-	if settings.logAppendTime {
-		ts := now.UnixMilli()
-		protocol.SetLogAppendTime(b.Raw, ts)
-		b.MaxTimestamp = ts
-		sp.LogAppendTime = ts
+	logStart := func() int64 {
+		if r := p.st.Replica(cn.b.id); r != nil {
+			return r.LogStartOffset()
+		}
+		return -1
+	}
+	if acks == -1 && p.st.UnderMinISR() {
+		sp.LogStartOffset = logStart()
+		return pp, false, kerr.NotEnoughReplicas.Code
+	}
+	if refusal != nil {
+		c.log.Debug("produce rejected", "topic", t.name, "partition", rp.Partition, "error", kerr.ErrorForCode(refusal.code), "reason", refusal.reason)
+		if refusal.logStart {
+			sp.LogStartOffset = logStart()
+		}
+		if refusal.message != "" {
+			sp.ErrorMessage = &refusal.message
+		}
+		sp.ErrorRecords = refusal.records
+		return pp, false, refusal.code
 	}
 	var res replication.AppendResult
 	p.mutate(func() { res, code = p.st.AppendAs(cn.b.id, b, acks, now) })
 	if code != 0 {
-		if code == kerr.NotEnoughReplicas.Code {
-			return pp, false, code, fmt.Sprintf("the ISR %v is smaller than min.insync.replicas %d", p.st.ISR(), p.st.EffectiveMinISR())
+		if code != kerr.NotLeaderForPartition.Code {
+			sp.LogStartOffset = logStart()
 		}
-		return pp, false, code, ""
+		return pp, false, code
 	}
 	sp.BaseOffset = res.BaseOffset
 	sp.LogStartOffset = res.LogStartOffset
+	switch {
+	case res.Duplicate:
+		sp.LogAppendTime = res.Timestamp // Kafka answers the stored batch's max timestamp
+	case settings.logAppendTime:
+		sp.LogAppendTime = b.MaxTimestamp
+	}
 	if l := c.produceListener.Load(); l != nil {
 		(*l).produced(cn, p, b, res, acks, sp)
 	}
 	if acks != -1 {
-		return pp, false, 0, ""
+		return pp, false, 0
 	}
 	_, epoch := p.st.ViewLeader(cn.b.id)
-	return parkedProduce{p: p, epoch: epoch, required: res.Required, resp: sp}, true, 0, ""
+	return parkedProduce{p: p, epoch: epoch, required: res.Required, resp: sp}, true, 0
 }
 
 // setProduceLeaderHint fills the KIP-951 current leader (v10+ only;
@@ -210,50 +247,6 @@ func (cn *conn) setProduceLeaderHint(p *partition, sp *kmsg.ProduceResponseTopic
 		sp.CurrentLeader.LeaderID, sp.CurrentLeader.LeaderEpoch = id, epoch
 		leaders[id] = true
 	}
-}
-
-// parseProducedBatch checks that records hold exactly one valid v2 batch
-// and describes it in b.
-func parseProducedBatch(records []byte, maxBytes int32, b *replication.Batch) (int16, string) {
-	if len(records) == 0 {
-		return kerr.InvalidRecord.Code, "no record batch"
-	}
-	// One parse of the header serves every check below.
-	h, err := protocol.ParseBatchHeader(records)
-	if err != nil {
-		return batchErrorCode(err), err.Error()
-	}
-	if h.Size() < len(records) {
-		return kerr.InvalidRecord.Code, "produce requests must contain exactly one record batch"
-	}
-	raw := records[:len(records):len(records)] // nothing appended to it may reach the frame's next partition
-	if len(raw) > int(maxBytes) {
-		return kerr.MessageTooLarge.Code, fmt.Sprintf("batch of %d bytes is larger than message.max.bytes %d", len(raw), maxBytes)
-	}
-	if err := h.VerifyCRC(raw); err != nil {
-		return kerr.CorruptMessage.Code, err.Error()
-	}
-	if h.NumRecords == 0 {
-		return kerr.InvalidRecord.Code, "record batch has no records"
-	}
-	if h.IsControl() {
-		return kerr.InvalidRecord.Code, "clients may not produce control batches"
-	}
-	if err := h.ValidateRecords(raw); err != nil {
-		return batchErrorCode(err), err.Error()
-	}
-	*b = replication.Batch{
-		Raw:           raw,
-		BaseOffset:    0,
-		LastOffset:    int64(h.LastOffsetDelta),
-		MaxTimestamp:  h.MaxTimestamp,
-		ProducerID:    h.ProducerID,
-		ProducerEpoch: h.ProducerEpoch,
-		BaseSequence:  h.BaseSequence,
-		NumRecords:    h.NumRecords,
-		Transactional: h.IsTransactional(),
-	}
-	return 0, ""
 }
 
 func batchErrorCode(err error) int16 {

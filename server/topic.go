@@ -39,6 +39,7 @@ type topicSettings struct {
 	lagTimeMax    time.Duration
 	flushInterval time.Duration // flush.ms, else log.flush.interval.ms
 	compact       bool          // cleanup.policy includes compact: records need keys
+	produce       producePolicy // timestamp bounds and compression (produce_validate.go)
 }
 
 func (t *topic) cfg() *topicSettings { return t.settings.Load() }
@@ -337,10 +338,11 @@ func (c *Cluster) applyTopicSettings(t *topic, configs map[string]string) {
 	ts := &topicSettings{
 		configs:       configs,
 		maxBytes:      bs.messageMaxBytes,
-		logAppendTime: strings.TrimSpace(configs["message.timestamp.type"]) == "LogAppendTime",
+		logAppendTime: topicLogAppendTime(configs, bs),
 		lagTimeMax:    c.replicationConfig(configs).ReplicaLagTimeMax,
 		flushInterval: c.cfg.FlushInterval,
 		compact:       strings.Contains(logValue(configs, bs, "cleanup.policy"), "compact"),
+		produce:       resolveProducePolicy(configs, bs),
 	}
 	if v, ok := configs["flush.ms"]; ok {
 		ts.flushInterval = millis(v)

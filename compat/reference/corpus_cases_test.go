@@ -57,7 +57,10 @@ func corpusCases(versions map[int16][2]int16) []corpusCase {
 	// again), and the admin cases last: their final ElectLeaders moves a
 	// leader of "corpus".
 	out = append(out, cordonCases(versions)...)
-	return append(out, admin2Cases(versions)...)
+	out = append(out, admin2Cases(versions)...)
+	// Produce/Fetch details last: their topics must not slow what the
+	// others time.
+	return append(out, prodFetchCases(versions)...)
 }
 
 // at sets the version on a request and returns it.
