@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"github.com/fakekafka/fakekafka/protocol"
 	"maps"
 	"slices"
 	"testing"
@@ -227,12 +228,10 @@ func TestDescribeTopicConfigs(t *testing.T) {
 		t.Errorf("filtered configs %+v, want cleanup.policy of type LIST", cs)
 	}
 
-	// v0 has IsDefault instead of a source.
-	req.SetVersion(0)
-	req.Resources[0].ConfigNames = []string{"retention.ms", "segment.ms"}
-	v0 := callHandler[*kmsg.DescribeConfigsResponse](t, c, 1, req)
-	if cs := v0.Resources[0].Configs; len(cs) != 2 || cs[0].Name != "retention.ms" || cs[0].IsDefault || !cs[1].IsDefault {
-		t.Errorf("v0 configs %+v, want retention.ms set and segment.ms default", cs)
+	// v0 (IsDefault instead of a source) is no longer served: Kafka 4.0
+	// removed it (KIP-896).
+	if r, ok := protocol.Lookup(kmsg.DescribeConfigs.Int16()); !ok || r.Min != 1 {
+		t.Errorf("DescribeConfigs served from v%d, want v1", r.Min)
 	}
 }
 

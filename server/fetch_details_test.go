@@ -78,7 +78,7 @@ func TestFetchPartialBatchAtByteLimits(t *testing.T) {
 			size = len(b)
 			req := produceBatchRequest("cut", -1, 5000, b)
 			req.Topics[0].Partitions[0].Partition = p
-			resp, err := cl.Broker(1).Request(testContext(t), req)
+			resp, err := cl.Broker(1).Request(testContext(t), byTopicID(c, req))
 			if err != nil || resp.(*kmsg.ProduceResponse).Topics[0].Partitions[0].ErrorCode != 0 {
 				t.Fatalf("produce: %v %v", resp, err)
 			}
@@ -208,8 +208,9 @@ func TestFetchMaxBytesBrokerCap(t *testing.T) {
 			size = len(b)
 			req := produceBatchRequest("capped", -1, 5000, b)
 			req.Topics[0].Partitions[0].Partition = p
-			if _, err := cl.Broker(1).Request(testContext(t), req); err != nil {
-				t.Fatal(err)
+			resp, err := cl.Broker(1).Request(testContext(t), byTopicID(c, req))
+			if err != nil || resp.(*kmsg.ProduceResponse).Topics[0].Partitions[0].ErrorCode != 0 {
+				t.Fatalf("produce: %v %v", resp, err)
 			}
 		}
 	}

@@ -22,7 +22,7 @@ import (
 func pdRequest(t *testing.T, c *Cluster, cl *kgo.Client, req *kmsg.ProduceRequest) *kmsg.ProduceResponse {
 	t.Helper()
 	leader := scPartition(t, c, req.Topics[0].Topic, 0).Leader
-	resp, err := cl.Broker(int(leader)).Request(testContext(t), req)
+	resp, err := cl.Broker(int(leader)).Request(testContext(t), byTopicID(c, req)) // v13 names topics by id
 	if err != nil {
 		t.Fatal(err)
 	}

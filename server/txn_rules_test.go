@@ -72,6 +72,7 @@ func TestTxnProduceRules(t *testing.T) {
 	// A marker from an older coordinator epoch than the partition has seen.
 	ps, _ := c.Partition("pr", 0)
 	marker := kmsg.NewPtrWriteTxnMarkersRequest()
+	marker.Version = 1 // v0 removed in Kafka 4.0 (KIP-896)
 	m := kmsg.NewWriteTxnMarkersRequestMarker()
 	m.ProducerID, m.ProducerEpoch, m.Committed, m.CoordinatorEpoch = pid, epoch, false, 5
 	m.Topics = []kmsg.WriteTxnMarkersRequestMarkerTopic{{Topic: "pr", Partitions: []int32{0}}}

@@ -283,8 +283,11 @@ func (nb *NullBroker) produce(req *kmsg.ProduceRequest) kmsg.Response {
 	for i := range req.Topics {
 		rt, st := &req.Topics[i], &resp.Topics[i]
 		*st = kmsg.NewProduceResponseTopic()
-		st.Topic = rt.Topic
+		st.Topic, st.TopicID = rt.Topic, rt.TopicID
 		t := nb.topics[rt.Topic]
+		if req.Version >= 13 { // topics by id (KIP-516)
+			t = nb.byID[rt.TopicID]
+		}
 		st.Partitions = make([]kmsg.ProduceResponseTopicPartition, len(rt.Partitions))
 		for j := range rt.Partitions {
 			rp, sp := &rt.Partitions[j], &st.Partitions[j]
@@ -292,6 +295,9 @@ func (nb *NullBroker) produce(req *kmsg.ProduceRequest) kmsg.Response {
 			sp.Partition, sp.LogAppendTime, sp.LogStartOffset = rp.Partition, -1, 0
 			if t == nil || rp.Partition < 0 || int(rp.Partition) >= len(t.offsets) {
 				sp.ErrorCode = kerr.UnknownTopicOrPartition.Code
+				if req.Version >= 13 {
+					sp.ErrorCode = kerr.UnknownTopicID.Code
+				}
 				continue
 			}
 			h, err := protocol.ParseBatchHeader(rp.Records)
