@@ -24,25 +24,12 @@ type RecordInfo struct {
 // ValidateRecords does (same errors) and calls visit for each, in order.
 // Compressed batches are decompressed once, into a pooled buffer.
 func (h *BatchHeader) ScanRecords(batch []byte, visit func(i int32, r *RecordInfo)) error {
-	if h.NumRecords == 0 {
-		return fmt.Errorf("%w: empty batch", ErrInvalidRecord)
+	data, pooled, err := h.recordsData(batch)
+	if err != nil {
+		return err
 	}
-	if h.LastOffsetDelta != h.NumRecords-1 {
-		return fmt.Errorf("%w: last offset delta %d with %d records", ErrInvalidRecord, h.LastOffsetDelta, h.NumRecords)
-	}
-	data := batch[BatchHeaderLen:h.Size()]
-	if c := h.Compression(); c != CodecNone {
-		if !c.valid() {
-			return fmt.Errorf("%w: %v", ErrUnsupportedCompression, c)
-		}
-		buf := getBuf()
-		defer putBuf(buf)
-		var err error
-		*buf, err = decompress((*buf)[:0], c, data)
-		if err != nil {
-			return err
-		}
-		data = *buf
+	if pooled != nil {
+		defer putBuf(pooled)
 	}
 	var info RecordInfo
 	for i := range h.NumRecords {

@@ -23,30 +23,45 @@ func ValidateRecords(batch []byte) error {
 // ValidateRecords is the package's ValidateRecords for a batch whose header
 // h was already parsed from it.
 func (h *BatchHeader) ValidateRecords(batch []byte) error {
-	if h.NumRecords == 0 {
-		return fmt.Errorf("%w: empty batch", ErrInvalidRecord)
+	data, pooled, err := h.recordsData(batch)
+	if err != nil {
+		return err
 	}
-	if h.LastOffsetDelta != h.NumRecords-1 {
-		return fmt.Errorf("%w: last offset delta %d with %d records", ErrInvalidRecord, h.LastOffsetDelta, h.NumRecords)
-	}
-	data := batch[BatchHeaderLen:h.Size()]
-	if c := h.Compression(); c != CodecNone {
-		if !c.valid() {
-			return fmt.Errorf("%w: %v", ErrUnsupportedCompression, c)
-		}
-		buf := getBuf()
-		defer putBuf(buf)
-		var err error
-		*buf, err = decompress((*buf)[:0], c, data)
-		if err != nil {
-			return err
-		}
-		data = *buf
+	if pooled != nil {
+		defer putBuf(pooled)
 	}
 	if recordsWellFormed(data, h.NumRecords) {
 		return nil
 	}
 	return walkRecords(data, h.NumRecords)
+}
+
+// recordsData checks the header's record count against its last offset
+// delta and returns the batch's records; a compressed batch's are
+// decompressed into pooled, which the caller gives back with putBuf (nil
+// for an uncompressed batch; no closure, so nothing is allocated).
+func (h *BatchHeader) recordsData(batch []byte) (data []byte, pooled *[]byte, err error) {
+	if h.NumRecords == 0 {
+		return nil, nil, fmt.Errorf("%w: empty batch", ErrInvalidRecord)
+	}
+	if h.LastOffsetDelta != h.NumRecords-1 {
+		return nil, nil, fmt.Errorf("%w: last offset delta %d with %d records", ErrInvalidRecord, h.LastOffsetDelta, h.NumRecords)
+	}
+	data = batch[BatchHeaderLen:h.Size()]
+	c := h.Compression()
+	if c == CodecNone {
+		return data, nil, nil
+	}
+	if !c.valid() {
+		return nil, nil, fmt.Errorf("%w: %v", ErrUnsupportedCompression, c)
+	}
+	buf := getBuf()
+	*buf, err = decompress((*buf)[:0], c, data)
+	if err != nil {
+		putBuf(buf)
+		return nil, nil, err
+	}
+	return *buf, buf, nil
 }
 
 // walkRecords checks count records of data one by one with readRecord and
