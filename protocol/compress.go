@@ -264,30 +264,11 @@ func appendSnappyBlock(dst, block []byte, limit int) ([]byte, error) {
 func compress(c Codec, raw []byte) ([]byte, error) {
 	switch c {
 	case CodecGzip:
-		var buf bytes.Buffer
-		w := gzip.NewWriter(&buf)
-		if _, err := w.Write(raw); err != nil {
-			return nil, err
-		}
-		if err := w.Close(); err != nil {
-			return nil, err
-		}
-		return buf.Bytes(), nil
+		return gzipAt(raw, gzip.DefaultCompression)
 	case CodecSnappy:
 		return snappy.Encode(nil, raw), nil
 	case CodecLZ4:
-		var buf bytes.Buffer
-		w := lz4.NewWriter(&buf)
-		if err := w.Apply(lz4.BlockSizeOption(lz4.Block64Kb)); err != nil {
-			return nil, err
-		}
-		if _, err := w.Write(raw); err != nil {
-			return nil, err
-		}
-		if err := w.Close(); err != nil {
-			return nil, err
-		}
-		return buf.Bytes(), nil
+		return lz4At(raw, lz4.Fast) // lz4's default level
 	case CodecZstd:
 		return zstdEncoder().EncodeAll(raw, nil), nil
 	}

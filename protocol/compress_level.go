@@ -27,36 +27,14 @@ func compressLevel(c Codec, level int, raw []byte) ([]byte, error) {
 		if level < gzip.DefaultCompression || level > gzip.BestCompression {
 			return compress(c, raw)
 		}
-		var buf bytes.Buffer
-		w, err := gzip.NewWriterLevel(&buf, level)
-		if err != nil {
-			return nil, err
-		}
-		if _, err := w.Write(raw); err != nil {
-			return nil, err
-		}
-		if err := w.Close(); err != nil {
-			return nil, err
-		}
-		return buf.Bytes(), nil
+		return gzipAt(raw, level)
 	case CodecLZ4:
 		// Kafka's levels 1-17 (LZ4 HC above 9); lz4/v4 has 1-9.
 		l := lz4.Fast
 		if level > 1 {
 			l = lz4.CompressionLevel(1 << (8 + min(level, 9)))
 		}
-		var buf bytes.Buffer
-		w := lz4.NewWriter(&buf)
-		if err := w.Apply(lz4.BlockSizeOption(lz4.Block64Kb), lz4.CompressionLevelOption(l)); err != nil {
-			return nil, err
-		}
-		if _, err := w.Write(raw); err != nil {
-			return nil, err
-		}
-		if err := w.Close(); err != nil {
-			return nil, err
-		}
-		return buf.Bytes(), nil
+		return lz4At(raw, l)
 	case CodecZstd:
 		l := zstd.EncoderLevelFromZstd(level)
 		e, ok := zstdEncoders.Load(l)
@@ -70,4 +48,37 @@ func compressLevel(c Codec, level int, raw []byte) ([]byte, error) {
 		return e.(*zstd.Encoder).EncodeAll(raw, nil), nil
 	}
 	return compress(c, raw)
+}
+
+// gzipAt compresses raw with gzip at level.
+func gzipAt(raw []byte, level int) ([]byte, error) {
+	var buf bytes.Buffer
+	w, err := gzip.NewWriterLevel(&buf, level)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := w.Write(raw); err != nil {
+		return nil, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// lz4At compresses raw as an LZ4 frame with 64 KiB blocks (Kafka's) at
+// level.
+func lz4At(raw []byte, level lz4.CompressionLevel) ([]byte, error) {
+	var buf bytes.Buffer
+	w := lz4.NewWriter(&buf)
+	if err := w.Apply(lz4.BlockSizeOption(lz4.Block64Kb), lz4.CompressionLevelOption(level)); err != nil {
+		return nil, err
+	}
+	if _, err := w.Write(raw); err != nil {
+		return nil, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
