@@ -119,22 +119,9 @@ func (cn *conn) handleOffsetCommitIDs(req *kmsg.OffsetCommitRequest) (kmsg.Respo
 	}
 	for i, rt := range req.Topics {
 		rt.Topic = topics[i].name
-		var ps []int32
-		for _, p := range rt.Partitions {
-			ps = append(ps, p.Partition)
+		if rt.Partitions = prechecked(cn, &a, topics[i], byID, rt.Partitions, func(p kmsg.OffsetCommitRequestTopicPartition) int32 { return p.Partition }); len(rt.Partitions) > 0 {
+			byName.Topics = append(byName.Topics, rt)
 		}
-		left := cn.precheckCommit(&a, topics[i], byID, ps)
-		if len(left) == 0 {
-			continue
-		}
-		keep := rt.Partitions[:0:0]
-		for _, p := range rt.Partitions {
-			if containsPartition(left, p.Partition) {
-				keep = append(keep, p)
-			}
-		}
-		rt.Partitions = keep
-		byName.Topics = append(byName.Topics, rt)
 	}
 	if len(byName.Topics) > 0 || len(req.Topics) == 0 {
 		r, err := cn.handleOffsetCommit(&byName)
@@ -199,22 +186,9 @@ func (cn *conn) handleTxnOffsetCommitIDs(req *kmsg.TxnOffsetCommitRequest) (kmsg
 	}
 	for i, rt := range req.Topics {
 		rt.Topic = topics[i].name
-		var ps []int32
-		for _, p := range rt.Partitions {
-			ps = append(ps, p.Partition)
+		if rt.Partitions = prechecked(cn, &a, topics[i], byID, rt.Partitions, func(p kmsg.TxnOffsetCommitRequestTopicPartition) int32 { return p.Partition }); len(rt.Partitions) > 0 {
+			byName.Topics = append(byName.Topics, rt)
 		}
-		left := cn.precheckCommit(&a, topics[i], byID, ps)
-		if len(left) == 0 {
-			continue
-		}
-		keep := rt.Partitions[:0:0]
-		for _, p := range rt.Partitions {
-			if containsPartition(left, p.Partition) {
-				keep = append(keep, p)
-			}
-		}
-		rt.Partitions = keep
-		byName.Topics = append(byName.Topics, rt)
 	}
 	if len(byName.Topics) > 0 || len(req.Topics) == 0 {
 		r, err := cn.handleTxnOffsetCommit(&byName)
@@ -243,6 +217,26 @@ func (cn *conn) handleTxnOffsetCommitIDs(req *kmsg.TxnOffsetCommitRequest) (kmsg
 		resp.Topics = append(resp.Topics, st)
 	}
 	return resp, nil
+}
+
+// prechecked runs precheckCommit on parts (a commit request's partitions
+// of topic t) and returns those left for the group coordinator, in order.
+func prechecked[P any](cn *conn, a *commitAnswers, t commitTopic, byID bool, parts []P, partition func(P) int32) []P {
+	ps := make([]int32, len(parts))
+	for i, p := range parts {
+		ps[i] = partition(p)
+	}
+	left := cn.precheckCommit(a, t, byID, ps)
+	if len(left) == 0 {
+		return nil
+	}
+	keep := make([]P, 0, len(left))
+	for _, p := range parts {
+		if containsPartition(left, partition(p)) {
+			keep = append(keep, p)
+		}
+	}
+	return keep
 }
 
 func containsPartition(ps []int32, p int32) bool {
