@@ -52,8 +52,22 @@ func normalise(resp kmsg.Response) any {
 			sortByKey(list, "Type")
 		}
 	}
+	if _, ok := resp.(*kmsg.DescribeProducersResponse); ok {
+		// A partition's producers come from a hash map keyed by producer
+		// id, which each cluster picks: order them by what they did.
+		for _, t := range listOf(doc.(map[string]any)["Topics"]) {
+			for _, p := range listOf(t.(map[string]any)["Partitions"]) {
+				list := listOf(p.(map[string]any)["ActiveProducers"])
+				sortByKey(list, "LastSequence")
+				sortByKey(list, "ProducerEpoch")
+			}
+		}
+	}
 	return blank(doc)
 }
+
+// listOf is v as a JSON list, or nil.
+func listOf(v any) []any { l, _ := v.([]any); return l }
 
 // unplace makes replica placement unobservable: replica, ISR and offline
 // lists sorted, leaders blanked.
