@@ -2,7 +2,6 @@ package matrix
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
 
@@ -16,16 +15,7 @@ import (
 // source and synonyms, and the group's members follow it. It runs when
 // MATRIX_CLIENTS selects kafka-clients (CI's "langs" step).
 func TestMatrixJavaGroupConfigs(t *testing.T) {
-	sel, err := selectClients([]Client{KafkaClients}, os.Getenv("MATRIX_CLIENTS"))
-	if err != nil || len(sel) == 0 {
-		t.Skip("MATRIX_CLIENTS does not select kafka-clients (MATRIX_CLIENTS=langs runs it)")
-	}
-	if err := KafkaClients.Available(); err != nil {
-		if os.Getenv("MATRIX_SKIP_ABSENT") != "" {
-			t.Skipf("MATRIX_SKIP_ABSENT: %v", err)
-		}
-		t.Fatalf("%v (MATRIX_SKIP_ABSENT=1 skips it)", err)
-	}
+	requireJavaCell(t)
 	c := server.NewTestCluster(t, server.Config{})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

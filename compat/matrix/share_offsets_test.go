@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
@@ -26,16 +25,7 @@ import (
 // when MATRIX_CLIENTS selects kafka-clients (CI's "langs" step); an
 // adapter that is not built fails it unless MATRIX_SKIP_ABSENT is set.
 func TestMatrixJavaShareOffsets(t *testing.T) {
-	sel, err := selectClients([]Client{KafkaClients}, os.Getenv("MATRIX_CLIENTS"))
-	if err != nil || len(sel) == 0 {
-		t.Skip("MATRIX_CLIENTS does not select kafka-clients (MATRIX_CLIENTS=langs runs it)")
-	}
-	if err := KafkaClients.Available(); err != nil {
-		if os.Getenv("MATRIX_SKIP_ABSENT") != "" {
-			t.Skipf("MATRIX_SKIP_ABSENT: %v", err)
-		}
-		t.Fatalf("%v (MATRIX_SKIP_ABSENT=1 skips it)", err)
-	}
+	requireJavaCell(t)
 	c := server.NewTestCluster(t, server.Config{ShareStatePartitions: 3})
 	if err := c.CreateTopic("shared", 1, 3, nil); err != nil {
 		t.Fatal(err)

@@ -2,7 +2,6 @@ package matrix
 
 import (
 	"context"
-	"os"
 	"reflect"
 	"testing"
 	"time"
@@ -23,16 +22,7 @@ import (
 // kafka-clients (CI's "langs" step); an adapter that is not built fails it
 // unless MATRIX_SKIP_ABSENT is set.
 func TestMatrixJavaWireKeys(t *testing.T) {
-	sel, err := selectClients([]Client{KafkaClients}, os.Getenv("MATRIX_CLIENTS"))
-	if err != nil || len(sel) == 0 {
-		t.Skip("MATRIX_CLIENTS does not select kafka-clients (MATRIX_CLIENTS=langs runs it)")
-	}
-	if err := KafkaClients.Available(); err != nil {
-		if os.Getenv("MATRIX_SKIP_ABSENT") != "" {
-			t.Skipf("MATRIX_SKIP_ABSENT: %v", err)
-		}
-		t.Fatalf("%v (MATRIX_SKIP_ABSENT=1 skips it)", err)
-	}
+	requireJavaCell(t)
 	c := server.NewTestCluster(t, server.Config{})
 	if err := c.CreateTopic("wire", 2, 3, nil); err != nil {
 		t.Fatal(err)
