@@ -54,6 +54,21 @@ type Users interface {
 	Scram(mech, user string) (ScramCredential, bool)
 }
 
+// Tokens is where SCRAM looks up delegation tokens (KIP-48): a client
+// that sends the extension tokenauth=true logs in with the token id as its
+// name and the token's HMAC in base64 as its password. Users may implement
+// it; without it no token logs in.
+type Tokens interface {
+	// Token is the token's credential for a SCRAM mechanism, its owner's
+	// name (the principal is User:owner) and its expiry, which bounds the
+	// session.
+	Token(mech, id string) (cred ScramCredential, owner string, expiry time.Time, ok bool)
+}
+
+// TokenAuthenticated is implemented by a SCRAM exchange: whether the
+// client logged in with a delegation token.
+type TokenAuthenticated interface{ TokenAuthenticated() bool }
+
 // Exchange is one authentication under way.
 type Exchange interface {
 	// Step takes the client's next token and returns the server's reply;

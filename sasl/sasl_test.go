@@ -112,7 +112,12 @@ func scramClient(t *testing.T, x Exchange, mech, user, password, cnonce string) 
 // scramClientEcho puts echo in front of the nonce of the final message,
 // as librdkafka does with its own nonce.
 func scramClientEcho(t *testing.T, x Exchange, mech, user, password, cnonce, echo string) (string, error) {
-	first := "n,,n=" + strings.NewReplacer("=", "=3D", ",", "=2C").Replace(user) + ",r=" + cnonce
+	return scramClientExt(t, x, mech, user, password, cnonce, echo, "")
+}
+
+// scramClientExt sends ext (",key=value...") after the client nonce.
+func scramClientExt(t *testing.T, x Exchange, mech, user, password, cnonce, echo, ext string) (string, error) {
+	first := "n,,n=" + strings.NewReplacer("=", "=3D", ",", "=2C").Replace(user) + ",r=" + cnonce + ext
 	sf, _, err := x.Step([]byte(first))
 	if err != nil {
 		return "", err
@@ -262,4 +267,46 @@ func TestUnsupportedMechanism(t *testing.T) {
 	if _, err := New("GSSAPI", users{}, "", time.Time{}); !errors.Is(err, ErrUnsupportedMechanism) {
 		t.Fatalf("err %v", err)
 	}
+}
+
+// tokenUsers has one delegation token, "tok1", owned by alice.
+type tokenUsers struct {
+	users
+	expiry time.Time
+}
+
+func (u tokenUsers) Token(mech, id string) (ScramCredential, string, time.Time, bool) {
+	if id != "tok1" {
+		return ScramCredential{}, "", time.Time{}, false
+	}
+	cred, _ := NewScramCredential(mech, "hmac-b64", []byte("salt"), MinIterations)
+	return cred, "alice", u.expiry, true
+}
+
+// TestScramToken: tokenauth=true (any case) logs in with a delegation
+// token as its owner, its expiry bounding the session; without it, or with
+// an unknown id, or against a store without tokens, it fails.
+func TestScramToken(t *testing.T) {
+	exp := time.UnixMilli(1_800_000_000_000)
+	u := tokenUsers{expiry: exp}
+	for _, ext := range []string{",tokenauth=true", ",tokenauth=TRUE", ",other=x,tokenauth=true"} {
+		x, _ := New(ScramSHA512, u, "srv", time.Time{})
+		p, err := scramClientExt(t, x, ScramSHA512, "tok1", "hmac-b64", "cli", "", ext)
+		if err != nil || p != "User:alice" || !x.Expiry().Equal(exp) || !x.(TokenAuthenticated).TokenAuthenticated() {
+			t.Fatalf("%s: principal %q err %v expiry %v", ext, p, err, x.Expiry())
+		}
+	}
+	x, _ := New(ScramSHA256, u, "srv", time.Time{})
+	_, err := scramClientExt(t, x, ScramSHA256, "tok2", "hmac-b64", "cli", "", ",tokenauth=true")
+	failure(t, err, "invalid credentials with SASL mechanism SCRAM-SHA-256")
+	x, _ = New(ScramSHA256, u, "srv", time.Time{})
+	_, err = scramClientExt(t, x, ScramSHA256, "tok1", "wrong", "cli", "", ",tokenauth=true")
+	failure(t, err, "Invalid user credentials")
+	// Without the extension the token id is a user name, and there is none.
+	x, _ = New(ScramSHA256, u, "srv", time.Time{})
+	_, err = scramClientExt(t, x, ScramSHA256, "tok1", "hmac-b64", "cli", "", ",tokenauth=false")
+	failure(t, err, "Invalid user credentials")
+	x, _ = New(ScramSHA256, users{}, "srv", time.Time{})
+	_, err = scramClientExt(t, x, ScramSHA256, "tok1", "hmac-b64", "cli", "", ",tokenauth=true")
+	failure(t, err, "invalid credentials with SASL mechanism SCRAM-SHA-256")
 }

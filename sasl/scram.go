@@ -24,6 +24,9 @@ type scram struct {
 	user        string
 	cred        ScramCredential
 	principal   string
+	token       bool      // tokenauth=true: user is a delegation token id
+	owner       string    // the token's owner
+	expiry      time.Time // the token's expiry
 }
 
 func (s *scram) Step(token []byte) ([]byte, bool, error) {
@@ -70,8 +73,25 @@ func (s *scram) first(msg string) ([]byte, error) {
 			return nil, &Failure{Message: "Authentication failed: Client requested an authorization id that is different from username"}
 		}
 	}
-	cred, ok := s.users.Scram(s.mech, user)
-	if !ok {
+	// Extensions follow the nonce; Kafka reads tokenauth (any case of
+	// "true") and ignores the others.
+	for _, ext := range attrs[2:] {
+		if k, v, _ := strings.Cut(ext, "="); k == "tokenauth" {
+			s.token = strings.EqualFold(v, "true")
+		}
+	}
+	var cred ScramCredential
+	if s.token {
+		tokens, _ := s.users.(Tokens)
+		if tokens != nil {
+			cred, s.owner, s.expiry, ok = tokens.Token(s.mech, user)
+		}
+		if tokens == nil || !ok {
+			// Kafka's SaslException ("Invalid tokenId"), which the
+			// client sees as the generic failure.
+			return nil, fail(s.mech)
+		}
+	} else if cred, ok = s.users.Scram(s.mech, user); !ok {
 		return nil, errInvalidCredentials
 	}
 	s.user, s.cred = user, cred
@@ -116,6 +136,9 @@ func (s *scram) final(msg string) ([]byte, error) {
 		return nil, errInvalidCredentials
 	}
 	s.principal = "User:" + s.user
+	if s.token {
+		s.principal = "User:" + s.owner
+	}
 	server := hmac.New(h, s.cred.ServerKey)
 	server.Write([]byte(authMessage))
 	return []byte("v=" + base64.StdEncoding.EncodeToString(server.Sum(nil))), nil
@@ -144,4 +167,6 @@ func decodeSaslName(s string) (string, bool) {
 }
 
 func (s *scram) Principal() string { return s.principal }
-func (s *scram) Expiry() time.Time { return time.Time{} }
+func (s *scram) Expiry() time.Time { return s.expiry }
+
+func (s *scram) TokenAuthenticated() bool { return s.token && s.principal != "" }

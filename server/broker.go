@@ -123,6 +123,9 @@ type conn struct {
 	// ("User:alice"): User:ANONYMOUS until SASL or a client certificate
 	// says otherwise. Only the connection's own goroutine touches it.
 	principal string
+	// tokenAuthenticated: the principal logged in with a delegation token
+	// (SCRAM with tokenauth=true); it may not create, renew or expire one.
+	tokenAuthenticated bool
 	// reqSize is the size of the request being handled; throttle is the
 	// quota throttle its handler decided (quotas.go).
 	reqSize  int

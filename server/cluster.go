@@ -25,6 +25,7 @@ import (
 
 	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/fakekafka/fakekafka/coordinator"
+	"github.com/fakekafka/fakekafka/delegation"
 	"github.com/fakekafka/fakekafka/fetchsession"
 	"github.com/fakekafka/fakekafka/quota"
 )
@@ -67,9 +68,10 @@ type Cluster struct {
 	aclMu sync.Mutex
 	acls  atomic.Pointer[authorizer.Set]
 
-	quotas quotaState // client quotas and their sensors (quotas.go)
-	tls    *tlsSetup  // nil without SSL and SASL_SSL listeners (tls.go)
-	users  *saslUsers // the SASL users (security.go)
+	quotas quotaState          // client quotas and their sensors (quotas.go)
+	tls    *tlsSetup           // nil without SSL and SASL_SSL listeners (tls.go)
+	users  *saslUsers          // the SASL users (security.go)
+	tokens *delegation.Manager // delegation tokens, nil when disabled (delegation_token.go)
 
 	// isrChecks and checkpoints are the periodic jobs on the cluster's
 	// clock (periodic.go); lastCheckpoint is used only by checkpoints.
@@ -77,6 +79,7 @@ type Cluster struct {
 	retention, compaction  *job // log_retention.go, log_compaction.go
 	producerExpiry         *job // producer_expiry.go
 	offsetExpiry           *job // offset_expiry.go
+	tokenSweep             *job // delegation_token.go, nil with tokens disabled
 	expiringOffsets        offsetExpiryRuns
 	lastCheckpoint         time.Time
 
@@ -140,6 +143,7 @@ func NewCluster(cfg Config) (*Cluster, error) {
 	if c.tls, c.users, err = newSecurity(cfg); err != nil {
 		return nil, err
 	}
+	c.tokens = newTokens(&c.cfg)
 
 	for i := range cfg.Brokers {
 		b := &broker{c: c, id: int32(i + 1), conns: map[*conn]struct{}{}, sessions: fetchsession.NewCache(cfg.fetchSessionCacheSlots())}
@@ -180,6 +184,9 @@ func NewCluster(cfg Config) (*Cluster, error) {
 	c.producerExpiry = c.every(c.producerExpiryInterval, c.expireProducers)
 	c.offsetExpiry = c.every(c.offsetsRetentionCheckInterval, c.expireOffsets)
 	c.compaction = c.every(c.cleanerBackoff, c.cleanLogs)
+	if c.tokens != nil {
+		c.tokenSweep = c.every(c.tokenExpiryCheckInterval, c.sweepTokens)
+	}
 	for _, b := range c.brokers {
 		for _, bl := range b.listeners {
 			c.wg.Add(1)
@@ -246,6 +253,9 @@ func (c *Cluster) Close() error {
 		c.producerExpiry.stop()
 		c.offsetExpiry.stop()
 		c.compaction.stop()
+		if c.tokenSweep != nil {
+			c.tokenSweep.stop()
+		}
 		c.wg.Wait()
 		c.flushData(true)
 	})

@@ -56,6 +56,22 @@ type Config struct {
 	// token expires, if sooner) and the broker closes a connection that
 	// did not re-authenticate in time. Default 0: sessions do not expire.
 	SASLSessionLifetime time.Duration
+	// DelegationTokenSecretKey is delegation.token.secret.key: with it,
+	// delegation tokens (KIP-48) are enabled and their HMACs are
+	// HmacSHA512 keyed with it; empty (the default), every token request
+	// is answered DELEGATION_TOKEN_AUTH_DISABLED, as Kafka without a key.
+	DelegationTokenSecretKey string
+	// DelegationTokenMaxLifetime is delegation.token.max.lifetime.ms: no
+	// token lives longer, however renewed. Default 7 days.
+	DelegationTokenMaxLifetime time.Duration
+	// DelegationTokenExpiryTime is delegation.token.expiry.time.ms: a new
+	// token expires after it unless renewed, and a renewal extends it by
+	// at most this much. Default 1 day.
+	DelegationTokenExpiryTime time.Duration
+	// DelegationTokenExpiryCheckInterval is
+	// delegation.token.expiry.check.interval.ms: how often, on the cluster
+	// clock, tokens past their expiry are removed. Default 1 hour.
+	DelegationTokenExpiryCheckInterval time.Duration
 
 	// DefaultReplicationFactor is default.replication.factor for topics
 	// created without one. Default min(3, Brokers).

@@ -146,7 +146,11 @@ func (cn *conn) saslHandshake(req *kmsg.SASLHandshakeRequest) (kmsg.Response, bo
 	}
 	nonce := make([]byte, 24)
 	rand.Read(nonce)
-	x, _ := sasl.New(req.Mechanism, cn.b.c.users, base64.RawStdEncoding.EncodeToString(nonce), cn.b.c.now())
+	var users sasl.Users = cn.b.c.users
+	if cn.b.c.tokens != nil {
+		users = tokenUsers{cn.b.c.users, cn.b.c.tokens}
+	}
+	x, _ := sasl.New(req.Mechanism, users, base64.RawStdEncoding.EncodeToString(nonce), cn.b.c.now())
 	s.phase, s.mech, s.x, s.raw = saslAuthenticating, req.Mechanism, x, req.Version == 0
 	return resp, false
 }
@@ -223,6 +227,8 @@ func (cn *conn) saslStep(token []byte) ([]byte, time.Duration, error) {
 		typ = EventClientReauthenticated
 	}
 	cn.principal = principal
+	t, ok := s.x.(sasl.TokenAuthenticated)
+	cn.tokenAuthenticated = ok && t.TokenAuthenticated()
 	s.phase, s.raw, s.x, s.reauthFrom = saslDone, false, nil, ""
 	c.emit(typ, func(e *Event) { e.Broker, e.Reason, e.Detail = cn.b.id, s.mech, principal })
 	return reply, lifetime, nil

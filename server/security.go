@@ -43,6 +43,9 @@ func (c *Config) checkSecurity() error {
 	if c.SASLSessionLifetime < 0 {
 		return fmt.Errorf("SASL session lifetime must not be negative, got %v", c.SASLSessionLifetime)
 	}
+	if c.DelegationTokenMaxLifetime < 0 || c.DelegationTokenExpiryTime < 0 || c.DelegationTokenExpiryCheckInterval < 0 {
+		return fmt.Errorf("delegation token lifetimes and check interval must not be negative")
+	}
 	return nil
 }
 

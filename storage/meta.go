@@ -37,6 +37,21 @@ type Meta struct {
 	// GroupConfigs are each group's group configs, by group id.
 	GroupConfigs map[string]map[string]string `json:"group_configs,omitempty"`
 	Topics       []MetaTopic                  `json:"topics"`
+	// DelegationTokens are the delegation tokens, without their HMACs:
+	// delegation.token.secret.key makes those again.
+	DelegationTokens []MetaDelegationToken `json:"delegation_tokens,omitempty"`
+}
+
+// MetaDelegationToken is one delegation token of meta.json; principals are
+// "Type:Name", times Unix milliseconds.
+type MetaDelegationToken struct {
+	ID        string   `json:"id"`
+	Owner     string   `json:"owner"`
+	Requester string   `json:"requester"`
+	Renewers  []string `json:"renewers,omitempty"`
+	Issue     int64    `json:"issue_timestamp"`
+	Expiry    int64    `json:"expiry_timestamp"`
+	Max       int64    `json:"max_timestamp"`
 }
 
 // MetaTopic is one topic of meta.json; ID is the topic id in hex.

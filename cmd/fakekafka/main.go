@@ -124,6 +124,10 @@ func parseFlags(args []string, getenv func(string) string, help io.Writer) (*opt
 		return nil
 	})
 	fs.Var(durationMs{&o.cfg.SASLSessionLifetime}, "sasl-session-lifetime", "connections.max.reauth.ms: SASL sessions expire after it unless re-authenticated")
+	fs.StringVar(&o.cfg.DelegationTokenSecretKey, "delegation-token-secret-key", "", "delegation.token.secret.key: enables delegation tokens (KIP-48), whose HMACs it keys")
+	fs.Var(durationMs{&o.cfg.DelegationTokenMaxLifetime}, "delegation-token-max-lifetime", "delegation.token.max.lifetime.ms: no delegation token lives longer")
+	fs.Var(durationMs{&o.cfg.DelegationTokenExpiryTime}, "delegation-token-expiry-time", "delegation.token.expiry.time.ms: a token expires after it unless renewed")
+	fs.Var(durationMs{&o.cfg.DelegationTokenExpiryCheckInterval}, "delegation-token-expiry-check-interval", "delegation.token.expiry.check.interval.ms: how often expired tokens are removed")
 	fs.StringVar(&o.cfg.AwaitAdvertised, "await-advertised", "", "listener whose advertised addresses must be set (PUT /v1/listeners/NAME) before GET /readyz answers 200")
 	fs.StringVar(&o.topics, "topics", "", "topics to create at start: NAME[:PARTITIONS[:REPLICATION_FACTOR]],... (num-partitions and default-replication-factor when left out)")
 	fs.StringVar(&o.control, "control", "127.0.0.1:9099", "HOST:PORT of the HTTP control API; empty disables it")

@@ -18,10 +18,14 @@ import (
 
 func TestSecurityFlagsFromEnvironment(t *testing.T) {
 	o, err := parseFlags([]string{"--sasl-user", "carol:c"}, env(map[string]string{
-		"FAKEKAFKA_SASL_USERS":            "alice:a,bob:b:with:colons",
-		"FAKEKAFKA_TLS_DIR":               "/tmp/x",
-		"FAKEKAFKA_TLS_CLIENT_AUTH":       "required",
-		"FAKEKAFKA_SASL_SESSION_LIFETIME": "60000",
+		"FAKEKAFKA_SASL_USERS":                             "alice:a,bob:b:with:colons",
+		"FAKEKAFKA_TLS_DIR":                                "/tmp/x",
+		"FAKEKAFKA_TLS_CLIENT_AUTH":                        "required",
+		"FAKEKAFKA_SASL_SESSION_LIFETIME":                  "60000",
+		"FAKEKAFKA_DELEGATION_TOKEN_SECRET_KEY":            "k3y",
+		"FAKEKAFKA_DELEGATION_TOKEN_MAX_LIFETIME":          "3600000",
+		"FAKEKAFKA_DELEGATION_TOKEN_EXPIRY_TIME":           "60000",
+		"FAKEKAFKA_DELEGATION_TOKEN_EXPIRY_CHECK_INTERVAL": "1000",
 	}), io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -32,6 +36,11 @@ func TestSecurityFlagsFromEnvironment(t *testing.T) {
 	}
 	if o.cfg.TLSDir != "/tmp/x" || o.cfg.TLSClientAuth != "required" || o.cfg.SASLSessionLifetime != time.Minute {
 		t.Fatalf("tls dir %q, client auth %q, lifetime %v", o.cfg.TLSDir, o.cfg.TLSClientAuth, o.cfg.SASLSessionLifetime)
+	}
+	if o.cfg.DelegationTokenSecretKey != "k3y" || o.cfg.DelegationTokenMaxLifetime != time.Hour ||
+		o.cfg.DelegationTokenExpiryTime != time.Minute || o.cfg.DelegationTokenExpiryCheckInterval != time.Second {
+		t.Fatalf("delegation token settings %q %v %v %v", o.cfg.DelegationTokenSecretKey, o.cfg.DelegationTokenMaxLifetime,
+			o.cfg.DelegationTokenExpiryTime, o.cfg.DelegationTokenExpiryCheckInterval)
 	}
 }
 
