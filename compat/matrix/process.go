@@ -149,6 +149,17 @@ type adapterConfig struct {
 	SASLUsername     string `json:"saslUsername"`
 	SASLPassword     string `json:"saslPassword"`
 	SSLCAFile        string `json:"sslCaFile"`
+	// SASLTokenAuth: the SCRAM user is a delegation token id and the
+	// password its HMAC (tokenauth=true; the Java adapter's)
+	SASLTokenAuth bool `json:"saslTokenAuth"`
+	// dtoken (process_dtoken.go)
+	TokenOp            string   `json:"tokenOp"`
+	TokenOwner         string   `json:"tokenOwner"`
+	TokenRenewers      []string `json:"tokenRenewers"`
+	TokenMaxLifetimeMs int64    `json:"tokenMaxLifetimeMs"`
+	TokenHMAC          string   `json:"tokenHmac"`
+	TokenPeriodMs      int64    `json:"tokenPeriodMs"`
+	TokenOwners        []string `json:"tokenOwners"`
 }
 
 func newAdapterConfig(bootstrap []string, clientID string) adapterConfig {
@@ -183,6 +194,8 @@ type adapterLine struct {
 	Brokers   []BrokerMetadata  `json:"brokers,omitempty"`
 	TopicList []adapterTopic    `json:"topics,omitempty"`
 	Configs   []DescribedConfig `json:"configs,omitempty"`
+	Tokens    []AdapterToken    `json:"tokens,omitempty"`
+	ExpiryMs  int64             `json:"expiryMs,omitempty"`
 }
 
 type adapterTopic struct {

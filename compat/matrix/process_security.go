@@ -12,7 +12,7 @@ import (
 func (a adapterConfig) withSecurity(cfg SecurityConfig) adapterConfig {
 	a.SecurityProtocol = "SASL_SSL"
 	a.SASLMechanism, a.SASLUsername, a.SASLPassword = cfg.Mechanism, cfg.User, cfg.Password
-	a.SSLCAFile = cfg.CAFile
+	a.SSLCAFile, a.SASLTokenAuth = cfg.CAFile, cfg.TokenAuth
 	return a
 }
 

@@ -17,6 +17,10 @@ type SecurityConfig struct {
 	User      string
 	Password  string
 	Topic     string // produced to and consumed from partition 0
+	// TokenAuth: User is a delegation token id and Password its HMAC in
+	// base64 (SCRAM with tokenauth=true, KIP-48): the Java adapter's and
+	// franz-go's.
+	TokenAuth bool
 }
 
 // SecureClient is a client whose adapter can connect over SASL_SSL: every

@@ -40,7 +40,7 @@ func (FranzGo) SecureRoundTrip(ctx context.Context, cfg SecurityConfig, records 
 	if err != nil {
 		return nil, err
 	}
-	auth := scram.Auth{User: cfg.User, Pass: cfg.Password}
+	auth := scram.Auth{User: cfg.User, Pass: cfg.Password, IsToken: cfg.TokenAuth}
 	mech := auth.AsSha256Mechanism()
 	if cfg.Mechanism == "SCRAM-SHA-512" {
 		mech = auth.AsSha512Mechanism()

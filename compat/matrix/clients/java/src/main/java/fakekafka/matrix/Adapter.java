@@ -58,6 +58,7 @@ public final class Adapter {
         case "share-groups" -> ShareOffsets.describe(cfg);
         case "configs" -> Configs.run(cfg);
         case "wire-keys" -> WireKeys.run(cfg); // WireKeys.java
+        case "dtoken" -> DelegationTokens.run(cfg); // DelegationTokens.java
         default -> emit("fatal", Map.of("error", error("usage", "unknown operation " + op)));
       }
     } catch (Exception e) {
@@ -121,8 +122,10 @@ public final class Adapter {
     String module = mechanism.equals("PLAIN") ? "org.apache.kafka.common.security.plain.PlainLoginModule"
         : "org.apache.kafka.common.security.scram.ScramLoginModule";
     p.put("sasl.mechanism", mechanism);
+    // saslTokenAuth: the user is a delegation token id, the password its HMAC (KIP-48).
+    String tokenAuth = cfg.path("saslTokenAuth").asBoolean(false) ? " tokenauth=\"true\"" : "";
     p.put("sasl.jaas.config", module + " required username=" + jaasQuote(cfg.get("saslUsername").asText())
-        + " password=" + jaasQuote(cfg.get("saslPassword").asText()) + ";");
+        + " password=" + jaasQuote(cfg.get("saslPassword").asText()) + tokenAuth + ";");
     p.put("ssl.truststore.type", "PEM");
     p.put("ssl.truststore.location", cfg.get("sslCaFile").asText());
   }
