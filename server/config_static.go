@@ -57,6 +57,14 @@ var staticFields = map[string]func(*Config) string{
 		return msString(c.TransactionAbortTimedOutInterval)
 	},
 	"transactional.id.expiration.ms": func(c *Config) string { return msString(c.TransactionalIDExpiration) },
+	"delegation.token.secret.key":    func(c *Config) string { return c.DelegationTokenSecretKey },
+	"delegation.token.max.lifetime.ms": func(c *Config) string {
+		return msOr(c.DelegationTokenMaxLifetime, "604800000")
+	},
+	"delegation.token.expiry.time.ms": func(c *Config) string { return msOr(c.DelegationTokenExpiryTime, "86400000") },
+	"delegation.token.expiry.check.interval.ms": func(c *Config) string {
+		return msOr(c.DelegationTokenExpiryCheckInterval, "3600000")
+	},
 }
 
 // maxLong is Kafka's Long.MAX_VALUE, its "never" for flush settings.
@@ -160,6 +168,14 @@ var typedFields = map[string]func(c *Config, v string){
 		c.TransactionAbortTimedOutInterval = millis(v)
 	},
 	"transactional.id.expiration.ms": func(c *Config, v string) { c.TransactionalIDExpiration = millis(v) },
+	"delegation.token.secret.key":    func(c *Config, v string) { c.DelegationTokenSecretKey = v },
+	"delegation.token.max.lifetime.ms": func(c *Config, v string) {
+		c.DelegationTokenMaxLifetime = millis(v)
+	},
+	"delegation.token.expiry.time.ms": func(c *Config, v string) { c.DelegationTokenExpiryTime = millis(v) },
+	"delegation.token.expiry.check.interval.ms": func(c *Config, v string) {
+		c.DelegationTokenExpiryCheckInterval = millis(v)
+	},
 }
 
 func atoi(v string) int { n, _ := strconv.Atoi(strings.TrimSpace(v)); return n }

@@ -334,3 +334,50 @@ func TestDelegationTokensPersisted(t *testing.T) {
 		t.Fatalf("token login after restart: %v", err)
 	}
 }
+
+// TestDelegationTokenBrokerConfigs: the token settings are Kafka's static
+// broker configs: set by name they turn tokens on, and DescribeConfigs
+// shows them (the key as a sensitive value).
+func TestDelegationTokenBrokerConfigs(t *testing.T) {
+	c := securedCluster(t, Config{Brokers: 1, BrokerConfigs: map[string]string{
+		"delegation.token.secret.key": "by-name", "delegation.token.expiry.time.ms": "60000"}})
+	ctx := testContext(t)
+	alice := userAdmin(t, c, "alice")
+	tok, err := alice.CreateDelegationToken(ctx, kadm.CreateDelegationToken{})
+	if err != nil || tok.ExpiryTimestamp.Sub(tok.IssueTimestamp) != time.Minute {
+		t.Fatalf("token %+v %v, want one expiring in a minute", tok, err)
+	}
+	mac := hmac.New(sha512.New, []byte("by-name"))
+	mac.Write([]byte(tok.TokenID))
+	if !hmac.Equal(tok.HMAC, mac.Sum(nil)) {
+		t.Fatal("HMAC not keyed with delegation.token.secret.key")
+	}
+	rcs, err := alice.DescribeBrokerConfigs(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, _ := rcs.On("1", nil)
+	found := 0
+	for _, cfg := range key.Configs {
+		switch cfg.Key {
+		case "delegation.token.secret.key":
+			found++
+			if cfg.Value != nil || !cfg.Sensitive || cfg.Source != kmsg.ConfigSourceStaticBrokerConfig {
+				t.Errorf("secret key described %+v, want a sensitive static config without its value", cfg)
+			}
+		case "delegation.token.expiry.time.ms":
+			found++
+			if cfg.MaybeValue() != "60000" || cfg.Source != kmsg.ConfigSourceStaticBrokerConfig {
+				t.Errorf("expiry time described %+v", cfg)
+			}
+		case "delegation.token.max.lifetime.ms":
+			found++
+			if cfg.MaybeValue() != "604800000" || cfg.Source != kmsg.ConfigSourceDefaultConfig {
+				t.Errorf("max lifetime described %+v", cfg)
+			}
+		}
+	}
+	if found != 3 {
+		t.Errorf("%d of the 3 token configs described", found)
+	}
+}
