@@ -36,6 +36,9 @@ func (c *Cluster) CreateACLs(acls ...authorizer.ACL) error {
 	for _, a := range next.ACLs()[cur.Len():] {
 		c.emit(EventACLCreated, func(e *Event) { e.Detail = a.String() })
 	}
+	if next.Len() != cur.Len() {
+		c.saveMeta()
+	}
 	return nil
 }
 
@@ -56,6 +59,9 @@ func (c *Cluster) DeleteACLs(filters ...authorizer.Filter) ([][]authorizer.ACL, 
 		if next.Describe(exactFilter(a)) == nil {
 			c.emit(EventACLDeleted, func(e *Event) { e.Detail = a.String() })
 		}
+	}
+	if next.Len() != cur.Len() {
+		c.saveMeta()
 	}
 	return matched, nil
 }

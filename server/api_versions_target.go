@@ -14,9 +14,13 @@ package server
 //     again. Before SASL authentication Kafka's authenticator answers
 //     ApiVersions without this check, and so does fakekafka.
 //
-// Both errors are answered at the request's version with no API keys.
+// Both errors are answered at the request's version with no API keys. A
+// body that does not parse at a version Kafka serves is not answered:
+// Kafka's RequestContext.parseRequest throws InvalidRequestException and
+// the connection closes, before and after SASL authentication alike.
 
 import (
+	"fmt"
 	"regexp"
 
 	"github.com/fakekafka/fakekafka/protocol"
@@ -27,18 +31,20 @@ import (
 var softwareNameVersion = regexp.MustCompile(`^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$`)
 
 // answerApiVersions answers an ApiVersions request of the given version
-// whose body is body.
-func (cn *conn) answerApiVersions(version int16, body []byte) *kmsg.ApiVersionsResponse {
+// whose body is body; an error closes the connection.
+func (cn *conn) answerApiVersions(version int16, body []byte) (*kmsg.ApiVersionsResponse, error) {
 	c := cn.b.c
 	r, ok := protocol.Lookup(apiVersionsKey)
-	if !ok || version < 3 || version > r.Max {
-		return c.apiVersions(version)
+	if !ok || version > r.Max {
+		return c.apiVersions(version), nil // KIP-511: not parsed
 	}
 	req := kmsg.NewPtrApiVersionsRequest()
 	req.SetVersion(version)
 	if err := req.ReadFrom(body); err != nil {
-		c.log.Debug("malformed ApiVersions request", "broker", cn.b.id, "version", version, "err", err)
-		return c.apiVersions(version)
+		return nil, fmt.Errorf("malformed ApiVersions v%d request: %w", version, err)
+	}
+	if version < 3 {
+		return c.apiVersions(version), nil
 	}
 	var code int16
 	switch {
@@ -48,14 +54,14 @@ func (cn *conn) answerApiVersions(version int16, body []byte) *kmsg.ApiVersionsR
 		(*req.ClusterID != c.cfg.ClusterID || req.NodeID != cn.b.id):
 		code = kerr.RebootstrapRequired.Code
 	default:
-		return c.apiVersions(version)
+		return c.apiVersions(version), nil
 	}
 	c.log.Debug("ApiVersions refused", "broker", cn.b.id, "version", version, "error", kerr.ErrorForCode(code),
 		"software", req.ClientSoftwareName, "software_version", req.ClientSoftwareVersion, "node_id", req.NodeID)
 	resp := kmsg.NewPtrApiVersionsResponse()
 	resp.SetVersion(version)
 	resp.ErrorCode = code
-	return resp
+	return resp, nil
 }
 
 // validApiVersions is Kafka's ApiVersionsRequest.isValid.
@@ -67,13 +73,9 @@ func validApiVersions(req *kmsg.ApiVersionsRequest) bool {
 }
 
 // apiVersionsBodyValid reports whether an ApiVersions request of version
-// with body passes validApiVersions; a body that does not parse counts as
-// valid here (it is answered in full, as before the checks).
+// with body parses and passes validApiVersions.
 func apiVersionsBodyValid(version int16, body []byte) bool {
-	if version < 3 {
-		return true
-	}
 	req := kmsg.NewPtrApiVersionsRequest()
 	req.SetVersion(version)
-	return req.ReadFrom(body) != nil || validApiVersions(req)
+	return req.ReadFrom(body) == nil && (version < 3 || validApiVersions(req))
 }

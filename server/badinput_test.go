@@ -75,6 +75,9 @@ func TestGarbageDoesNotDisturbOthers(t *testing.T) {
 		"random bytes":       []byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n"),
 		"zero-length frame":  {0, 0, 0, 0},
 		"header length lies": {0, 0, 0, 20, 0, 3, 0, 1, 0, 0, 0, 1, 0x7f, 0xff},
+		// A v3 header's tag buffer, then a client software name that
+		// claims 63 bytes and has 1: Kafka closes, as for any body.
+		"truncated ApiVersions v3": frame(18, 3, 1, []byte{0, 0x40, 'a'}),
 	}
 	for name, payload := range attacks {
 		t.Run(name, func(t *testing.T) {

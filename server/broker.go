@@ -217,7 +217,9 @@ func (cn *conn) handle(frame []byte) error {
 	}
 	var resp kmsg.Response
 	if hdr.APIKey == apiVersionsKey {
-		resp = cn.answerApiVersions(hdr.APIVersion, body)
+		if resp, err = cn.answerApiVersions(hdr.APIVersion, body); err != nil {
+			return err
+		}
 		if cn.sasl == nil || cn.sasl.phase == saslDone { // before SASL, Kafka's authenticator answers it
 			cn.throttleRequest(start, resp)
 		}

@@ -85,7 +85,7 @@ func (c *Cluster) saveMeta() {
 		}
 		m.Topics = append(m.Topics, mt)
 	}
-	m.DelegationTokens = c.metaTokens()
+	c.metaMetadata(&m)
 	if err := c.data.WriteMeta(m); err != nil {
 		c.log.Error("writing meta.json failed", "dir", c.data.Path(), "err", err)
 	}
@@ -125,7 +125,9 @@ func (c *Cluster) restore(m storage.Meta) error {
 		c.brokerCfg.Store(c.resolveBrokerSettings(maps.Clone(m.BrokerConfigs), perBroker))
 	}
 	c.groupCfgs.Store(resolveGroupConfigs(c.brokerSettings(), maps.Clone(m.GroupConfigs)))
-	c.restoreTokens(m.DelegationTokens)
+	if err := c.restoreMetadata(m); err != nil {
+		return err
+	}
 	nextPID := m.NextProducerID
 	c.data.restoring = true
 	defer func() { c.data.restoring = false }()

@@ -62,6 +62,7 @@ func (c *Cluster) AlterClientQuotas(e quota.Entity, ops ...quota.Op) error {
 	defer c.quotas.mu.Unlock()
 	c.quotas.cfg.Store(c.quotas.cfg.Load().Alter(e, ops))
 	c.emit(EventQuotaChanged, func(ev *Event) { ev.Detail = e.String() })
+	c.saveMeta()
 	return nil
 }
 

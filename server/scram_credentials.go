@@ -205,5 +205,8 @@ func (cn *conn) handleAlterUserSCRAMCredentials(req *kmsg.AlterUserSCRAMCredenti
 	for _, a := range events {
 		c.emit(EventSASLUserChanged, func(e *Event) { e.Reason, e.Detail = a.reason, "User:"+a.user+" "+a.mech })
 	}
+	if len(events) > 0 {
+		c.saveMeta()
+	}
 	return resp, nil
 }

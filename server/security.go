@@ -141,6 +141,7 @@ func (c *Cluster) AddSASLUser(name, password string) error {
 	}
 	u.mu.Unlock()
 	c.emit(EventSASLUserChanged, func(e *Event) { e.Reason, e.Detail = "added", "User:"+name })
+	c.saveMeta() // its SCRAM credentials; a PLAIN password is configuration, as Kafka's JAAS file
 	return nil
 }
 
@@ -160,6 +161,7 @@ func (c *Cluster) RemoveSASLUser(name string) bool {
 	u.mu.Unlock()
 	if found {
 		c.emit(EventSASLUserChanged, func(e *Event) { e.Reason, e.Detail = "removed", "User:"+name })
+		c.saveMeta()
 	}
 	return found
 }

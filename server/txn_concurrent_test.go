@@ -68,33 +68,36 @@ func TestTxnProduceConcurrentTransactions(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	start := clk.Now()
+	base, _ := clk.Pending()
 	go func() {
 		code := produceRaw(t, c, cl, id, batch(next, 0))
 		done <- result{code, clk.Now()}
 	}()
-	// Move the cluster's clock in small steps until the produce answers:
-	// it waits for the transaction on that clock.
+	// The leader parks the produce on a timer of the cluster's clock (its
+	// retry deadline); only moving that clock answers it.
+	waitFor(t, 10*time.Second, "the produce to park on the retry deadline", func() bool {
+		n, _ := clk.Pending()
+		return n > base
+	})
+	select {
+	case r := <-done:
+		t.Fatalf("the produce answered before its retry deadline: %v", kerr.ErrorForCode(r.code))
+	default:
+	}
+	if err := c.AdvanceClock(addPartitionsToTxnRetryBackoffMax); err != nil {
+		t.Fatal(err)
+	}
 	var r result
-	deadline := time.After(20 * time.Second)
-wait:
-	for {
-		select {
-		case r = <-done:
-			break wait
-		case <-deadline:
-			t.Fatal("the produce did not answer")
-		default:
-		}
-		if err := c.AdvanceClock(5 * time.Millisecond); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(time.Millisecond) // lets the broker run between steps, not a synchronisation
+	select {
+	case r = <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the produce did not answer once its retry deadline passed")
 	}
 	if r.code != kerr.ConcurrentTransactions.Code {
 		t.Fatalf("produce during the previous transaction's markers: %v, want CONCURRENT_TRANSACTIONS", kerr.ErrorForCode(r.code))
 	}
-	if waited := r.at.Sub(start); waited < addPartitionsToTxnRetryBackoffMax || waited > time.Second {
-		t.Fatalf("answered after %v of the cluster's clock, want 100 ms (not the 5 s a coordinator write may take)", waited)
+	if waited := r.at.Sub(start); waited != addPartitionsToTxnRetryBackoffMax {
+		t.Fatalf("answered after %v of the cluster's clock, want exactly 100 ms (not the 5 s a coordinator write may take)", waited)
 	}
 	c.ReleaseTransactionMarkers("pr", 0)
 	waitFor(t, 10*time.Second, "the commit to complete", func() bool {

@@ -78,6 +78,7 @@ func (cn *conn) handleUpdateFeatures(req *kmsg.UpdateFeaturesRequest) (kmsg.Resp
 				c.features.txn.Store(int32(u.MaxVersionLevel) + 1)
 				c.features.epoch.Add(1)
 				c.log.Info("feature level changed", "feature", u.Feature, "level", u.MaxVersionLevel)
+				c.saveMeta()
 			}
 		}
 	}

@@ -37,9 +37,53 @@ type Meta struct {
 	// GroupConfigs are each group's group configs, by group id.
 	GroupConfigs map[string]map[string]string `json:"group_configs,omitempty"`
 	Topics       []MetaTopic                  `json:"topics"`
+	// The cluster metadata Kafka keeps in its metadata log beside topics:
+	// ACL bindings, the SCRAM store, client quotas and the feature levels
+	// UpdateFeatures finalized.
+	ACLs             []MetaACL        `json:"acls,omitempty"`
+	ScramCredentials []MetaScram      `json:"scram_credentials,omitempty"`
+	ClientQuotas     []MetaQuota      `json:"client_quotas,omitempty"`
+	Features         map[string]int16 `json:"features,omitempty"`
 	// DelegationTokens are the delegation tokens, without their HMACs:
 	// delegation.token.secret.key makes those again.
 	DelegationTokens []MetaDelegationToken `json:"delegation_tokens,omitempty"`
+}
+
+// MetaACL is one ACL binding by Kafka's names (TOPIC, LITERAL, READ, ALLOW).
+type MetaACL struct {
+	ResourceType string `json:"resource_type"`
+	Name         string `json:"name"`
+	Pattern      string `json:"pattern"`
+	Principal    string `json:"principal"`
+	Host         string `json:"host"`
+	Operation    string `json:"operation"`
+	Permission   string `json:"permission"`
+}
+
+// MetaScram is one user's SCRAM credential for one mechanism: what a
+// server keeps (salt, iterations, stored and server keys), never a password.
+type MetaScram struct {
+	User       string `json:"user"`
+	Mechanism  string `json:"mechanism"`
+	Salt       []byte `json:"salt"`
+	Iterations int    `json:"iterations"`
+	StoredKey  []byte `json:"stored_key"`
+	ServerKey  []byte `json:"server_key"`
+}
+
+// MetaQuota is one client-quota entity and its values; a nil part is
+// absent from the entity.
+type MetaQuota struct {
+	User     *MetaQuotaPart     `json:"user,omitempty"`
+	ClientID *MetaQuotaPart     `json:"client_id,omitempty"`
+	IP       *MetaQuotaPart     `json:"ip,omitempty"`
+	Values   map[string]float64 `json:"values"`
+}
+
+// MetaQuotaPart names an entity part, or is Kafka's <default>.
+type MetaQuotaPart struct {
+	Name    string `json:"name,omitempty"`
+	Default bool   `json:"default,omitempty"`
 }
 
 // MetaDelegationToken is one delegation token of meta.json; principals are

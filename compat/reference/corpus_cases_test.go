@@ -402,6 +402,11 @@ func edgeCases(latest func(kmsg.Key) int16) []corpusCase {
 			req.ClientSoftwareName, req.ClientSoftwareVersion = "reference", "1"
 			return req
 		}},
+		{name: "ApiVersions/truncated-body", req: func(*corpusEnv) kmsg.Request {
+			req := at(latest(kmsg.ApiVersions), kmsg.NewPtrApiVersionsRequest())
+			req.ClientSoftwareName, req.ClientSoftwareVersion = "reference-corpus", "1"
+			return truncated{req, 3} // the name's length, then 2 of its 16 bytes
+		}},
 		{name: "Metadata/unknown-topic", req: func(*corpusEnv) kmsg.Request {
 			req := at(mv, kmsg.NewPtrMetadataRequest())
 			req.Topics = []kmsg.MetadataRequestTopic{topicReq("no-such-topic")}
@@ -523,4 +528,15 @@ func edgeCases(latest func(kmsg.Key) int16) []corpusCase {
 		}},
 	}
 	return cases
+}
+
+// truncated is a request whose body is cut after n bytes: one no broker
+// can parse (Kafka closes the connection).
+type truncated struct {
+	kmsg.Request
+	n int
+}
+
+func (r truncated) AppendTo(dst []byte) []byte {
+	return append(dst, r.Request.AppendTo(nil)[:r.n]...)
 }

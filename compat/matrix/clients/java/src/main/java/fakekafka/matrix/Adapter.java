@@ -58,6 +58,7 @@ public final class Adapter {
         case "share-groups" -> ShareOffsets.describe(cfg);
         case "configs" -> Configs.run(cfg);
         case "wire-keys" -> WireKeys.run(cfg); // WireKeys.java
+        case "timestamps" -> Timestamps.run(cfg); // Timestamps.java
         case "dtoken" -> DelegationTokens.run(cfg); // DelegationTokens.java
         default -> emit("fatal", Map.of("error", error("usage", "unknown operation " + op)));
       }
