@@ -192,6 +192,11 @@ const (
 	EventClientReauthenticated EventType = "client_reauthenticated" // KIP-368, on a connection already authenticated
 	EventAuthenticationFailed  EventType = "authentication_failed"  // Broker; Reason: mechanism; Detail: the message sent
 	EventSASLUserChanged       EventType = "sasl_user_changed"      // Reason: added, removed, scram_upserted, scram_deleted; Detail: principal and mechanism
+	// A delegation token (KIP-48) was created, renewed or expired by a
+	// request, or removed by the expiry check once past its expiry. Reason:
+	// created, renewed, expired, removed; Detail: the token id, its owner
+	// and its expiry (Unix ms).
+	EventDelegationTokenChanged EventType = "delegation_token_changed"
 )
 
 // EventTypes lists every event type, in the order of their declaration.
@@ -208,7 +213,7 @@ var EventTypes = []EventType{
 	EventLSOAdvanced, EventReplicaPaused, EventReplicaResumed,
 	EventTxnStateChanged, EventTxnPartitionsAdded, EventTxnEpochBumped, EventTxnTimedOut, EventTxnMarkerWritten, EventTxnExpired,
 	EventShareStateInitialized, EventShareStateDeleted, EventShareCoordinatorLoaded,
-	EventClientAuthenticated, EventClientReauthenticated, EventAuthenticationFailed, EventSASLUserChanged,
+	EventClientAuthenticated, EventClientReauthenticated, EventAuthenticationFailed, EventSASLUserChanged, EventDelegationTokenChanged,
 	EventChaosStarted, EventChaosAction, EventChaosAnomaly, EventChaosStopped,
 }
 

@@ -157,51 +157,53 @@ func (m *Manager) byHMACLocked(mac []byte) *Token {
 }
 
 // Renew extends the token whose HMAC is mac by renewPeriodMs (the expiry
-// time if not positive, and never more), up to its maximum, and returns the
-// new expiry. Kafka checks, in order: the token exists, it has not expired,
-// principal is its owner or a renewer.
-func (m *Manager) Renew(nowMs int64, principal string, mac []byte, renewPeriodMs int64) (int64, error) {
+// time if not positive, and never more), up to its maximum, and returns it
+// with its new expiry. Kafka checks, in order: the token exists, it has not
+// expired, principal is its owner or a renewer.
+func (m *Manager) Renew(nowMs int64, principal string, mac []byte, renewPeriodMs int64) (Token, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	t := m.byHMACLocked(mac)
 	switch {
 	case t == nil:
-		return 0, ErrNotFound
+		return Token{}, ErrNotFound
 	case t.expired(nowMs):
-		return 0, ErrExpired
+		return Token{}, ErrExpired
 	case !t.mayRenew(principal):
-		return 0, ErrOwnerMismatch
+		return Token{}, ErrOwnerMismatch
 	}
 	period := m.cfg.ExpiryTimeMs
 	if renewPeriodMs > 0 {
 		period = min(period, renewPeriodMs)
 	}
 	t.ExpiryMs = min(t.MaxMs, nowMs+period)
-	return t.ExpiryMs, nil
+	return t.clone(), nil
 }
 
 // Expire sets the token whose HMAC is mac to expire expiryPeriodMs from
-// now (up to its maximum) and returns that time; a negative period removes
-// it at once and returns now. Kafka checks, in order: the token exists,
-// principal is its owner or a renewer, and (for a period not negative) it
-// has not expired.
-func (m *Manager) Expire(nowMs int64, principal string, mac []byte, expiryPeriodMs int64) (int64, error) {
+// now (up to its maximum) and returns it with that expiry; a negative
+// period removes it at once (its expiry is now). Kafka checks, in order:
+// the token exists, principal is its owner or a renewer, and (for a period
+// not negative) it has not expired.
+func (m *Manager) Expire(nowMs int64, principal string, mac []byte, expiryPeriodMs int64) (Token, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	t := m.byHMACLocked(mac)
 	switch {
 	case t == nil:
-		return 0, ErrNotFound
+		return Token{}, ErrNotFound
 	case !t.mayRenew(principal):
-		return 0, ErrOwnerMismatch
+		return Token{}, ErrOwnerMismatch
 	case expiryPeriodMs < 0:
 		m.removeLocked(t.ID)
-		return nowMs, nil
+		gone := t.clone()
+		gone.ExpiryMs = nowMs
+		return gone, nil
 	case t.expired(nowMs):
-		return 0, ErrExpired
+		return Token{}, ErrExpired
 	}
 	t.ExpiryMs = min(t.MaxMs, saturatingSum(nowMs, expiryPeriodMs))
-	return t.ExpiryMs, nil
+	return t.clone(), nil
 }
 
 func (m *Manager) removeLocked(id string) {

@@ -110,6 +110,7 @@ const (
 	EventClientReauthenticated   = api.EventClientReauthenticated
 	EventAuthenticationFailed    = api.EventAuthenticationFailed
 	EventSASLUserChanged         = api.EventSASLUserChanged
+	EventDelegationTokenChanged  = api.EventDelegationTokenChanged
 )
 
 // EventTypes: see api.EventTypes.

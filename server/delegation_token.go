@@ -30,6 +30,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -92,7 +93,7 @@ func (cn *conn) createToken(req *kmsg.CreateDelegationTokenRequest, resp *kmsg.C
 	}
 	resp.TokenID, resp.HMAC = t.ID, t.HMAC
 	resp.IssueTimestamp, resp.ExpiryTimestamp, resp.MaxTimestamp = t.IssueMs, t.ExpiryMs, t.MaxMs
-	c.tokensChanged()
+	c.tokensChanged("created", t)
 }
 
 // newTokenID is a token id as Kafka makes one: a random UUID in URL-safe
@@ -129,9 +130,9 @@ func (cn *conn) handleRenewDelegationToken(req *kmsg.RenewDelegationTokenRequest
 	resp.ErrorCode, resp.ExpiryTimestamp = cn.tokensDisabled(), -1
 	if resp.ErrorCode == 0 {
 		c := cn.b.c
-		exp, err := c.tokens.Renew(c.now().UnixMilli(), cn.principal, req.HMAC, req.RenewTimeMillis)
-		if resp.ExpiryTimestamp, resp.ErrorCode = exp, tokenErrorCode(err); err == nil {
-			c.tokensChanged()
+		t, err := c.tokens.Renew(c.now().UnixMilli(), cn.principal, req.HMAC, req.RenewTimeMillis)
+		if resp.ExpiryTimestamp, resp.ErrorCode = t.ExpiryMs, tokenErrorCode(err); err == nil {
+			c.tokensChanged("renewed", t)
 		}
 	}
 	return resp, nil
@@ -142,9 +143,9 @@ func (cn *conn) handleExpireDelegationToken(req *kmsg.ExpireDelegationTokenReque
 	resp.ErrorCode, resp.ExpiryTimestamp = cn.tokensDisabled(), -1
 	if resp.ErrorCode == 0 {
 		c := cn.b.c
-		exp, err := c.tokens.Expire(c.now().UnixMilli(), cn.principal, req.HMAC, req.ExpiryPeriodMillis)
-		if resp.ExpiryTimestamp, resp.ErrorCode = exp, tokenErrorCode(err); err == nil {
-			c.tokensChanged()
+		t, err := c.tokens.Expire(c.now().UnixMilli(), cn.principal, req.HMAC, req.ExpiryPeriodMillis)
+		if resp.ExpiryTimestamp, resp.ErrorCode = t.ExpiryMs, tokenErrorCode(err); err == nil {
+			c.tokensChanged("expired", t)
 		}
 	}
 	return resp, nil
@@ -231,16 +232,20 @@ func (c *Cluster) tokenExpiryCheckInterval() time.Duration {
 // sweepTokens removes the expired tokens, as the controller's periodic
 // expiry check does.
 func (c *Cluster) sweepTokens() {
-	if gone := c.tokens.Sweep(c.now().UnixMilli()); len(gone) > 0 {
-		for _, t := range gone {
-			c.log.Info("delegation token expired", "token", t.ID, "owner", t.Owner)
-		}
-		c.tokensChanged()
+	for _, t := range c.tokens.Sweep(c.now().UnixMilli()) {
+		c.log.Info("delegation token expired", "token", t.ID, "owner", t.Owner)
+		c.tokensChanged("removed", t)
 	}
 }
 
-// tokensChanged keeps the tokens in meta.json (Config.DataDir).
-func (c *Cluster) tokensChanged() { c.saveMeta() }
+// tokensChanged keeps the tokens in meta.json (Config.DataDir) and tells
+// of the change with a delegation_token_changed event.
+func (c *Cluster) tokensChanged(reason string, t delegation.Token) {
+	c.saveMeta()
+	c.emit(EventDelegationTokenChanged, func(e *Event) {
+		e.Reason, e.Detail = reason, fmt.Sprintf("token %s of %s, expiry %d", t.ID, t.Owner, t.ExpiryMs)
+	})
+}
 
 // tokenUsers are the SASL users and the delegation tokens, for a SCRAM
 // login with tokenauth=true (Kafka's DelegationTokenCache).

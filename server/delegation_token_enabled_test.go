@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -156,8 +157,15 @@ func TestDelegationTokenLifecycleFranzGo(t *testing.T) {
 	}
 
 	// Past its expiry, the periodic check removes it: not listed, no login,
-	// not renewable.
+	// not renewable; each change was an event.
 	clk.Advance(62 * time.Minute) // +132m
+	for _, reason := range []string{"created", "renewed", "removed"} {
+		if _, err := c.WaitFor(ctx, func(e Event) bool {
+			return e.Type == EventDelegationTokenChanged && e.Reason == reason && strings.HasPrefix(e.Detail, "token "+tok.TokenID+" of User:alice")
+		}); err != nil {
+			t.Fatalf("no delegation_token_changed event %s: %v", reason, err)
+		}
+	}
 	if ds, err := alice.DescribeDelegationTokens(ctx); err != nil || len(ds) != 0 {
 		t.Fatalf("after expiry alice describes %+v %v, want none", ds, err)
 	}
