@@ -123,8 +123,14 @@ func (s *scram) final(msg string) ([]byte, error) {
 	h, _ := hashOf(s.mech)
 	authMessage := s.clientFirst + "," + s.serverFirst + "," + withoutProof
 	signature := hmacOf(h, s.cred.StoredKey, authMessage)
+	// A wrong token password gets Kafka 4.4's generic failure (checked
+	// against it).
+	var wrong error = errInvalidCredentials
+	if s.token {
+		wrong = fail(s.mech)
+	}
 	if len(proof) != len(signature) {
-		return nil, errInvalidCredentials
+		return nil, wrong
 	}
 	clientKey := make([]byte, len(proof))
 	for i := range proof {
@@ -133,7 +139,7 @@ func (s *scram) final(msg string) ([]byte, error) {
 	sum := h()
 	sum.Write(clientKey)
 	if subtle.ConstantTimeCompare(sum.Sum(nil), s.cred.StoredKey) != 1 {
-		return nil, errInvalidCredentials
+		return nil, wrong
 	}
 	s.principal = "User:" + s.user
 	if s.token {

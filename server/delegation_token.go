@@ -20,6 +20,10 @@ package server
 //
 // Create, Renew and Expire are the controller's in Kafka, and their
 // errors there leave the answer's timestamps 0; Describe is the broker's.
+// Checked by hand against Kafka 4.4 with a key: those zeros, the order of
+// the checks, a token past its expiry still logging in until the expiry
+// check removes it, and every failed token login answered with the
+// generic SCRAM failure.
 // The tokens are the cluster's, as Kafka's metadata log holds them: every
 // broker sees the same, a broker restart keeps them, and with
 // Config.DataDir meta.json keeps them across a cluster restart (their

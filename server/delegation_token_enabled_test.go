@@ -155,6 +155,11 @@ func TestDelegationTokenLifecycleFranzGo(t *testing.T) {
 		!slices.Equal(ds[0].Renewers, []kadm.Principal{{Type: "User", Name: "bob"}}) {
 		t.Fatalf("bob (renewer) describes %+v %v", ds, err)
 	}
+	// Without the authorizer every check passes, so carol sees it too
+	// (Kafka 4.4 without an authorizer does the same).
+	if ds, err := carol.DescribeDelegationTokens(ctx); err != nil || len(ds) != 1 {
+		t.Fatalf("carol without an authorizer describes %+v %v", ds, err)
+	}
 
 	// Past its expiry, the periodic check removes it: not listed, no login,
 	// not renewable; each change was an event.
