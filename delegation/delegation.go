@@ -278,7 +278,7 @@ func (m *Manager) Describe(principal string, owners []string, mayDescribe func(T
 	return out
 }
 
-// All lists every token, by id (for persistence and the controller view).
+// All lists every token, by id (for persistence).
 func (m *Manager) All() []Token {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
