@@ -24,6 +24,7 @@ package server
 // the checks, a token past its expiry still logging in until the expiry
 // check removes it, and every failed token login answered with the
 // generic SCRAM failure.
+//
 // The tokens are the cluster's, as Kafka's metadata log holds them: every
 // broker sees the same, a broker restart keeps them, and with
 // Config.DataDir meta.json keeps them across a cluster restart (their
