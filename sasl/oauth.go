@@ -9,15 +9,35 @@ import (
 	"time"
 )
 
-// oauth is SASL/OAUTHBEARER (RFC 7628) accepting unsecured JWS tokens
-// (alg "none", no signature), as Kafka's default validator does for
-// testing. The principal is the "sub" claim; "exp" is required and ends
-// the session.
+// oauth is SASL/OAUTHBEARER (RFC 7628). Its validate is Kafka's validator
+// callback: by default unsecured JWS tokens (alg "none", no signature), as
+// Kafka's default validator accepts for testing, or signed JWTs
+// (JWTValidator) with a JWKS configured. The principal is the subject;
+// the token's expiry ends the session.
 type oauth struct {
-	now       time.Time
+	validate  func(token string) (Token, error)
 	step      int
 	principal string
 	expiry    time.Time
+	reason    string // why the token was refused, for the broker's log
+}
+
+// NewOAuthBearer starts an OAUTHBEARER exchange whose tokens validate
+// checks (a *TokenError or *KeyError says why one is refused).
+func NewOAuthBearer(validate func(token string) (Token, error)) Exchange {
+	return &oauth{validate: validate}
+}
+
+// UnsecuredValidator checks unsecured JWS tokens at now, as Kafka's
+// OAuthBearerUnsecuredValidatorCallbackHandler does.
+func UnsecuredValidator(now time.Time) func(string) (Token, error) {
+	return func(token string) (Token, error) {
+		sub, exp, err := parseUnsecuredJWS(token, now)
+		if err != nil {
+			return Token{}, &TokenError{Message: "unsecured token refused: " + err.Error()}
+		}
+		return Token{Subject: sub, Expiry: exp}, nil
+	}
 }
 
 // invalidToken is the server's error challenge (RFC 7628 section 3.2.2);
@@ -29,12 +49,13 @@ func (o *oauth) Step(token []byte) ([]byte, bool, error) {
 	switch o.step {
 	case 1:
 		if err := o.first(token); err != nil {
+			o.reason = err.Error()
 			return invalidToken, false, nil
 		}
 		return nil, true, nil
 	case 2: // the client's acknowledgement of invalidToken; Kafka fails
 		// with the challenge itself as the message
-		return nil, false, &Failure{Message: string(invalidToken)}
+		return nil, false, &Failure{Message: string(invalidToken), Reason: o.reason}
 	}
 	return nil, false, fail(OAuthBearer)
 }
@@ -60,14 +81,14 @@ func (o *oauth) first(msg []byte) error {
 			bearer = strings.TrimSpace(t)
 		}
 	}
-	sub, exp, err := parseUnsecuredJWS(bearer, o.now)
+	tok, err := o.validate(bearer)
 	if err != nil {
 		return err
 	}
-	if a, ok := strings.CutPrefix(authz, "a="); authz != "" && (!ok || a != sub) {
+	if a, ok := strings.CutPrefix(authz, "a="); authz != "" && (!ok || a != tok.Subject) {
 		return errInvalidCredentials
 	}
-	o.principal, o.expiry = "User:"+sub, exp
+	o.principal, o.expiry = "User:"+tok.Subject, tok.Expiry
 	return nil
 }
 
