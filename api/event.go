@@ -192,6 +192,9 @@ const (
 	EventClientReauthenticated EventType = "client_reauthenticated" // KIP-368, on a connection already authenticated
 	EventAuthenticationFailed  EventType = "authentication_failed"  // Broker; Reason: mechanism; Detail: the message sent
 	EventSASLUserChanged       EventType = "sasl_user_changed"      // Reason: added, removed, scram_upserted, scram_deleted; Detail: principal and mechanism
+	// The brokers' JWKS for OAUTHBEARER tokens was read: Reason the URL,
+	// Detail the key ids.
+	EventJWKSRefreshed EventType = "jwks_refreshed"
 )
 
 // EventTypes lists every event type, in the order of their declaration.
@@ -208,7 +211,7 @@ var EventTypes = []EventType{
 	EventLSOAdvanced, EventReplicaPaused, EventReplicaResumed,
 	EventTxnStateChanged, EventTxnPartitionsAdded, EventTxnEpochBumped, EventTxnTimedOut, EventTxnMarkerWritten, EventTxnExpired,
 	EventShareStateInitialized, EventShareStateDeleted, EventShareCoordinatorLoaded,
-	EventClientAuthenticated, EventClientReauthenticated, EventAuthenticationFailed, EventSASLUserChanged,
+	EventClientAuthenticated, EventClientReauthenticated, EventAuthenticationFailed, EventSASLUserChanged, EventJWKSRefreshed,
 	EventChaosStarted, EventChaosAction, EventChaosAnomaly, EventChaosStopped,
 }
 

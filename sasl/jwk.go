@@ -272,3 +272,11 @@ func verify(alg string, key crypto.PublicKey, signed, sig []byte) error {
 	}
 	return fmt.Errorf("unsupported key type %T", key)
 }
+
+// JWSAlgorithms are the algorithms JWTValidator verifies and SignJWT signs.
+func JWSAlgorithms() []string {
+	return []string{"RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"}
+}
+
+// SupportedJWSAlgorithm says whether alg is one of JWSAlgorithms.
+func SupportedJWSAlgorithm(alg string) bool { _, ok := jwsAlgs[alg]; return ok }

@@ -110,6 +110,7 @@ const (
 	EventClientReauthenticated   = api.EventClientReauthenticated
 	EventAuthenticationFailed    = api.EventAuthenticationFailed
 	EventSASLUserChanged         = api.EventSASLUserChanged
+	EventJWKSRefreshed           = api.EventJWKSRefreshed
 )
 
 // EventTypes: see api.EventTypes.

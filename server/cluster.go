@@ -70,6 +70,11 @@ type Cluster struct {
 	quotas quotaState // client quotas and their sensors (quotas.go)
 	tls    *tlsSetup  // nil without SSL and SASL_SSL listeners (tls.go)
 	users  *saslUsers // the SASL users (security.go)
+	// issuer is the built-in OAuth issuer (oauth_issuer.go), oauth how
+	// signed OAUTHBEARER tokens are validated (oauth_jwks.go); nil when off.
+	issuer      *oauthIssuer
+	oauth       *oauthValidation
+	jwksRefresh *job
 
 	// isrChecks and checkpoints are the periodic jobs on the cluster's
 	// clock (periodic.go); lastCheckpoint is used only by checkpoints.
@@ -138,6 +143,14 @@ func NewCluster(cfg Config) (*Cluster, error) {
 	c.quotas.cfg.Store(&quota.Config{})
 	c.acls.Store(&authorizer.Set{SuperUsers: cfg.SuperUsers, AllowEveryoneIfNoACL: cfg.AllowEveryoneIfNoACLFound})
 	if c.tls, c.users, err = newSecurity(cfg); err != nil {
+		return nil, err
+	}
+	if cfg.OAuth.Issuer != nil {
+		if c.issuer, err = newOAuthIssuer(*cfg.OAuth.Issuer); err != nil {
+			return nil, err
+		}
+	}
+	if c.oauth, err = c.newOAuthValidation(); err != nil {
 		return nil, err
 	}
 
@@ -246,6 +259,9 @@ func (c *Cluster) Close() error {
 		c.producerExpiry.stop()
 		c.offsetExpiry.stop()
 		c.compaction.stop()
+		if c.jwksRefresh != nil {
+			c.jwksRefresh.stop()
+		}
 		c.wg.Wait()
 		c.flushData(true)
 	})

@@ -147,6 +147,9 @@ func (cn *conn) saslHandshake(req *kmsg.SASLHandshakeRequest) (kmsg.Response, bo
 	nonce := make([]byte, 24)
 	rand.Read(nonce)
 	x, _ := sasl.New(req.Mechanism, cn.b.c.users, base64.RawStdEncoding.EncodeToString(nonce), cn.b.c.now())
+	if ov := cn.b.c.oauth; ov != nil && req.Mechanism == sasl.OAuthBearer {
+		x = sasl.NewOAuthBearer(ov.validate(cn.b.c.now()))
+	}
 	s.phase, s.mech, s.x, s.raw = saslAuthenticating, req.Mechanism, x, req.Version == 0
 	return resp, false
 }
@@ -193,10 +196,14 @@ func (cn *conn) saslStep(token []byte) ([]byte, time.Duration, error) {
 	if err != nil {
 		var f *sasl.Failure
 		msg := "Authentication failed during authentication due to invalid credentials with SASL mechanism " + s.mech
+		detail := msg
 		if errors.As(err, &f) {
-			msg = f.Message
+			msg, detail = f.Message, f.Message
+			if f.Reason != "" { // a refused token: the client is told invalid_token, the event says why
+				detail = f.Message + ": " + f.Reason
+			}
 		}
-		cn.saslFailed(s.mech, msg)
+		cn.saslFailed(s.mech, detail)
 		return nil, 0, errors.New(msg)
 	}
 	if !done {
