@@ -124,6 +124,8 @@ func parseFlags(args []string, getenv func(string) string, help io.Writer) (*opt
 		return nil
 	})
 	fs.Var(durationMs{&o.cfg.SASLSessionLifetime}, "sasl-session-lifetime", "connections.max.reauth.ms: SASL sessions expire after it unless re-authenticated")
+	var oauth oauthFlags
+	oauth.register(fs, &o.cfg.OAuth)
 	fs.StringVar(&o.cfg.AwaitAdvertised, "await-advertised", "", "listener whose advertised addresses must be set (PUT /v1/listeners/NAME) before GET /readyz answers 200")
 	fs.StringVar(&o.topics, "topics", "", "topics to create at start: NAME[:PARTITIONS[:REPLICATION_FACTOR]],... (num-partitions and default-replication-factor when left out)")
 	fs.StringVar(&o.control, "control", "127.0.0.1:9099", "HOST:PORT of the HTTP control API; empty disables it")
@@ -206,6 +208,9 @@ func parseFlags(args []string, getenv func(string) string, help io.Writer) (*opt
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if err := oauth.apply(set, &o.cfg.OAuth); err != nil {
+		return nil, err
+	}
 	if o.listeners != "" {
 		if set["listen"] {
 			return nil, fmt.Errorf("--listen and --listeners exclude each other")
