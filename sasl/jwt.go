@@ -25,6 +25,9 @@ type JWTValidator struct {
 	// ExpectedAudience is sasl.oauthbearer.expected.audience: when set the
 	// token's aud must name one of them.
 	ExpectedAudience []string
+	// AllowUnverifiedAudience is sasl.oauthbearer.allow.unverified.audience
+	// (Kafka 4.4): aud is not checked at all.
+	AllowUnverifiedAudience bool
 	// ExpectedIssuer is sasl.oauthbearer.expected.issuer: when set the
 	// token's iss must be it.
 	ExpectedIssuer string
@@ -193,6 +196,7 @@ func (v *JWTValidator) checkClaims(c claims, now time.Time) []string {
 	var problems []string
 	aud, hasAud, err := c.audience()
 	switch {
+	case v.AllowUnverifiedAudience:
 	case err != nil:
 		problems = append(problems, err.Error())
 	case !hasAud && len(v.ExpectedAudience) > 0:

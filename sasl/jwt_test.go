@@ -170,6 +170,9 @@ func TestJWTRefusals(t *testing.T) {
 		{"sub a number", with(func(m map[string]any) { m["sub"] = 7 }), validator(), t0, "Could not extract the 'sub' claim from the access token"},
 		{"duplicate scopes", with(func(m map[string]any) { m["scope"] = []string{"a", " a"} }), validator(), t0, "scope value must not contain duplicates - a already present"},
 		{"empty scope", with(func(m map[string]any) { m["scope"] = []string{""} }), validator(), t0, "scope value must be non-empty"},
+		{"audience unverified, issuer still checked", with(func(m map[string]any) { m["aud"], m["iss"] = "x", "evil" }),
+			&JWTValidator{AllowUnverifiedAudience: true, ExpectedIssuer: "https://issuer.test"}, t0,
+			prefix + "Issuer (iss) claim value (evil) doesn't match expected value of https://issuer.test]"},
 		{"custom sub claim missing", goodClaims(), &JWTValidator{ExpectedAudience: []string{"kafka"}, SubClaimName: "client_id"}, t0, "client_id value must be non-null"},
 	}
 	for _, c := range cases {
@@ -198,6 +201,12 @@ func TestJWTTimesAtTheirEdges(t *testing.T) {
 	future["iat"] = t0.Add(10 * time.Minute).Unix()
 	if _, err := validator().Validate(sign(t, future, "ES256", "ec-1", k.ec), keys, t0); err != nil {
 		t.Fatalf("iat ahead: %v", err)
+	}
+	// Audience unverified: any aud, or none, passes.
+	anyAud := goodClaims()
+	anyAud["aud"] = []string{"x", "y"}
+	if _, err := (&JWTValidator{AllowUnverifiedAudience: true}).Validate(sign(t, anyAud, "ES256", "ec-1", k.ec), keys, t0); err != nil {
+		t.Fatalf("unverified audience: %v", err)
 	}
 	// The custom claim names are read.
 	custom := goodClaims()

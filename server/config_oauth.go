@@ -26,12 +26,18 @@ type OAuthConfig struct {
 	// the cluster's clock. Default 1 hour.
 	JWKSEndpointRefresh time.Duration
 	// ExpectedAudience is sasl.oauthbearer.expected.audience: a token's aud
-	// must name one of them. Kafka refuses a token with an aud when none
-	// is expected. Default: the issuer's audience when Issuer validates.
+	// must name one of them. Kafka 4.4 requires it with a JWKS URL unless
+	// AllowUnverifiedAudience. Default: the issuer's audience when Issuer
+	// validates.
 	ExpectedAudience []string
 	// ExpectedIssuer is sasl.oauthbearer.expected.issuer: a token's iss must
-	// be it. Default: the issuer's when Issuer validates.
+	// be it. Required with a JWKS URL unless AllowUnverifiedIssuer.
+	// Default: the issuer's when Issuer validates.
 	ExpectedIssuer string
+	// AllowUnverifiedAudience and AllowUnverifiedIssuer are
+	// sasl.oauthbearer.allow.unverified.audience and .issuer: aud is not
+	// checked, and iss need not be expected.
+	AllowUnverifiedAudience, AllowUnverifiedIssuer bool
 	// ScopeClaimName and SubClaimName are sasl.oauthbearer.scope.claim.name
 	// and sasl.oauthbearer.sub.claim.name; defaults "scope" and "sub".
 	ScopeClaimName, SubClaimName string
@@ -98,6 +104,12 @@ func (o OAuthConfig) withDefaults() (OAuthConfig, error) {
 			return o, fmt.Errorf("sasl.oauthbearer.jwks.endpoint.url %q: want an http, https or file URL", u)
 		}
 	}
+	if o.JWKSEndpointURL != "" && len(o.ExpectedAudience) == 0 && !o.AllowUnverifiedAudience {
+		return o, errors.New(`The OAuth validator for the broker requires "sasl.oauthbearer.expected.audience" to be configured so that the token's audience ("aud") claim can be verified, but it was not set. Set "sasl.oauthbearer.expected.audience" to the audience(s) that identify this cluster, or set "sasl.oauthbearer.allow.unverified.audience" to true to accept tokens regardless of their audience.`)
+	}
+	if o.JWKSEndpointURL != "" && o.ExpectedIssuer == "" && !o.AllowUnverifiedIssuer {
+		return o, errors.New(`The OAuth validator for the broker requires "sasl.oauthbearer.expected.issuer" to be configured so that the token's issuer ("iss") claim can be verified, but it was not set. Set "sasl.oauthbearer.expected.issuer" to the issuer URL of the OAuth/OIDC provider that signs the tokens, or set "sasl.oauthbearer.allow.unverified.issuer" to true to accept tokens regardless of their issuer.`)
+	}
 	for _, a := range o.ExpectedAudience {
 		if strings.TrimSpace(a) == "" {
 			return o, errors.New("sasl.oauthbearer.expected.audience has an empty value")
@@ -132,7 +144,7 @@ func (o OAuthConfig) withDefaults() (OAuthConfig, error) {
 			}
 		}
 		if o.JWKSEndpointURL == "" {
-			if len(o.ExpectedAudience) == 0 {
+			if len(o.ExpectedAudience) == 0 && !o.AllowUnverifiedAudience {
 				o.ExpectedAudience = []string{cp.Audience}
 			}
 			if o.ExpectedIssuer == "" {
@@ -146,6 +158,6 @@ func (o OAuthConfig) withDefaults() (OAuthConfig, error) {
 
 // validator is the broker's JWT validator for these settings.
 func (o OAuthConfig) validator() *sasl.JWTValidator {
-	return &sasl.JWTValidator{ExpectedAudience: o.ExpectedAudience, ExpectedIssuer: o.ExpectedIssuer,
+	return &sasl.JWTValidator{ExpectedAudience: o.ExpectedAudience, AllowUnverifiedAudience: o.AllowUnverifiedAudience, ExpectedIssuer: o.ExpectedIssuer,
 		ScopeClaimName: o.ScopeClaimName, SubClaimName: o.SubClaimName, ClockSkew: o.ClockSkew}
 }

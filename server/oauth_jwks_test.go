@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -131,10 +132,26 @@ func TestOAuthJWKSFile(t *testing.T) {
 	accepted(t, c, idpToken(t, c.Now(), "ES256", "f2", k2))
 	refused(t, c, idpToken(t, c.Now(), "ES256", "f1", k1), "Unable to find a suitable verification key")
 
-	if _, err := NewCluster(Config{OAuth: OAuthConfig{JWKSEndpointURL: "file:///does/not/exist"}}); err == nil {
-		t.Fatal("a missing JWKS file started the cluster")
+	unverified := OAuthConfig{AllowUnverifiedAudience: true, AllowUnverifiedIssuer: true}
+	for _, u := range []string{"file:///does/not/exist", "ftp://x"} {
+		o := unverified
+		o.JWKSEndpointURL = u
+		if _, err := NewCluster(Config{OAuth: o}); err == nil {
+			t.Fatalf("JWKS URL %s started the cluster", u)
+		}
 	}
-	if _, err := NewCluster(Config{OAuth: OAuthConfig{JWKSEndpointURL: "ftp://x"}}); err == nil {
-		t.Fatal("an ftp JWKS URL started the cluster")
+	// Kafka 4.4 wants the audience and issuer checked, or said unchecked.
+	_, err := NewCluster(Config{OAuth: OAuthConfig{JWKSEndpointURL: "file://" + path, ExpectedIssuer: "x"}})
+	if err == nil || !strings.HasPrefix(err.Error(), `The OAuth validator for the broker requires "sasl.oauthbearer.expected.audience" to be configured`) {
+		t.Fatalf("no expected audience: %v", err)
 	}
+	_, err = NewCluster(Config{OAuth: OAuthConfig{JWKSEndpointURL: "file://" + path, ExpectedAudience: []string{"kafka"}}})
+	if err == nil || !strings.HasPrefix(err.Error(), `The OAuth validator for the broker requires "sasl.oauthbearer.expected.issuer" to be configured`) {
+		t.Fatalf("no expected issuer: %v", err)
+	}
+	o := unverified
+	o.JWKSEndpointURL = "file://" + path
+	open := oauthCluster(t, Config{OAuth: o})
+	tok := idpToken(t, open.Now(), "ES256", "f2", k2)
+	accepted(t, open, tok)
 }

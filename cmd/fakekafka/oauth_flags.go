@@ -23,6 +23,8 @@ func (f *oauthFlags) register(fs *flag.FlagSet, o *server.OAuthConfig) {
 	fs.Var(durationMs{&o.JWKSEndpointRefresh}, "sasl-oauthbearer-jwks-endpoint-refresh-ms", "sasl.oauthbearer.jwks.endpoint.refresh.ms: how often the JWKS is fetched again")
 	fs.StringVar(&f.audience, "sasl-oauthbearer-expected-audience", "", "sasl.oauthbearer.expected.audience: comma-separated; a token's aud must name one")
 	fs.StringVar(&o.ExpectedIssuer, "sasl-oauthbearer-expected-issuer", "", "sasl.oauthbearer.expected.issuer: a token's iss must be it")
+	fs.BoolVar(&o.AllowUnverifiedAudience, "sasl-oauthbearer-allow-unverified-audience", false, "sasl.oauthbearer.allow.unverified.audience: do not check aud (Kafka 4.4 otherwise needs an expected audience with a JWKS URL)")
+	fs.BoolVar(&o.AllowUnverifiedIssuer, "sasl-oauthbearer-allow-unverified-issuer", false, "sasl.oauthbearer.allow.unverified.issuer: accept any iss (Kafka 4.4 otherwise needs an expected issuer with a JWKS URL)")
 	fs.StringVar(&o.ScopeClaimName, "sasl-oauthbearer-scope-claim-name", "scope", "sasl.oauthbearer.scope.claim.name")
 	fs.StringVar(&o.SubClaimName, "sasl-oauthbearer-sub-claim-name", "sub", "sasl.oauthbearer.sub.claim.name: the claim that names the principal")
 	fs.IntVar(&f.skewSeconds, "sasl-oauthbearer-clock-skew-seconds", 30, "sasl.oauthbearer.clock.skew.seconds: leeway for exp and nbf")
