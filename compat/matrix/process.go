@@ -149,6 +149,10 @@ type adapterConfig struct {
 	SASLUsername     string `json:"saslUsername"`
 	SASLPassword     string `json:"saslPassword"`
 	SSLCAFile        string `json:"sslCaFile"`
+	// OAUTHBEARER (the Java adapter): SASLUsername and SASLPassword are the
+	// OAuth client id and secret, sent to this token endpoint
+	OAuthTokenEndpointURL string `json:"oauthTokenEndpointUrl,omitempty"`
+	OAuthScope            string `json:"oauthScope,omitempty"`
 }
 
 func newAdapterConfig(bootstrap []string, clientID string) adapterConfig {

@@ -1,0 +1,121 @@
+package matrix
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fakekafka/fakekafka/control"
+	"github.com/fakekafka/fakekafka/server"
+)
+
+// oidcCluster is a cluster with a SASL_SSL listener, the built-in OAuth
+// issuer with the client svc-orders, and the control API (its token
+// endpoint) on loopback. expectAudience, when set, replaces the audience
+// the brokers expect (the issuer's tokens say "kafka").
+func oidcCluster(t *testing.T, expectAudience string) (*server.Cluster, SecurityConfig) {
+	t.Helper()
+	dir := t.TempDir()
+	oauth := server.OAuthConfig{Issuer: &server.OAuthIssuer{Clients: map[string]string{"svc-orders": "orders-secret"}}}
+	if expectAudience != "" {
+		oauth.ExpectedAudience = []string{expectAudience}
+	}
+	c := server.NewTestCluster(t, server.Config{
+		Listeners: []server.Listener{{Name: "PLAINTEXT", Listen: "127.0.0.1:0"}, {Name: "SASL_SSL", Listen: "127.0.0.1:0"}},
+		TLSDir:    dir,
+		OAuth:     oauth,
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	must(t, err)
+	srv := &http.Server{Handler: control.Handler(c)}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	must(t, c.CreateTopic("orders", 1, 3, nil))
+	var bootstrap []string
+	for _, b := range c.Listeners()[1].Brokers {
+		bootstrap = append(bootstrap, b.Advertised)
+	}
+	return c, SecurityConfig{Bootstrap: bootstrap, CAFile: filepath.Join(dir, "ca.pem"), Mechanism: "OAUTHBEARER",
+		User: "svc-orders", Password: "orders-secret", Topic: "orders", Scope: "kafka.produce",
+		TokenEndpointURL: "http://" + ln.Addr().String() + "/v1/oauth/token"}
+}
+
+// oidcRoundTrip: the client's real OIDC settings (client credentials at
+// the built-in issuer's token endpoint) produce and consume over SASL_SSL
+// as the client id's principal; a wrong secret fails at the endpoint; a
+// token the brokers do not accept (another audience) fails with the
+// client's authentication error.
+func oidcRoundTrip(t *testing.T, cl Client) {
+	sc := cl.(SecureClient)
+	c, cfg := oidcCluster(t, "")
+	cfg.ClientID = clientID(cl, "oidc")
+	var recs []Record
+	for i := range 5 {
+		recs = append(recs, Record{Key: fmt.Sprint("k", i), Value: fmt.Sprint("order-", i)})
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	got, err := sc.SecureRoundTrip(ctx, cfg, recs)
+	if err != nil {
+		t.Fatalf("round trip with OIDC: %v", err)
+	}
+	for i, rec := range recs {
+		if i >= len(got) || got[i].Offset != int64(i) || got[i].Key != rec.Key || got[i].Value != rec.Value {
+			t.Fatalf("consumed %v, want %v at offsets 0..4", got, recs)
+		}
+	}
+	if _, err := c.WaitFor(ctx, func(e server.Event) bool {
+		return e.Type == server.EventClientAuthenticated && e.Reason == "OAUTHBEARER" && e.Detail == "User:svc-orders"
+	}); err != nil {
+		t.Fatalf("no client_authenticated event for User:svc-orders: %v", err)
+	}
+
+	wrong := cfg
+	wrong.Password = "not-the-secret"
+	wctx, wcancel := context.WithTimeout(context.Background(), 60*time.Second)
+	_, werr := sc.SecureRoundTrip(wctx, wrong, recs[:1])
+	timedOut := wctx.Err() != nil
+	wcancel()
+	if werr == nil || timedOut {
+		t.Fatalf("wrong client secret: got %v, want the client's error", werr)
+	}
+	if _, err := c.WaitFor(ctx, func(e server.Event) bool {
+		return e.Type == server.EventAuthenticationFailed && e.Reason == "oauth-token-endpoint"
+	}); err != nil {
+		t.Fatalf("the token endpoint saw no wrong secret: %v", err)
+	}
+
+	other, ocfg := oidcCluster(t, "another-cluster")
+	ocfg.ClientID = cfg.ClientID
+	octx, ocancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer ocancel()
+	_, oerr := sc.SecureRoundTrip(octx, ocfg, recs[:1])
+	if oerr == nil || !isAuthenticationError(oerr) {
+		t.Fatalf("token for another audience: got %v, want the client's authentication error", oerr)
+	}
+	if _, err := other.WaitFor(octx, func(e server.Event) bool {
+		return e.Type == server.EventAuthenticationFailed && e.Reason == "OAUTHBEARER" &&
+			strings.Contains(e.Detail, "Audience (aud) claim [kafka] doesn't contain an acceptable identifier. Expected another-cluster as an aud value.")
+	}); err != nil {
+		t.Fatalf("no authentication_failed event naming the audience: %v", err)
+	}
+	t.Logf("wrong secret: %s; wrong audience: %s", cl.Describe(werr), cl.Describe(oerr))
+}
+
+// TestOIDCJava: the Java client's OAuthBearerLoginCallbackHandler with
+// sasl.oauthbearer.token.endpoint.url and JAAS clientId/clientSecret.
+func TestOIDCJava(t *testing.T) {
+	requireJavaCell(t)
+	oidcRoundTrip(t, KafkaClients)
+}
+
+// TestOIDCLibrdkafka: librdkafka (confluent-kafka-go) with
+// sasl.oauthbearer.method=oidc.
+func TestOIDCLibrdkafka(t *testing.T) {
+	oidcRoundTrip(t, Confluent{})
+}
