@@ -255,19 +255,25 @@ func (v *JWTValidator) checkDates(c claims, now time.Time) []string {
 	if skew > 0 {
 		skewMsg = fmt.Sprintf(" (even when providing %d seconds of leeway to account for clock skew).", skew)
 	}
+	nd := numericDateString
 	if eval-skew >= exp {
-		return []string{fmt.Sprintf("The JWT is no longer valid - the evaluation time NumericDate{%d} is on or after the Expiration Time (exp=NumericDate{%d}) claim value%s", eval, exp, skewMsg)}
+		return []string{fmt.Sprintf("The JWT is no longer valid - the evaluation time %s is on or after the Expiration Time (exp=%s) claim value%s", nd(eval), nd(exp), skewMsg)}
 	}
 	if exp < iat {
-		return []string{fmt.Sprintf("The Expiration Time (exp=NumericDate{%d}) claim value cannot be before the Issued At (iat=NumericDate{%d}) claim value.", exp, iat)}
+		return []string{fmt.Sprintf("The Expiration Time (exp=%s) claim value cannot be before the Issued At (iat=%s) claim value.", nd(exp), nd(iat))}
 	}
 	if hasNbf && exp < nbf {
-		return []string{fmt.Sprintf("The Expiration Time (exp=NumericDate{%d}) claim value cannot be before the Not Before (nbf=NumericDate{%d}) claim value.", exp, nbf)}
+		return []string{fmt.Sprintf("The Expiration Time (exp=%s) claim value cannot be before the Not Before (nbf=%s) claim value.", nd(exp), nd(nbf))}
 	}
 	if hasNbf && eval+skew < nbf {
-		return []string{fmt.Sprintf("The JWT is not yet valid as the evaluation time NumericDate{%d} is before the Not Before (nbf=NumericDate{%d}) claim time%s", eval, nbf, skewMsg)}
+		return []string{fmt.Sprintf("The JWT is not yet valid as the evaluation time %s is before the Not Before (nbf=%s) claim time%s", nd(eval), nd(nbf), skewMsg)}
 	}
 	return nil
+}
+
+// numericDateString is jose4j's NumericDate.toString, in UTC.
+func numericDateString(secs int64) string {
+	return fmt.Sprintf("NumericDate{%d -> %s}", secs, time.Unix(secs, 0).UTC().Format("January 2, 2006, 3:04:05 PM UTC"))
 }
 
 // token reads the sub and scope claims as Kafka's ClaimValidationUtils.

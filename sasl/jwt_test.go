@@ -130,12 +130,18 @@ func tokenError(t *testing.T, err error, want string) {
 	}
 }
 
+// nd is jose4j's NumericDate in messages.
+func nd(secs int64) string { return numericDateString(secs) }
+
 func TestJWTRefusals(t *testing.T) {
 	k := keysOnce(t)
 	keys := k.jwks(t)
 	with := func(f func(m map[string]any)) map[string]any { m := goodClaims(); f(m); return m }
 	const prefix = "Could not validate the access token: JWT rejected due to invalid claims or other invalid content. Additional details: ["
 	exp := t0.Add(time.Hour).Unix()
+	if got := nd(exp); got != "NumericDate{1772370000 -> March 1, 2026, 1:00:00 PM UTC}" {
+		t.Fatalf("NumericDate %s", got)
+	}
 	cases := []struct {
 		name   string
 		claims map[string]any
@@ -155,15 +161,15 @@ func TestJWTRefusals(t *testing.T) {
 		{"issuer and audience both wrong", with(func(m map[string]any) { m["iss"], m["aud"] = "evil", "x" }), validator(), t0,
 			prefix + "Audience (aud) claim [x] doesn't contain an acceptable identifier. Expected kafka as an aud value., Issuer (iss) claim value (evil) doesn't match expected value of https://issuer.test]"},
 		{"expired beyond the skew", goodClaims(), validator(), t0.Add(time.Hour + 30*time.Second), fmt.Sprintf(prefix+
-			"The JWT is no longer valid - the evaluation time NumericDate{%d} is on or after the Expiration Time (exp=NumericDate{%d}) claim value (even when providing 30 seconds of leeway to account for clock skew).]", t0.Add(time.Hour+30*time.Second).Unix(), exp)},
+			"The JWT is no longer valid - the evaluation time %s is on or after the Expiration Time (exp=%s) claim value (even when providing 30 seconds of leeway to account for clock skew).]", nd(t0.Add(time.Hour+30*time.Second).Unix()), nd(exp))},
 		{"expired without skew", goodClaims(), &JWTValidator{ExpectedAudience: []string{"kafka"}}, t0.Add(time.Hour), fmt.Sprintf(prefix+
-			"The JWT is no longer valid - the evaluation time NumericDate{%d} is on or after the Expiration Time (exp=NumericDate{%d}) claim value.]", exp, exp)},
+			"The JWT is no longer valid - the evaluation time %s is on or after the Expiration Time (exp=%s) claim value.]", nd(exp), nd(exp))},
 		{"not yet valid", with(func(m map[string]any) { m["nbf"] = t0.Add(31 * time.Second).Unix() }), validator(), t0, fmt.Sprintf(prefix+
-			"The JWT is not yet valid as the evaluation time NumericDate{%d} is before the Not Before (nbf=NumericDate{%d}) claim time (even when providing 30 seconds of leeway to account for clock skew).]", t0.Unix(), t0.Add(31*time.Second).Unix())},
+			"The JWT is not yet valid as the evaluation time %s is before the Not Before (nbf=%s) claim time (even when providing 30 seconds of leeway to account for clock skew).]", nd(t0.Unix()), nd(t0.Add(31*time.Second).Unix()))},
 		{"no exp", with(func(m map[string]any) { delete(m, "exp") }), validator(), t0, prefix + "No Expiration Time (exp) claim present.]"},
 		{"no iat", with(func(m map[string]any) { delete(m, "iat") }), validator(), t0, prefix + "No Issued At (iat) claim present.]"},
 		{"exp before iat", with(func(m map[string]any) { m["iat"] = t0.Add(2 * time.Hour).Unix() }), validator(), t0, fmt.Sprintf(prefix+
-			"The Expiration Time (exp=NumericDate{%d}) claim value cannot be before the Issued At (iat=NumericDate{%d}) claim value.]", exp, t0.Add(2*time.Hour).Unix())},
+			"The Expiration Time (exp=%s) claim value cannot be before the Issued At (iat=%s) claim value.]", nd(exp), nd(t0.Add(2*time.Hour).Unix()))},
 		{"exp a string", with(func(m map[string]any) { m["exp"] = "soon" }), validator(), t0, prefix + "The value of the 'exp' claim is not the expected type (soon - not a number)]"},
 		{"no sub", with(func(m map[string]any) { delete(m, "sub") }), validator(), t0, "sub value must be non-null"},
 		{"blank sub", with(func(m map[string]any) { m["sub"] = "  " }), validator(), t0, "sub value must not contain only whitespace"},

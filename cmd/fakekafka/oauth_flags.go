@@ -38,8 +38,10 @@ func (f *oauthFlags) register(fs *flag.FlagSet, o *server.OAuthConfig) {
 
 // apply completes o from the flags once they are parsed.
 func (f *oauthFlags) apply(set map[string]bool, o *server.OAuthConfig) error {
-	if f.audience != "" {
-		o.ExpectedAudience = strings.Split(f.audience, ",")
+	for _, a := range strings.Split(f.audience, ",") {
+		if a = strings.TrimSpace(a); a != "" {
+			o.ExpectedAudience = append(o.ExpectedAudience, a)
+		}
 	}
 	if f.skewSeconds < 0 {
 		return fmt.Errorf("--sasl-oauthbearer-clock-skew-seconds must not be negative, got %d", f.skewSeconds)

@@ -20,7 +20,7 @@ func TestOAuthFlagsFromEnvironment(t *testing.T) {
 		"FAKEKAFKA_OAUTH_CLIENT":                              "svc-a:a-secret,svc-b:b:with:colons",
 		"FAKEKAFKA_OAUTH_TOKEN_LIFETIME":                      "600000",
 		"FAKEKAFKA_OAUTH_SIGNING_ALGORITHM":                   "ES256",
-		"FAKEKAFKA_SASL_OAUTHBEARER_EXPECTED_AUDIENCE":        "kafka,kafka-dev",
+		"FAKEKAFKA_SASL_OAUTHBEARER_EXPECTED_AUDIENCE":        "kafka, kafka-dev",
 		"FAKEKAFKA_SASL_OAUTHBEARER_EXPECTED_ISSUER":          "https://idp.test",
 		"FAKEKAFKA_SASL_OAUTHBEARER_SUB_CLAIM_NAME":           "client_id",
 		"FAKEKAFKA_SASL_OAUTHBEARER_JWKS_ENDPOINT_URL":        "file:///etc/jwks.json",
