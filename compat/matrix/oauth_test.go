@@ -18,10 +18,11 @@ import (
 // issuer with the client svc-orders, and the control API (its token
 // endpoint) on loopback. expectAudience, when set, replaces the audience
 // the brokers expect (the issuer's tokens say "kafka").
-func oidcCluster(t *testing.T, expectAudience string) (*server.Cluster, SecurityConfig) {
+func oidcCluster(t *testing.T, expectAudience string, tokenLifetime time.Duration) (*server.Cluster, SecurityConfig) {
 	t.Helper()
 	dir := t.TempDir()
-	oauth := server.OAuthConfig{Issuer: &server.OAuthIssuer{Clients: map[string]string{"svc-orders": "orders-secret"}}}
+	oauth := server.OAuthConfig{Issuer: &server.OAuthIssuer{Clients: map[string]string{"svc-orders": "orders-secret"},
+		TokenLifetime: tokenLifetime}}
 	if expectAudience != "" {
 		oauth.ExpectedAudience = []string{expectAudience}
 	}
@@ -52,7 +53,7 @@ func oidcCluster(t *testing.T, expectAudience string) (*server.Cluster, Security
 // client's authentication error.
 func oidcRoundTrip(t *testing.T, cl Client) {
 	sc := cl.(SecureClient)
-	c, cfg := oidcCluster(t, "")
+	c, cfg := oidcCluster(t, "", 0)
 	cfg.ClientID = clientID(cl, "oidc")
 	var recs []Record
 	for i := range 5 {
@@ -90,7 +91,7 @@ func oidcRoundTrip(t *testing.T, cl Client) {
 		t.Fatalf("the token endpoint saw no wrong secret: %v", err)
 	}
 
-	other, ocfg := oidcCluster(t, "another-cluster")
+	other, ocfg := oidcCluster(t, "another-cluster", 0)
 	ocfg.ClientID = cfg.ClientID
 	octx, ocancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer ocancel()
@@ -118,4 +119,35 @@ func TestOIDCJava(t *testing.T) {
 // sasl.oauthbearer.method=oidc.
 func TestOIDCLibrdkafka(t *testing.T) {
 	oidcRoundTrip(t, Confluent{})
+}
+
+// TestOIDCJavaReauthentication (KIP-368): with tokens of 20 s the broker
+// bounds the Java consumer's session by the token's exp, and the client
+// re-authenticates on its connection before the session ends, with the
+// token its login refreshed at the endpoint; no connection is refused.
+func TestOIDCJavaReauthentication(t *testing.T) {
+	requireJavaCell(t)
+	c, cfg := oidcCluster(t, "", 20*time.Second)
+	cfg.ClientID = clientID(KafkaClients, "oidc-reauth")
+	cc := newAdapterConfig(cfg.Bootstrap, cfg.ClientID).withSecurity(cfg)
+	cc.Topic = cfg.Topic
+	// The refresher's defaults (5 min buffer, 1 min minimum period) are
+	// longer than the token: let it refresh at 80% of the lifetime.
+	cc.Settings = map[string]string{"sasl.login.refresh.buffer.seconds": "0", "sasl.login.refresh.min.period.seconds": "0"}
+	since := c.LastEventSeq()
+	s, err := KafkaClients.stream("consume", cc)
+	must(t, err)
+	defer s.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if _, err := c.WaitForAfter(ctx, since, func(e server.Event) bool {
+		return e.Type == server.EventClientReauthenticated && e.Reason == "OAUTHBEARER" && e.Detail == "User:svc-orders"
+	}); err != nil {
+		t.Fatalf("no re-authentication within a minute of 20 s tokens: %v", err)
+	}
+	for _, e := range c.Events(since) {
+		if e.Type == server.EventAuthenticationFailed {
+			t.Fatalf("an authentication failed: %+v", e)
+		}
+	}
 }

@@ -160,6 +160,12 @@ public final class Adapter {
     p.put("sasl.jaas.config", "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required clientId="
         + jaasQuote(cfg.get("saslUsername").asText()) + " clientSecret=" + jaasQuote(cfg.get("saslPassword").asText())
         + (scope.isEmpty() ? "" : " scope=" + jaasQuote(scope)) + ";");
+    // The token refresher's settings (sasl.login.refresh.*), for tests with short-lived tokens.
+    cfg.path("settings").fields().forEachRemaining(e -> {
+      if (e.getKey().startsWith("sasl.login.")) {
+        p.put(e.getKey(), e.getValue().asText());
+      }
+    });
   }
 
   static String jaasQuote(String s) {
