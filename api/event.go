@@ -190,7 +190,7 @@ const (
 const (
 	EventClientAuthenticated   EventType = "client_authenticated"   // Broker; Reason: SASL mechanism or SSL; Detail: principal
 	EventClientReauthenticated EventType = "client_reauthenticated" // KIP-368, on a connection already authenticated
-	EventAuthenticationFailed  EventType = "authentication_failed"  // Broker; Reason: mechanism; Detail: the message sent
+	EventAuthenticationFailed  EventType = "authentication_failed"  // Broker; Reason: mechanism (oauth-token-endpoint: the built-in issuer refused a client); Detail: the message sent (a refused token: and why)
 	EventSASLUserChanged       EventType = "sasl_user_changed"      // Reason: added, removed, scram_upserted, scram_deleted; Detail: principal and mechanism
 	// The brokers' JWKS for OAUTHBEARER tokens was read: Reason the URL,
 	// Detail the key ids.

@@ -5,7 +5,11 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/x509"
+	"encoding/pem"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -201,5 +205,47 @@ func TestOAuthSessionFollowsTokenExpiry(t *testing.T) {
 		return e.Seq > since && e.Type == EventClientAuthenticated && e.Detail == "User:svc-orders"
 	}); err != nil {
 		t.Fatalf("no new login after the token expired: %v", err)
+	}
+}
+
+// TestOAuthIssuerSigningKeyFile: the issuer signs with a PEM key it is
+// given, publishes its public half, and refuses a key that cannot sign its
+// algorithm at start.
+func TestOAuthIssuerSigningKeyFile(t *testing.T) {
+	key, err := ecdsa.GenerateKey(elliptic.P384(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "issuer.pem")
+	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := oauthCluster(t, Config{OAuth: OAuthConfig{Issuer: &OAuthIssuer{SigningKeyFile: path, Algorithm: "ES384", KeyID: "mine"}}})
+	doc, err := c.OAuthJWKS()
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := sasl.ParseJWKS(doc)
+	if err != nil || len(keys) != 1 || keys[0].KeyID != "mine" || !key.PublicKey.Equal(keys[0].Key) {
+		t.Fatalf("JWKS %s: %v", doc, err)
+	}
+	tok, err := c.IssueToken(TokenRequest{Subject: "alice", Scope: "a b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	accepted(t, c, tok)
+	if _, err := NewCluster(Config{OAuth: OAuthConfig{Issuer: &OAuthIssuer{SigningKeyFile: path, Algorithm: "RS256"}}}); err == nil ||
+		!strings.Contains(err.Error(), "cannot sign RS256") {
+		t.Fatalf("an EC key for RS256: %v", err)
+	}
+	if _, err := NewCluster(Config{OAuth: OAuthConfig{Issuer: &OAuthIssuer{Algorithm: "HS256"}}}); err == nil {
+		t.Fatal("HS256 accepted")
+	}
+	if _, err := (&Cluster{}).IssueToken(TokenRequest{Subject: "a"}); !errors.Is(err, ErrOAuthIssuerOff) {
+		t.Fatalf("issuer off: %v", err)
 	}
 }
