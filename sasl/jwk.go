@@ -216,13 +216,14 @@ func kty(k crypto.PublicKey) string {
 
 // candidates are the keys jose4j's verification key selector considers
 // for a header: the kid's (when the header names one), of the algorithm's
-// key type and curve, meant for signatures, and bound to no other alg.
+// key type and curve, and not meant for encryption. A key's own "alg" is
+// not looked at: Kafka 4.4 verifies a PS256 token with a key published as
+// RS256 (compat/reference's TestOAuthReference).
 func candidates(keys []JWK, alg, kid string) []JWK {
 	a := jwsAlgs[alg]
 	var out []JWK
 	for _, k := range keys {
-		if (kid != "" && k.KeyID != kid) || kty(k.Key) != a.kty || (k.Use != "" && k.Use != "sig") ||
-			(k.Algorithm != "" && k.Algorithm != alg) {
+		if (kid != "" && k.KeyID != kid) || kty(k.Key) != a.kty || (k.Use != "" && k.Use != "sig") {
 			continue
 		}
 		if ec, ok := k.Key.(*ecdsa.PublicKey); ok && ec.Curve.Params().Name != a.curve {

@@ -237,9 +237,14 @@ func TestJWTKeysAndSignatures(t *testing.T) {
 	if !errors.As(err, &ke) || ke.KeyID != "rsa-2" || !strings.Contains(err.Error(), `"kid":"rsa-2"`) {
 		t.Fatalf("unknown kid: %v", err)
 	}
-	// A key bound to RS256 is not used for PS256; an ES256 token names an RSA kid.
-	if _, err := v.Validate(sign(t, goodClaims(), "PS256", "rsa-1", k.rsa), keys, t0); !errors.As(err, &ke) {
-		t.Fatalf("alg-bound key: %v", err)
+	// A key published for RS256 verifies PS256 too, as in Kafka 4.4; one
+	// meant for encryption verifies nothing; an ES256 token may not name an RSA kid.
+	if _, err := v.Validate(sign(t, goodClaims(), "PS256", "rsa-1", k.rsa), keys, t0); err != nil {
+		t.Fatalf("PS256 with a key published as RS256: %v", err)
+	}
+	enc := []JWK{{KeyID: "e", Use: "enc", Key: k.ec.Public()}}
+	if _, err := v.Validate(sign(t, goodClaims(), "ES256", "e", k.ec), enc, t0); !errors.As(err, &ke) {
+		t.Fatalf("encryption key: %v", err)
 	}
 	if _, err := v.Validate(sign(t, goodClaims(), "ES256", "rsa-1", k.ec), keys, t0); !errors.As(err, &ke) {
 		t.Fatalf("wrong key type: %v", err)

@@ -167,6 +167,8 @@ func (cn *conn) saslAuthenticate(req *kmsg.SASLAuthenticateRequest) (kmsg.Respon
 	}
 	resp.SASLAuthBytes = reply
 	resp.SessionLifetimeMillis = lifetime.Milliseconds()
+	empty := "" // Kafka's default for the field: an empty message, not null
+	resp.ErrorMessage = &empty
 	return resp, false
 }
 
