@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
+	"github.com/fakekafka/fakekafka/clock"
 	"github.com/fakekafka/fakekafka/control"
 	"github.com/fakekafka/fakekafka/server"
 )
@@ -18,7 +20,7 @@ import (
 // issuer with the client svc-orders, and the control API (its token
 // endpoint) on loopback. expectAudience, when set, replaces the audience
 // the brokers expect (the issuer's tokens say "kafka").
-func oidcCluster(t *testing.T, expectAudience string, tokenLifetime time.Duration) (*server.Cluster, SecurityConfig) {
+func oidcCluster(t *testing.T, expectAudience string, tokenLifetime time.Duration, clk ...*clock.Clock) (*server.Cluster, SecurityConfig) {
 	t.Helper()
 	dir := t.TempDir()
 	oauth := server.OAuthConfig{Issuer: &server.OAuthIssuer{Clients: map[string]string{"svc-orders": "orders-secret"},
@@ -26,11 +28,15 @@ func oidcCluster(t *testing.T, expectAudience string, tokenLifetime time.Duratio
 	if expectAudience != "" {
 		oauth.ExpectedAudience = []string{expectAudience}
 	}
-	c := server.NewTestCluster(t, server.Config{
+	cfg := server.Config{
 		Listeners: []server.Listener{{Name: "PLAINTEXT", Listen: "127.0.0.1:0"}, {Name: "SASL_SSL", Listen: "127.0.0.1:0"}},
 		TLSDir:    dir,
 		OAuth:     oauth,
-	})
+	}
+	if len(clk) > 0 {
+		cfg.Clock = clk[0]
+	}
+	c := server.NewTestCluster(t, cfg)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	must(t, err)
 	srv := &http.Server{Handler: control.Handler(c)}
@@ -148,6 +154,61 @@ func TestOIDCJavaReauthentication(t *testing.T) {
 	for _, e := range c.Events(since) {
 		if e.Type == server.EventAuthenticationFailed {
 			t.Fatalf("an authentication failed: %+v", e)
+		}
+	}
+}
+
+// TestOIDCLibrdkafkaExpiry: librdkafka logs in with a token from the
+// endpoint; the cluster's clock then passes the token's exp (and the
+// skew). The broker closes the connection at its next request (the session
+// ended) and refuses the token librdkafka presents again, with Kafka's
+// answer; librdkafka reports the authentication error.
+func TestOIDCLibrdkafkaExpiry(t *testing.T) {
+	clk := clock.NewManual(time.Now())
+	c, cfg := oidcCluster(t, "", 10*time.Minute, clk)
+	cfg.ClientID = clientID(Confluent{}, "oidc-expiry")
+	cm := confluentSecure(cfg)
+	cm["acks"] = "all"
+	p, err := kafka.NewProducer(&cm)
+	must(t, err)
+	defer p.Close()
+	go func() {
+		for range p.Logs() {
+		}
+	}()
+	topic := cfg.Topic
+	produce := func(v string) chan kafka.Event {
+		ch := make(chan kafka.Event, 1)
+		must(t, p.Produce(&kafka.Message{TopicPartition: kafka.TopicPartition{Topic: &topic, Partition: 0}, Value: []byte(v)}, ch))
+		return ch
+	}
+	select {
+	case e := <-produce("before"):
+		if err := e.(*kafka.Message).TopicPartition.Error; err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no delivery before expiry")
+	}
+	since := c.LastEventSeq()
+	c.AdvanceClock(11 * time.Minute) // past exp + 30 s on the cluster's clock; librdkafka's token looks fresh to it
+	produce("after")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if _, err := c.WaitForAfter(ctx, since, func(e server.Event) bool {
+		return e.Type == server.EventAuthenticationFailed && e.Reason == "OAUTHBEARER" && strings.Contains(e.Detail, "The JWT is no longer valid")
+	}); err != nil {
+		t.Fatalf("the expired token was not refused: %v", err)
+	}
+	for {
+		select {
+		case e := <-p.Events():
+			if ke, ok := e.(kafka.Error); ok && ke.Code() == kafka.ErrAuthentication {
+				t.Logf("librdkafka: %v", ke)
+				return
+			}
+		case <-ctx.Done():
+			t.Fatal("librdkafka reported no authentication error")
 		}
 	}
 }
