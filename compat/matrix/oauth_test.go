@@ -212,3 +212,43 @@ func TestOIDCLibrdkafkaExpiry(t *testing.T) {
 		}
 	}
 }
+
+// TestOIDCJavaExpiry: the Java consumer's token expires on the cluster's
+// clock (its own clock says it is fresh): the broker ends the session at
+// its next request and refuses the token when the client logs in again;
+// the consumer surfaces SaslAuthenticationException.
+func TestOIDCJavaExpiry(t *testing.T) {
+	requireJavaCell(t)
+	clk := clock.NewManual(time.Now())
+	c, cfg := oidcCluster(t, "", 10*time.Minute, clk)
+	cfg.ClientID = clientID(KafkaClients, "oidc-expiry")
+	cc := newAdapterConfig(cfg.Bootstrap, cfg.ClientID).withSecurity(cfg)
+	cc.Topic = cfg.Topic
+	s, err := KafkaClients.stream("consume", cc)
+	must(t, err)
+	defer s.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if _, err := c.WaitFor(ctx, func(e server.Event) bool {
+		return e.Type == server.EventClientAuthenticated && e.Detail == "User:svc-orders"
+	}); err != nil {
+		t.Fatal(err)
+	}
+	since := c.LastEventSeq()
+	c.AdvanceClock(11 * time.Minute)
+	if _, err := c.WaitForAfter(ctx, since, func(e server.Event) bool {
+		return e.Type == server.EventAuthenticationFailed && e.Reason == "OAUTHBEARER" && strings.Contains(e.Detail, "The JWT is no longer valid")
+	}); err != nil {
+		t.Fatalf("the expired token was not refused: %v", err)
+	}
+	for {
+		ev, err := s.Next(ctx)
+		if err != nil {
+			t.Fatalf("the consumer reported no authentication error: %v", err)
+		}
+		if ev.Err != nil && isAuthenticationError(ev.Err) {
+			t.Logf("Java: %v", ev.Err)
+			return
+		}
+	}
+}
