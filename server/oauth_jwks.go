@@ -63,10 +63,11 @@ func (c *Cluster) newOAuthValidation() (*oauthValidation, error) {
 	return &oauthValidation{v: o.validator(), src: src}, nil
 }
 
-// validate is the OAUTHBEARER validator callback for a token at now.
-func (ov *oauthValidation) validate(now time.Time) func(string) (sasl.Token, error) {
+// validate is the OAUTHBEARER validator callback: a token checked at
+// now() when it arrives.
+func (ov *oauthValidation) validate(now func() time.Time) func(string) (sasl.Token, error) {
 	return func(token string) (sasl.Token, error) {
-		tok, err := ov.v.Validate(token, ov.src.keys(), now)
+		tok, err := ov.v.Validate(token, ov.src.keys(), now())
 		var ke *sasl.KeyError
 		if errors.As(err, &ke) {
 			ov.src.missing(ke.KeyID)

@@ -148,7 +148,7 @@ func (cn *conn) saslHandshake(req *kmsg.SASLHandshakeRequest) (kmsg.Response, bo
 	rand.Read(nonce)
 	x, _ := sasl.New(req.Mechanism, cn.b.c.users, base64.RawStdEncoding.EncodeToString(nonce), cn.b.c.now())
 	if ov := cn.b.c.oauth; ov != nil && req.Mechanism == sasl.OAuthBearer {
-		x = sasl.NewOAuthBearer(ov.validate(cn.b.c.now()))
+		x = sasl.NewOAuthBearer(ov.validate(cn.b.c.now))
 	}
 	s.phase, s.mech, s.x, s.raw = saslAuthenticating, req.Mechanism, x, req.Version == 0
 	return resp, false
