@@ -40,6 +40,9 @@ type Failure struct {
 	// Reason is what the broker logs when it is more than Message (a
 	// refused OAUTHBEARER token: the client is told only invalid_token).
 	Reason string
+	// NoAnswer: the broker closes the connection without answering, as
+	// Kafka does where its server fails outside its SASL error handling.
+	NoAnswer bool
 }
 
 func (f *Failure) Error() string { return f.Message }

@@ -249,3 +249,35 @@ func TestOAuthIssuerSigningKeyFile(t *testing.T) {
 		t.Fatalf("issuer off: %v", err)
 	}
 }
+
+// TestOAuthMalformedFirstMessage: what Kafka fails at once, without the
+// invalid_token challenge: a malformed client message, an authorization id
+// other than the token's subject; a scheme other than Bearer closes the
+// connection without an answer.
+func TestOAuthMalformedFirstMessage(t *testing.T) {
+	c := oauthCluster(t, Config{})
+	tok, err := c.IssueToken(TokenRequest{Subject: "alice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for msg, want := range map[string]string{
+		"n,a=bob,\x01auth=Bearer " + tok + "\x01\x01": "Authentication failed: Client requested an authorization id (bob) that is different from the token's principal name (alice)",
+		"n,,\x01auth=Bearer " + tok + "\x01":           "Authentication failed during authentication due to invalid credentials with SASL mechanism OAUTHBEARER",
+	} {
+		r := dialRaw(t, saslAddr(t, c))
+		r.handshake(1, "OAUTHBEARER")
+		resp := r.authenticate(1, msg)
+		if resp.ErrorCode != kerr.SaslAuthenticationFailed.Code || resp.ErrorMessage == nil || *resp.ErrorMessage != want {
+			t.Fatalf("error %d message %v, want %q", resp.ErrorCode, resp.ErrorMessage, want)
+		}
+		expectClosed(t, r.nc)
+	}
+	r := dialRaw(t, saslAddr(t, c))
+	r.handshake(1, "OAUTHBEARER")
+	req := kmsg.NewPtrSASLAuthenticateRequest()
+	req.Version, req.SASLAuthBytes = 1, []byte("n,,\x01auth=Basic "+tok+"\x01\x01")
+	r.send(req)
+	if b, err := r.readFrame(); err == nil {
+		t.Fatalf("answered %q, want the connection closed", b)
+	}
+}

@@ -51,6 +51,7 @@ type saslConn struct {
 	expiry         time.Time // end of the session; zero: none
 	reauthFrom     string    // the principal being re-authenticated
 	badMech        string    // re-authentication asked for another mechanism
+	noAnswer       bool      // the failure closes without an answer (sasl.Failure.NoAnswer)
 }
 
 // saslGate runs before a request on a SASL listener is dispatched: it
@@ -110,6 +111,9 @@ func (cn *conn) saslAnswer(hdr protocol.RequestHeader, body []byte) error {
 		}
 	} else {
 		resp, failed = cn.saslServe(req)
+	}
+	if failed && cn.sasl.noAnswer {
+		return errCloseConn
 	}
 	if err := cn.respond(hdr, resp); err != nil {
 		return err
@@ -204,6 +208,7 @@ func (cn *conn) saslStep(token []byte) ([]byte, time.Duration, error) {
 			if f.Reason != "" { // a refused token: the client is told invalid_token, the event says why
 				detail = f.Message + ": " + f.Reason
 			}
+			s.noAnswer = f.NoAnswer
 		}
 		cn.saslFailed(s.mech, detail)
 		return nil, 0, errors.New(msg)

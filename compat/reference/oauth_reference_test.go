@@ -28,7 +28,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// TestOAuthReference sends the same OAUTHBEARER tokens to Kafka 4.4's
+// TestOAuthReference sends the same OAUTHBEARER tokens and client messages to Kafka 4.4's
 // broker validator (sasl.oauthbearer.jwks.endpoint.url, a one-node KRaft
 // cluster of its own) and to fakekafka configured the same, and compares
 // what each answers on the wire: the SaslAuthenticate error code, its
@@ -133,9 +133,25 @@ func TestOAuthReference(t *testing.T) {
 		{"unsecured", e([]byte(`{"alg":"none"}`)) + "." + e([]byte(fmt.Sprintf(`{"sub":"alice","exp":%d}`, now.Add(time.Hour).Unix()))) + "."},
 		{"not a JWT", "not-a-token"},
 	}
+	good := sign(claims(nil), "RS256", "rs-1", rsaKey)
+	// Client first messages (RFC 7628) around a good token.
+	framed := []struct{ name, msg string }{
+		{"authzid of the subject", "n,a=alice,\x01auth=Bearer " + good + "\x01\x01"},
+		{"authzid of another", "n,a=bob,\x01auth=Bearer " + good + "\x01\x01"},
+		{"extensions", "n,,\x01host=kafka\x01auth=Bearer " + good + "\x01\x01"},
+		{"scheme in lower case", "n,,\x01auth=bearer " + good + "\x01\x01"},
+		{"Basic scheme", "n,,\x01auth=Basic " + good + "\x01\x01"},
+		{"unterminated", "n,,\x01auth=Bearer " + good + "\x01"},
+		{"no auth", "n,,\x01host=kafka\x01\x01"},
+		{"garbage", "garbage"},
+		{"token with a space", "n,,\x01auth=Bearer abc def\x01\x01"},
+	}
 	for _, c := range cases {
-		k := oauthExchange(ctx, kafkaAddr, c.token)
-		f := oauthExchange(ctx, fkAddr, c.token)
+		framed = append(framed, struct{ name, msg string }{c.name, "n,,\x01auth=Bearer " + c.token + "\x01\x01"})
+	}
+	for _, c := range framed {
+		k := oauthExchange(ctx, kafkaAddr, c.msg)
+		f := oauthExchange(ctx, fkAddr, c.msg)
 		if k != f {
 			t.Errorf("%s:\n Kafka     %s\n fakekafka %s", c.name, k, f)
 		} else {
@@ -144,9 +160,9 @@ func TestOAuthReference(t *testing.T) {
 	}
 }
 
-// oauthExchange logs in with token (SaslHandshake v1, SaslAuthenticate
-// v2) and describes what the broker answered.
-func oauthExchange(ctx context.Context, addr, token string) string {
+// oauthExchange logs in with the client first message msg (SaslHandshake
+// v1, SaslAuthenticate v2) and describes what the broker answered.
+func oauthExchange(ctx context.Context, addr, msg string) string {
 	c, err := Dial(ctx, addr)
 	if err != nil {
 		return "dial: " + err.Error()
@@ -160,7 +176,7 @@ func oauthExchange(ctx context.Context, addr, token string) string {
 	}
 	auth := kmsg.NewPtrSASLAuthenticateRequest()
 	auth.SetVersion(2)
-	auth.SASLAuthBytes = []byte("n,,\x01auth=Bearer " + token + "\x01\x01")
+	auth.SASLAuthBytes = []byte(msg)
 	resp, err := c.Do(ctx, auth)
 	if err != nil {
 		return "authenticate: " + err.Error()
