@@ -140,7 +140,9 @@ func authValue(v string) (scheme, token string, ok bool) {
 		return "", "", false
 	}
 	scheme, token = v[:i], strings.TrimLeft(v[i:], " ")
-	isWord := func(r rune) bool { return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '_' }
+	isWord := func(r rune) bool {
+		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '_'
+	}
 	notWord := func(r rune) bool { return !isWord(r) }
 	notToken := func(r rune) bool { return !isWord(r) && r != '-' && r != '.' }
 	if strings.IndexFunc(scheme, notWord) >= 0 || token == "" || strings.IndexFunc(token, notToken) >= 0 {

@@ -262,7 +262,7 @@ func TestOAuthMalformedFirstMessage(t *testing.T) {
 	}
 	for msg, want := range map[string]string{
 		"n,a=bob,\x01auth=Bearer " + tok + "\x01\x01": "Authentication failed: Client requested an authorization id (bob) that is different from the token's principal name (alice)",
-		"n,,\x01auth=Bearer " + tok + "\x01":           "Authentication failed during authentication due to invalid credentials with SASL mechanism OAUTHBEARER",
+		"n,,\x01auth=Bearer " + tok + "\x01":          "Authentication failed during authentication due to invalid credentials with SASL mechanism OAUTHBEARER",
 	} {
 		r := dialRaw(t, saslAddr(t, c))
 		r.handshake(1, "OAUTHBEARER")
