@@ -2,10 +2,14 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -49,10 +53,12 @@ func TestOAuthFlagsFromEnvironment(t *testing.T) {
 	}
 }
 
-// TestBinaryServesOAuth: the binary with --oauth-client issues a token at
-// its control port's token endpoint, and franz-go logs in with it.
+// TestBinaryServesOAuth (docs/security.md's command line): the binary with
+// --oauth-client issues a token at its control port's token endpoint, and
+// franz-go logs in with it over SASL_SSL.
 func TestBinaryServesOAuth(t *testing.T) {
-	control := startBinary(t, "--brokers", "1", "--listeners", "SASL_PLAINTEXT://127.0.0.1:0", "--control", "127.0.0.1:0",
+	dir := t.TempDir()
+	control := startBinary(t, "--brokers", "1", "--listeners", "SASL_SSL://127.0.0.1:0", "--tls-dir", dir, "--control", "127.0.0.1:0",
 		"--oauth-client", "svc-orders:orders-secret", "--oauth-signing-algorithm", "ES256")
 	resp, err := http.PostForm(control+"/v1/oauth/token", url.Values{"grant_type": {"client_credentials"},
 		"client_id": {"svc-orders"}, "client_secret": {"orders-secret"}})
@@ -67,9 +73,16 @@ func TestBinaryServesOAuth(t *testing.T) {
 	if err != nil || resp.StatusCode != 200 || strings.Count(tok.AccessToken, ".") != 2 {
 		t.Fatalf("token endpoint: %s %+v %v", resp.Status, tok, err)
 	}
+	ca, err := os.ReadFile(filepath.Join(dir, "ca.pem"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(ca)
 	ls := getListeners(t, control)
-	cl, err := kgo.NewClient(kgo.SeedBrokers(ls["SASL_PLAINTEXT"].Brokers[0].Advertised), kgo.DefaultProduceTopic("oauth"),
-		kgo.AllowAutoTopicCreation(), kgo.SASL(oauth.Auth{Token: tok.AccessToken}.AsMechanism()))
+	cl, err := kgo.NewClient(kgo.SeedBrokers(ls["SASL_SSL"].Brokers[0].Advertised), kgo.DefaultProduceTopic("oauth"),
+		kgo.AllowAutoTopicCreation(), kgo.DialTLSConfig(&tls.Config{RootCAs: pool}),
+		kgo.SASL(oauth.Auth{Token: tok.AccessToken}.AsMechanism()))
 	if err != nil {
 		t.Fatal(err)
 	}
