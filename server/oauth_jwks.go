@@ -28,8 +28,9 @@ import (
 
 type jwksSource interface {
 	keys() []sasl.JWK
-	// missing is told of a kid no key matched.
-	missing(kid string)
+	// missing is told of a kid no key matched; it says whether that asked
+	// for a refresh.
+	missing(kid string) bool
 }
 
 // oauthValidation is how the brokers validate signed tokens.
@@ -78,8 +79,8 @@ func (ov *oauthValidation) validate(now func() time.Time) func(string) (sasl.Tok
 
 type staticJWKS []sasl.JWK
 
-func (s staticJWKS) keys() []sasl.JWK { return s }
-func (staticJWKS) missing(string)     {}
+func (s staticJWKS) keys() []sasl.JWK  { return s }
+func (staticJWKS) missing(string) bool { return false }
 
 // fileJWKS is a JWKS file, read again when its size or time changes; a
 // file that no longer parses leaves the keys it had.
@@ -116,8 +117,8 @@ func (f *fileJWKS) load() ([]sasl.JWK, error) {
 	return keys, nil
 }
 
-func (f *fileJWKS) keys() []sasl.JWK { k, _ := f.load(); return k }
-func (*fileJWKS) missing(string)     {}
+func (f *fileJWKS) keys() []sasl.JWK  { k, _ := f.load(); return k }
+func (*fileJWKS) missing(string) bool { return false }
 
 // missingKidInterval is Kafka's MISSING_KEY_ID_CACHE_IN_FLIGHT_MS.
 const missingKidInterval = time.Minute
@@ -156,13 +157,13 @@ func (h *httpJWKS) keys() []sasl.JWK {
 	return h.jwks
 }
 
-func (h *httpJWKS) missing(kid string) {
+func (h *httpJWKS) missing(kid string) bool {
 	now := h.c.now()
 	h.mu.Lock()
 	last, seen := h.missingKids[kid]
 	if seen && now.Sub(last) < missingKidInterval {
 		h.mu.Unlock()
-		return
+		return false
 	}
 	if len(h.missingKids) >= 16 { // Kafka keeps 16 kids; forget them all rather than track age
 		clear(h.missingKids)
@@ -170,6 +171,7 @@ func (h *httpJWKS) missing(kid string) {
 	h.missingKids[kid] = now
 	h.mu.Unlock()
 	h.kick()
+	return true
 }
 
 func (h *httpJWKS) run() {
