@@ -287,7 +287,9 @@ func (v *JWTValidator) token(c claims) (Token, error) {
 		for _, x := range s {
 			str, ok := x.(string)
 			if !ok {
-				return Token{}, tokenErr("Could not extract the '%s' claim from the access token", scopeName)
+				// Kafka's validator fails outside its error handling here
+				// (a ClassCastException): the connection closes unanswered.
+				return Token{}, &Failure{Message: fmt.Sprintf("the %s claim holds %v, not a string", scopeName, x), NoAnswer: true}
 			}
 			scopes = append(scopes, str)
 		}

@@ -208,6 +208,14 @@ func TestJWTTimesAtTheirEdges(t *testing.T) {
 	if _, err := validator().Validate(sign(t, future, "ES256", "ec-1", k.ec), keys, t0); err != nil {
 		t.Fatalf("iat ahead: %v", err)
 	}
+	// A scope list holding a number: Kafka closes the connection unanswered.
+	odd := goodClaims()
+	odd["scope"] = []any{"a", 7}
+	_, err := validator().Validate(sign(t, odd, "ES256", "ec-1", k.ec), keys, t0)
+	var f *Failure
+	if !errors.As(err, &f) || !f.NoAnswer {
+		t.Fatalf("scope list with a number: %v", err)
+	}
 	// Audience unverified: any aud, or none, passes.
 	anyAud := goodClaims()
 	anyAud["aud"] = []string{"x", "y"}

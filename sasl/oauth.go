@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -111,6 +112,9 @@ func (o *oauth) first(msg []byte) (refused, err error) {
 		return nil, &Failure{Message: "OAUTHBEARER scheme " + scheme + " is not Bearer", NoAnswer: true}
 	}
 	tok, err := o.validate(bearer)
+	if f := (*Failure)(nil); errors.As(err, &f) && f.NoAnswer {
+		return nil, err
+	}
 	if err != nil {
 		return err, nil
 	}
