@@ -190,13 +190,16 @@ const (
 const (
 	EventClientAuthenticated   EventType = "client_authenticated"   // Broker; Reason: SASL mechanism or SSL; Detail: principal
 	EventClientReauthenticated EventType = "client_reauthenticated" // KIP-368, on a connection already authenticated
-	EventAuthenticationFailed  EventType = "authentication_failed"  // Broker; Reason: mechanism; Detail: the message sent
+	EventAuthenticationFailed  EventType = "authentication_failed"  // Broker; Reason: mechanism (oauth-token-endpoint: the built-in issuer refused a client); Detail: the message sent (a refused token: and why)
 	EventSASLUserChanged       EventType = "sasl_user_changed"      // Reason: added, removed, scram_upserted, scram_deleted; Detail: principal and mechanism
 	// A delegation token (KIP-48) was created, renewed or expired by a
 	// request, or removed by the expiry check once past its expiry. Reason:
 	// created, renewed, expired, removed; Detail: the token id, its owner
 	// and its expiry (Unix ms).
 	EventDelegationTokenChanged EventType = "delegation_token_changed"
+	// The brokers' JWKS for OAUTHBEARER tokens was read: Reason the URL,
+	// Detail the key ids.
+	EventJWKSRefreshed EventType = "jwks_refreshed"
 )
 
 // EventTypes lists every event type, in the order of their declaration.
@@ -213,7 +216,7 @@ var EventTypes = []EventType{
 	EventLSOAdvanced, EventReplicaPaused, EventReplicaResumed,
 	EventTxnStateChanged, EventTxnPartitionsAdded, EventTxnEpochBumped, EventTxnTimedOut, EventTxnMarkerWritten, EventTxnExpired,
 	EventShareStateInitialized, EventShareStateDeleted, EventShareCoordinatorLoaded,
-	EventClientAuthenticated, EventClientReauthenticated, EventAuthenticationFailed, EventSASLUserChanged, EventDelegationTokenChanged,
+	EventClientAuthenticated, EventClientReauthenticated, EventAuthenticationFailed, EventSASLUserChanged, EventDelegationTokenChanged, EventJWKSRefreshed,
 	EventChaosStarted, EventChaosAction, EventChaosAnomaly, EventChaosStopped,
 }
 

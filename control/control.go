@@ -41,6 +41,7 @@ const maxControlBody = 1 << 20
 //	GET  /v1/acls, POST /v1/acls                                  ACLState, CreateACLs (acls_http.go)
 //	GET  /v1/quotas, POST /v1/quotas                              QuotaState, AlterClientQuotas (quotas_http.go)
 //	GET, POST /v1/topics; GET, DELETE /v1/topics/{topic}; GET, PATCH /v1/topics/{topic}/configs  (topics_http.go)
+//	POST /v1/oauth/token, GET /v1/oauth/jwks                    the built-in OAuth issuer (oauth_http.go)
 //	GET  /v1/partitions/{topic}/{partition}/replicas/{id}/records  ReplicaRecords (records_http.go)
 //
 // A partition change answers 200 with the partition's new PartitionState.
@@ -67,6 +68,7 @@ func Handler(cl *server.Cluster) http.Handler {
 	c.registerListenerRoutes(mux)
 	c.registerEventRoutes(mux)
 	c.registerSecurityRoutes(mux)
+	c.registerOAuthRoutes(mux)
 	c.registerDashboardRoutes(mux)
 	c.registerClockRoutes(mux)
 	c.registerLogRoutes(mux)

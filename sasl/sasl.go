@@ -1,7 +1,8 @@
 // Package sasl holds the broker side of Kafka's SASL mechanisms as pure
 // state machines: PLAIN (RFC 4616), SCRAM-SHA-256 and SCRAM-SHA-512
-// (RFC 5802, RFC 7677) and OAUTHBEARER with unsecured JWS tokens
-// (RFC 7628, as Kafka's default validator accepts for testing). An
+// (RFC 5802, RFC 7677) and OAUTHBEARER (RFC 7628) with unsecured JWS
+// tokens, as Kafka's default validator accepts for testing, or signed JWTs
+// checked against a JWKS (jwt.go) as Kafka's broker validator does. An
 // Exchange takes the client's tokens one at a time and answers the
 // server's; it never touches sockets, clocks or randomness: the caller
 // passes the server nonce and the time.
@@ -34,7 +35,15 @@ func IsScram(mech string) bool { return slices.Contains(ScramMechanisms, mech) }
 
 // Failure is an authentication that failed: the broker answers
 // SASL_AUTHENTICATION_FAILED with Message and closes the connection.
-type Failure struct{ Message string }
+type Failure struct {
+	Message string
+	// Reason is what the broker logs when it is more than Message (a
+	// refused OAUTHBEARER token: the client is told only invalid_token).
+	Reason string
+	// NoAnswer: the broker closes the connection without answering, as
+	// Kafka does where its server fails outside its SASL error handling.
+	NoAnswer bool
+}
 
 func (f *Failure) Error() string { return f.Message }
 
@@ -95,7 +104,7 @@ func New(mech string, users Users, nonce string, now time.Time) (Exchange, error
 	case ScramSHA256, ScramSHA512:
 		return &scram{mech: mech, users: users, nonce: nonce}, nil
 	case OAuthBearer:
-		return &oauth{now: now}, nil
+		return NewOAuthBearer(UnsecuredValidator(now)), nil
 	}
 	return nil, fmt.Errorf("%w %q", ErrUnsupportedMechanism, mech)
 }

@@ -234,9 +234,7 @@ func TestOAuthBearer(t *testing.T) {
 		{"alg not none", "n,,\x01auth=Bearer " + jws(`{"alg":"HS256"}`, `{"sub":"alice","exp":1700000100}`) + "\x01\x01", "", time.Time{}},
 		{"no sub", "n,,\x01auth=Bearer " + jws(none, `{"exp":1700000100}`) + "\x01\x01", "", time.Time{}},
 		{"no exp", "n,,\x01auth=Bearer " + jws(none, `{"sub":"alice"}`) + "\x01\x01", "", time.Time{}},
-		{"other authzid", "n,a=eve,\x01auth=Bearer " + jws(none, `{"sub":"alice","exp":1700000100}`) + "\x01\x01", "", time.Time{}},
-		{"not bearer", "n,,\x01auth=Basic abc\x01\x01", "", time.Time{}},
-		{"unterminated", "n,,\x01auth=Bearer " + jws(none, `{"sub":"alice","exp":1700000100}`) + "\x01", "", time.Time{}},
+		{"scheme in lower case", "n,,\x01auth=bearer " + jws(none, `{"sub":"alice","exp":1700000100}`) + "\x01\x01", "User:alice", time.Unix(1_700_000_100, 0)},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -260,6 +258,35 @@ func TestOAuthBearer(t *testing.T) {
 				t.Fatalf("reply %q done %v principal %q expiry %v", reply, done, x.Principal(), x.Expiry())
 			}
 		})
+	}
+}
+
+// Client first messages Kafka fails at once, without the invalid_token
+// challenge (checked against Kafka 4.4 by compat/reference's
+// TestOAuthReference).
+func TestOAuthBearerMalformed(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	tok := jws(`{"alg":"none"}`, `{"sub":"alice","exp":1700000100}`)
+	const generic = "Authentication failed during authentication due to invalid credentials with SASL mechanism OAUTHBEARER"
+	cases := []struct {
+		name, msg, want string
+		noAnswer        bool
+	}{
+		{"other authzid", "n,a=eve,\x01auth=Bearer " + tok + "\x01\x01", "Authentication failed: Client requested an authorization id (eve) that is different from the token's principal name (alice)", false},
+		{"unterminated", "n,,\x01auth=Bearer " + tok + "\x01", generic, false},
+		{"no auth", "n,,\x01host=kafka\x01\x01", generic, false},
+		{"garbage", "garbage", generic, false},
+		{"token with a space", "n,,\x01auth=Bearer abc def\x01\x01", generic, false},
+		{"bad extension key", "n,,\x01ho-st=x\x01auth=Bearer " + tok + "\x01\x01", generic, false},
+		{"not bearer", "n,,\x01auth=Basic abc\x01\x01", "OAUTHBEARER scheme Basic is not Bearer", true},
+	}
+	for _, tc := range cases {
+		x, _ := New(OAuthBearer, users{}, "", now)
+		reply, done, err := x.Step([]byte(tc.msg))
+		var f *Failure
+		if done || reply != nil || !errors.As(err, &f) || f.Message != tc.want || f.NoAnswer != tc.noAnswer {
+			t.Fatalf("%s: reply %q done %v err %+v, want %q", tc.name, reply, done, err, tc.want)
+		}
 	}
 }
 

@@ -111,6 +111,7 @@ const (
 	EventAuthenticationFailed    = api.EventAuthenticationFailed
 	EventSASLUserChanged         = api.EventSASLUserChanged
 	EventDelegationTokenChanged  = api.EventDelegationTokenChanged
+	EventJWKSRefreshed           = api.EventJWKSRefreshed
 )
 
 // EventTypes: see api.EventTypes.

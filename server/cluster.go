@@ -72,6 +72,11 @@ type Cluster struct {
 	tls    *tlsSetup           // nil without SSL and SASL_SSL listeners (tls.go)
 	users  *saslUsers          // the SASL users (security.go)
 	tokens *delegation.Manager // delegation tokens, nil when disabled (delegation_token.go)
+	// issuer is the built-in OAuth issuer (oauth_issuer.go), oauth how
+	// signed OAUTHBEARER tokens are validated (oauth_jwks.go); nil when off.
+	issuer      *oauthIssuer
+	oauth       *oauthValidation
+	jwksRefresh *job
 
 	// isrChecks and checkpoints are the periodic jobs on the cluster's
 	// clock (periodic.go); lastCheckpoint is used only by checkpoints.
@@ -144,6 +149,14 @@ func NewCluster(cfg Config) (*Cluster, error) {
 		return nil, err
 	}
 	c.tokens = newTokens(&c.cfg)
+	if cfg.OAuth.Issuer != nil {
+		if c.issuer, err = newOAuthIssuer(*cfg.OAuth.Issuer); err != nil {
+			return nil, err
+		}
+	}
+	if c.oauth, err = c.newOAuthValidation(); err != nil {
+		return nil, err
+	}
 
 	for i := range cfg.Brokers {
 		b := &broker{c: c, id: int32(i + 1), conns: map[*conn]struct{}{}, sessions: fetchsession.NewCache(cfg.fetchSessionCacheSlots())}
@@ -255,6 +268,9 @@ func (c *Cluster) Close() error {
 		c.compaction.stop()
 		if c.tokenSweep != nil {
 			c.tokenSweep.stop()
+		}
+		if c.jwksRefresh != nil {
+			c.jwksRefresh.stop()
 		}
 		c.wg.Wait()
 		c.flushData(true)

@@ -72,6 +72,11 @@ type Config struct {
 	// delegation.token.expiry.check.interval.ms: how often, on the cluster
 	// clock, tokens past their expiry are removed. Default 1 hour.
 	DelegationTokenExpiryCheckInterval time.Duration
+	// OAuth is how OAUTHBEARER tokens are validated (the
+	// sasl.oauthbearer.* configs: a JWKS, expected issuer and audience,
+	// claim names, clock skew) and the built-in test issuer
+	// (config_oauth.go). The zero value accepts unsecured tokens only.
+	OAuth OAuthConfig
 
 	// DefaultReplicationFactor is default.replication.factor for topics
 	// created without one. Default min(3, Brokers).
@@ -322,6 +327,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	c.Listeners = ls
 	if err := c.checkSecurity(); err != nil {
+		return c, err
+	}
+	if c.OAuth, err = c.OAuth.withDefaults(); err != nil {
 		return c, err
 	}
 	if c.AwaitAdvertised != "" && !slices.ContainsFunc(ls, func(l Listener) bool { return l.Name == c.AwaitAdvertised }) {

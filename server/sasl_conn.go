@@ -51,6 +51,7 @@ type saslConn struct {
 	expiry         time.Time // end of the session; zero: none
 	reauthFrom     string    // the principal being re-authenticated
 	badMech        string    // re-authentication asked for another mechanism
+	noAnswer       bool      // the failure closes without an answer (sasl.Failure.NoAnswer)
 }
 
 // saslGate runs before a request on a SASL listener is dispatched: it
@@ -111,6 +112,9 @@ func (cn *conn) saslAnswer(hdr protocol.RequestHeader, body []byte) error {
 	} else {
 		resp, failed = cn.saslServe(req)
 	}
+	if failed && cn.sasl.noAnswer {
+		return errCloseConn
+	}
 	if err := cn.respond(hdr, resp); err != nil {
 		return err
 	}
@@ -151,6 +155,9 @@ func (cn *conn) saslHandshake(req *kmsg.SASLHandshakeRequest) (kmsg.Response, bo
 		users = tokenUsers{cn.b.c.users, cn.b.c.tokens}
 	}
 	x, _ := sasl.New(req.Mechanism, users, base64.RawStdEncoding.EncodeToString(nonce), cn.b.c.now())
+	if ov := cn.b.c.oauth; ov != nil && req.Mechanism == sasl.OAuthBearer {
+		x = sasl.NewOAuthBearer(ov.validate(cn.b.c.now))
+	}
 	s.phase, s.mech, s.x, s.raw = saslAuthenticating, req.Mechanism, x, req.Version == 0
 	return resp, false
 }
@@ -168,6 +175,8 @@ func (cn *conn) saslAuthenticate(req *kmsg.SASLAuthenticateRequest) (kmsg.Respon
 	}
 	resp.SASLAuthBytes = reply
 	resp.SessionLifetimeMillis = lifetime.Milliseconds()
+	empty := "" // Kafka's default for the field: an empty message, not null
+	resp.ErrorMessage = &empty
 	return resp, false
 }
 
@@ -197,10 +206,15 @@ func (cn *conn) saslStep(token []byte) ([]byte, time.Duration, error) {
 	if err != nil {
 		var f *sasl.Failure
 		msg := "Authentication failed during authentication due to invalid credentials with SASL mechanism " + s.mech
+		detail := msg
 		if errors.As(err, &f) {
-			msg = f.Message
+			msg, detail = f.Message, f.Message
+			if f.Reason != "" { // a refused token: the client is told invalid_token, the event says why
+				detail = f.Message + ": " + f.Reason
+			}
+			s.noAnswer = f.NoAnswer
 		}
-		cn.saslFailed(s.mech, msg)
+		cn.saslFailed(s.mech, detail)
 		return nil, 0, errors.New(msg)
 	}
 	if !done {

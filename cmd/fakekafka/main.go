@@ -128,6 +128,8 @@ func parseFlags(args []string, getenv func(string) string, help io.Writer) (*opt
 	fs.Var(durationMs{&o.cfg.DelegationTokenMaxLifetime}, "delegation-token-max-lifetime", "delegation.token.max.lifetime.ms: no delegation token lives longer")
 	fs.Var(durationMs{&o.cfg.DelegationTokenExpiryTime}, "delegation-token-expiry-time", "delegation.token.expiry.time.ms: a token expires after it unless renewed")
 	fs.Var(durationMs{&o.cfg.DelegationTokenExpiryCheckInterval}, "delegation-token-expiry-check-interval", "delegation.token.expiry.check.interval.ms: how often expired tokens are removed")
+	var oauth oauthFlags
+	oauth.register(fs, &o.cfg.OAuth)
 	fs.StringVar(&o.cfg.AwaitAdvertised, "await-advertised", "", "listener whose advertised addresses must be set (PUT /v1/listeners/NAME) before GET /readyz answers 200")
 	fs.StringVar(&o.topics, "topics", "", "topics to create at start: NAME[:PARTITIONS[:REPLICATION_FACTOR]],... (num-partitions and default-replication-factor when left out)")
 	fs.StringVar(&o.control, "control", "127.0.0.1:9099", "HOST:PORT of the HTTP control API; empty disables it")
@@ -210,6 +212,9 @@ func parseFlags(args []string, getenv func(string) string, help io.Writer) (*opt
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if err := oauth.apply(set, &o.cfg.OAuth); err != nil {
+		return nil, err
+	}
 	if o.listeners != "" {
 		if set["listen"] {
 			return nil, fmt.Errorf("--listen and --listeners exclude each other")

@@ -51,6 +51,11 @@ var flagGroups = []struct {
 		"sasl-session-lifetime", "delegation-token-secret-key", "delegation-token-max-lifetime", "delegation-token-expiry-time",
 		"delegation-token-expiry-check-interval", "authorizer", "super-user", "allow-everyone-if-no-acl-found", "quota-window-num",
 		"quota-window-size"}},
+	{"OAuth (OAUTHBEARER)", []string{"sasl-oauthbearer-jwks-endpoint-url", "sasl-oauthbearer-jwks-endpoint-refresh-ms",
+		"sasl-oauthbearer-expected-audience", "sasl-oauthbearer-expected-issuer", "sasl-oauthbearer-allow-unverified-audience",
+		"sasl-oauthbearer-allow-unverified-issuer", "sasl-oauthbearer-scope-claim-name",
+		"sasl-oauthbearer-sub-claim-name", "sasl-oauthbearer-clock-skew-seconds", "oauth-client", "oauth-issuer",
+		"oauth-audience", "oauth-token-lifetime", "oauth-signing-algorithm", "oauth-signing-key"}},
 	{"Storage", []string{"data-dir", "log-flush-interval-messages", "log-flush-interval", "hw-checkpoint-interval",
 		"log-retention-check-interval", "log-cleaner-backoff"}},
 	{"Control and logs", []string{"control", "await-advertised", "log-level", "log-requests", "version"}},
@@ -81,6 +86,15 @@ var defaultText = map[string]string{
 	"transaction-abort-timed-out-transaction-cleanup-interval": "10s",
 	"transactional-id-expiration":                              "168h",
 	"data-dir":                                                 "memory only",
+	"sasl-oauthbearer-jwks-endpoint-url":                       "none: unsecured tokens, or the built-in issuer's keys",
+	"sasl-oauthbearer-jwks-endpoint-refresh-ms":                "1h",
+	"sasl-oauthbearer-expected-audience":                       "the built-in issuer's, else none",
+	"sasl-oauthbearer-expected-issuer":                         "the built-in issuer's, else none",
+	"oauth-issuer":                                             "fakekafka",
+	"oauth-audience":                                           "kafka",
+	"oauth-token-lifetime":                                     "1h",
+	"oauth-signing-algorithm":                                  "RS256",
+	"oauth-signing-key":                                        "generated at start",
 }
 
 // printHelp writes the whole --help text.

@@ -160,6 +160,10 @@ type adapterConfig struct {
 	TokenHMAC          string   `json:"tokenHmac"`
 	TokenPeriodMs      int64    `json:"tokenPeriodMs"`
 	TokenOwners        []string `json:"tokenOwners"`
+	// OAUTHBEARER (the Java adapter): SASLUsername and SASLPassword are the
+	// OAuth client id and secret, sent to this token endpoint
+	OAuthTokenEndpointURL string `json:"oauthTokenEndpointUrl,omitempty"`
+	OAuthScope            string `json:"oauthScope,omitempty"`
 }
 
 func newAdapterConfig(bootstrap []string, clientID string) adapterConfig {

@@ -13,6 +13,7 @@ func (a adapterConfig) withSecurity(cfg SecurityConfig) adapterConfig {
 	a.SecurityProtocol = "SASL_SSL"
 	a.SASLMechanism, a.SASLUsername, a.SASLPassword = cfg.Mechanism, cfg.User, cfg.Password
 	a.SSLCAFile, a.SASLTokenAuth = cfg.CAFile, cfg.TokenAuth
+	a.OAuthTokenEndpointURL, a.OAuthScope = cfg.TokenEndpointURL, cfg.Scope
 	return a
 }
 

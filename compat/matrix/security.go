@@ -13,14 +13,18 @@ type SecurityConfig struct {
 	Bootstrap []string
 	ClientID  string
 	CAFile    string // PEM of the CA the listener's certificate chains to
-	Mechanism string // SCRAM-SHA-256 or SCRAM-SHA-512
-	User      string
-	Password  string
+	Mechanism string // SCRAM-SHA-256 or SCRAM-SHA-512, or OAUTHBEARER (Java and librdkafka)
+	User      string // with OAUTHBEARER: the OAuth client id
+	Password  string // with OAUTHBEARER: the client secret
 	Topic     string // produced to and consumed from partition 0
 	// TokenAuth: User is a delegation token id and Password its HMAC in
 	// base64 (SCRAM with tokenauth=true, KIP-48): the Java adapter's and
 	// franz-go's.
 	TokenAuth bool
+	// TokenEndpointURL and Scope are OAUTHBEARER's: the client fetches its
+	// token from this endpoint with the client credentials grant.
+	TokenEndpointURL string
+	Scope            string
 }
 
 // SecureClient is a client whose adapter can connect over SASL_SSL: every

@@ -172,7 +172,17 @@ func confluentSecure(cfg SecurityConfig) kafka.ConfigMap {
 	cm := confluentBase(cfg.Bootstrap, cfg.ClientID)
 	cm["security.protocol"] = "SASL_SSL"
 	cm["sasl.mechanisms"] = cfg.Mechanism
-	cm["sasl.username"], cm["sasl.password"] = cfg.User, cfg.Password
+	if cfg.Mechanism == "OAUTHBEARER" {
+		// librdkafka's own OIDC client: the client credentials grant.
+		cm["sasl.oauthbearer.method"] = "oidc"
+		cm["sasl.oauthbearer.client.id"], cm["sasl.oauthbearer.client.secret"] = cfg.User, cfg.Password
+		cm["sasl.oauthbearer.token.endpoint.url"] = cfg.TokenEndpointURL
+		if cfg.Scope != "" {
+			cm["sasl.oauthbearer.scope"] = cfg.Scope
+		}
+	} else {
+		cm["sasl.username"], cm["sasl.password"] = cfg.User, cfg.Password
+	}
 	cm["ssl.ca.location"] = cfg.CAFile
 	return cm
 }

@@ -18,7 +18,7 @@ const EVENT_TYPES = [
   "lso_advanced", "replica_paused", "replica_resumed",
   "txn_state_changed", "txn_partitions_added", "txn_epoch_bumped", "txn_timed_out", "txn_marker_written", "txn_expired",
   "share_state_initialized", "share_state_deleted", "share_coordinator_loaded",
-  "client_authenticated", "client_reauthenticated", "authentication_failed", "sasl_user_changed", "delegation_token_changed",
+  "client_authenticated", "client_reauthenticated", "authentication_failed", "sasl_user_changed", "delegation_token_changed", "jwks_refreshed",
   "chaos_started", "chaos_action", "chaos_anomaly", "chaos_stopped",
 ];
 

@@ -64,7 +64,7 @@ public final class Adapter {
       }
     } catch (Exception e) {
       Throwable t = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
-      emit("fatal", Map.of("error", describe(t)));
+      emit("fatal", Map.of("error", describeWithCause(t)));
     }
     OUT.flush();
     System.exit(0); // the clients' threads are closed; nothing else to wait for
@@ -96,6 +96,21 @@ public final class Adapter {
     return e;
   }
 
+  /** A fatal error with its root cause, which a client's "Failed to construct" hides. */
+  static Map<String, Object> describeWithCause(Throwable t) {
+    Throwable root = t;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    if (root == t) {
+      return describe(t);
+    }
+    Map<String, Object> e = error(t.getClass().getSimpleName(),
+        t.getMessage() + ": " + root.getClass().getSimpleName() + ": " + root.getMessage());
+    e.put("connection", t instanceof NetworkException || t instanceof DisconnectException);
+    return e;
+  }
+
   static Properties base(JsonNode cfg) {
     Properties p = new Properties();
     p.put("bootstrap.servers", cfg.get("bootstrap").asText());
@@ -120,15 +135,41 @@ public final class Adapter {
     }
     p.put("security.protocol", protocol);
     String mechanism = cfg.get("saslMechanism").asText();
-    String module = mechanism.equals("PLAIN") ? "org.apache.kafka.common.security.plain.PlainLoginModule"
-        : "org.apache.kafka.common.security.scram.ScramLoginModule";
     p.put("sasl.mechanism", mechanism);
-    // saslTokenAuth: the user is a delegation token id, the password its HMAC (KIP-48).
-    String tokenAuth = cfg.path("saslTokenAuth").asBoolean(false) ? " tokenauth=\"true\"" : "";
-    p.put("sasl.jaas.config", module + " required username=" + jaasQuote(cfg.get("saslUsername").asText())
-        + " password=" + jaasQuote(cfg.get("saslPassword").asText()) + tokenAuth + ";");
+    if (mechanism.equals("OAUTHBEARER")) {
+      oauth(cfg, p);
+    } else {
+      String module = mechanism.equals("PLAIN") ? "org.apache.kafka.common.security.plain.PlainLoginModule"
+          : "org.apache.kafka.common.security.scram.ScramLoginModule";
+      // saslTokenAuth: the user is a delegation token id, the password its HMAC (KIP-48).
+      String tokenAuth = cfg.path("saslTokenAuth").asBoolean(false) ? " tokenauth=\"true\"" : "";
+      p.put("sasl.jaas.config", module + " required username=" + jaasQuote(cfg.get("saslUsername").asText())
+          + " password=" + jaasQuote(cfg.get("saslPassword").asText()) + tokenAuth + ";");
+    }
     p.put("ssl.truststore.type", "PEM");
     p.put("ssl.truststore.location", cfg.get("sslCaFile").asText());
+  }
+
+  /**
+   * OAUTHBEARER with the client credentials grant: the login callback handler fetches a token from the
+   * token endpoint with the JAAS clientId and clientSecret. Kafka 4.x only calls URLs the JVM allows.
+   */
+  static void oauth(JsonNode cfg, Properties p) {
+    String url = cfg.get("oauthTokenEndpointUrl").asText();
+    System.setProperty("org.apache.kafka.sasl.oauthbearer.allowed.urls", url);
+    p.put("sasl.oauthbearer.token.endpoint.url", url);
+    p.put("sasl.login.callback.handler.class",
+        "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginCallbackHandler");
+    String scope = cfg.path("oauthScope").asText("");
+    p.put("sasl.jaas.config", "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required clientId="
+        + jaasQuote(cfg.get("saslUsername").asText()) + " clientSecret=" + jaasQuote(cfg.get("saslPassword").asText())
+        + (scope.isEmpty() ? "" : " scope=" + jaasQuote(scope)) + ";");
+    // The token refresher's settings (sasl.login.refresh.*), for tests with short-lived tokens.
+    cfg.path("settings").fields().forEachRemaining(e -> {
+      if (e.getKey().startsWith("sasl.login.")) {
+        p.put(e.getKey(), e.getValue().asText());
+      }
+    });
   }
 
   static String jaasQuote(String s) {
