@@ -171,9 +171,15 @@ func PEM(c tls.Certificate) (certPEM, keyPEM []byte, err error) {
 // "User:" and the subject's distinguished name in RFC 2253 form, most
 // specific attribute first ("User:CN=alice,OU=eng,O=acme").
 func Principal(cert *x509.Certificate) string {
+	return "User:" + DistinguishedName(cert)
+}
+
+// DistinguishedName is the certificate's subject in RFC 2253 form, as
+// Kafka's ssl.principal.mapping.rules see it ("CN=alice,OU=eng,O=acme").
+func DistinguishedName(cert *x509.Certificate) string {
 	var rdn pkix.RDNSequence
 	if _, err := asn1.Unmarshal(cert.RawSubject, &rdn); err != nil {
-		return "User:" + cert.Subject.String()
+		return cert.Subject.String()
 	}
-	return "User:" + rdn.String()
+	return rdn.String()
 }

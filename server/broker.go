@@ -123,6 +123,11 @@ type conn struct {
 	// ("User:alice"): User:ANONYMOUS until SASL or a client certificate
 	// says otherwise. Only the connection's own goroutine touches it.
 	principal string
+	// shownPrincipal is principal for other goroutines (Security);
+	// denied holds what the request being handled was denied (denials.go).
+	shownPrincipal atomic.Pointer[string]
+	denied         []denialKey
+	remoteHost     string // the client's IP address, set before serve starts
 	// reqSize is the size of the request being handled; throttle is the
 	// quota throttle its handler decided (quotas.go).
 	reqSize  int
@@ -202,6 +207,7 @@ func (cn *conn) handle(frame []byte) error {
 		return err
 	}
 	cn.reqSize = len(frame)
+	cn.denied = cn.denied[:0]
 	if cn.sasl != nil {
 		if handled, err := cn.saslGate(hdr, body); handled || err != nil {
 			return err

@@ -26,6 +26,7 @@ import (
 	"github.com/fakekafka/fakekafka/authorizer"
 	"github.com/fakekafka/fakekafka/coordinator"
 	"github.com/fakekafka/fakekafka/fetchsession"
+	"github.com/fakekafka/fakekafka/principal"
 	"github.com/fakekafka/fakekafka/quota"
 )
 
@@ -70,6 +71,9 @@ type Cluster struct {
 	quotas quotaState // client quotas and their sensors (quotas.go)
 	tls    *tlsSetup  // nil without SSL and SASL_SSL listeners (tls.go)
 	users  *saslUsers // the SASL users (security.go)
+	// sslMapper maps client certificates to principals (principal_mapping.go).
+	sslMapper *principal.SSLMapper
+	denials   denialLog // the newest authorization denials (denials.go)
 
 	// isrChecks and checkpoints are the periodic jobs on the cluster's
 	// clock (periodic.go); lastCheckpoint is used only by checkpoints.
@@ -140,6 +144,7 @@ func NewCluster(cfg Config) (*Cluster, error) {
 	if c.tls, c.users, err = newSecurity(cfg); err != nil {
 		return nil, err
 	}
+	c.sslMapper = newSSLMapper(cfg)
 
 	for i := range cfg.Brokers {
 		b := &broker{c: c, id: int32(i + 1), conns: map[*conn]struct{}{}, sessions: fetchsession.NewCache(cfg.fetchSessionCacheSlots())}

@@ -56,7 +56,9 @@ var staticFields = map[string]func(*Config) string{
 	"transaction.abort.timed.out.transaction.cleanup.interval.ms": func(c *Config) string {
 		return msString(c.TransactionAbortTimedOutInterval)
 	},
-	"transactional.id.expiration.ms": func(c *Config) string { return msString(c.TransactionalIDExpiration) },
+	"transactional.id.expiration.ms":         func(c *Config) string { return msString(c.TransactionalIDExpiration) },
+	"ssl.principal.mapping.rules":            func(c *Config) string { return c.SSLPrincipalMappingRules },
+	"sasl.kerberos.principal.to.local.rules": func(c *Config) string { return c.SASLKerberosPrincipalToLocalRules },
 }
 
 // maxLong is Kafka's Long.MAX_VALUE, its "never" for flush settings.
@@ -159,7 +161,9 @@ var typedFields = map[string]func(c *Config, v string){
 	"transaction.abort.timed.out.transaction.cleanup.interval.ms": func(c *Config, v string) {
 		c.TransactionAbortTimedOutInterval = millis(v)
 	},
-	"transactional.id.expiration.ms": func(c *Config, v string) { c.TransactionalIDExpiration = millis(v) },
+	"transactional.id.expiration.ms":         func(c *Config, v string) { c.TransactionalIDExpiration = millis(v) },
+	"ssl.principal.mapping.rules":            func(c *Config, v string) { c.SSLPrincipalMappingRules = v },
+	"sasl.kerberos.principal.to.local.rules": func(c *Config, v string) { c.SASLKerberosPrincipalToLocalRules = v },
 }
 
 func atoi(v string) int { n, _ := strconv.Atoi(strings.TrimSpace(v)); return n }

@@ -222,7 +222,7 @@ func (cn *conn) saslStep(token []byte) ([]byte, time.Duration, error) {
 	if s.reauthFrom != "" {
 		typ = EventClientReauthenticated
 	}
-	cn.principal = principal
+	cn.setPrincipal(principal)
 	s.phase, s.raw, s.x, s.reauthFrom = saslDone, false, nil, ""
 	c.emit(typ, func(e *Event) { e.Broker, e.Reason, e.Detail = cn.b.id, s.mech, principal })
 	return reply, lifetime, nil

@@ -18,10 +18,12 @@ import (
 
 func TestSecurityFlagsFromEnvironment(t *testing.T) {
 	o, err := parseFlags([]string{"--sasl-user", "carol:c"}, env(map[string]string{
-		"FAKEKAFKA_SASL_USERS":            "alice:a,bob:b:with:colons",
-		"FAKEKAFKA_TLS_DIR":               "/tmp/x",
-		"FAKEKAFKA_TLS_CLIENT_AUTH":       "required",
-		"FAKEKAFKA_SASL_SESSION_LIFETIME": "60000",
+		"FAKEKAFKA_SASL_USERS":                             "alice:a,bob:b:with:colons",
+		"FAKEKAFKA_TLS_DIR":                                "/tmp/x",
+		"FAKEKAFKA_TLS_CLIENT_AUTH":                        "required",
+		"FAKEKAFKA_SASL_SESSION_LIFETIME":                  "60000",
+		"FAKEKAFKA_SSL_PRINCIPAL_MAPPING_RULES":            "RULE:^CN=(.*?),OU=.*$/$1/L,DEFAULT",
+		"FAKEKAFKA_SASL_KERBEROS_PRINCIPAL_TO_LOCAL_RULES": "RULE:[1:$1@$0](.*@EXAMPLE.COM)s/@.*//,DEFAULT",
 	}), io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -32,6 +34,9 @@ func TestSecurityFlagsFromEnvironment(t *testing.T) {
 	}
 	if o.cfg.TLSDir != "/tmp/x" || o.cfg.TLSClientAuth != "required" || o.cfg.SASLSessionLifetime != time.Minute {
 		t.Fatalf("tls dir %q, client auth %q, lifetime %v", o.cfg.TLSDir, o.cfg.TLSClientAuth, o.cfg.SASLSessionLifetime)
+	}
+	if o.cfg.SSLPrincipalMappingRules != "RULE:^CN=(.*?),OU=.*$/$1/L,DEFAULT" || o.cfg.SASLKerberosPrincipalToLocalRules != "RULE:[1:$1@$0](.*@EXAMPLE.COM)s/@.*//,DEFAULT" {
+		t.Fatalf("mapping rules %q, kerberos rules %q", o.cfg.SSLPrincipalMappingRules, o.cfg.SASLKerberosPrincipalToLocalRules)
 	}
 }
 
