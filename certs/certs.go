@@ -13,7 +13,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"encoding/asn1"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -174,12 +173,3 @@ func Principal(cert *x509.Certificate) string {
 	return "User:" + DistinguishedName(cert)
 }
 
-// DistinguishedName is the certificate's subject in RFC 2253 form, as
-// Kafka's ssl.principal.mapping.rules see it ("CN=alice,OU=eng,O=acme").
-func DistinguishedName(cert *x509.Certificate) string {
-	var rdn pkix.RDNSequence
-	if _, err := asn1.Unmarshal(cert.RawSubject, &rdn); err != nil {
-		return cert.Subject.String()
-	}
-	return rdn.String()
-}
