@@ -172,4 +172,3 @@ func PEM(c tls.Certificate) (certPEM, keyPEM []byte, err error) {
 func Principal(cert *x509.Certificate) string {
 	return "User:" + DistinguishedName(cert)
 }
-
