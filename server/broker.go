@@ -128,6 +128,7 @@ type conn struct {
 	shownPrincipal atomic.Pointer[string]
 	denied         []denialKey
 	remoteHost     string // the client's IP address, set before serve starts
+	principalErr   error  // no principal for the client certificate: closed at the first request
 	// reqSize is the size of the request being handled; throttle is the
 	// quota throttle its handler decided (quotas.go).
 	reqSize  int
@@ -181,6 +182,12 @@ func (cn *conn) serve() {
 			if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
 				c.log.Warn("closing connection", "broker", cn.b.id, "remote", remote, "reason", err)
 			}
+			return
+		}
+		if cn.principalErr != nil {
+			err := cn.principalErr
+			c.emit(EventAuthenticationFailed, func(e *Event) { e.Broker, e.Reason, e.Detail = cn.b.id, "SSL", err.Error() })
+			c.log.Warn("closing connection", "broker", cn.b.id, "remote", remote, "reason", err)
 			return
 		}
 		if cn.sasl != nil && cn.sasl.raw {

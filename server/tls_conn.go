@@ -42,8 +42,10 @@ func (cn *conn) tlsHandshake() error {
 	if peers := tc.ConnectionState().PeerCertificates; cn.bl.protocol == "SSL" && len(peers) > 0 {
 		p, err := cn.b.c.sslPrincipal(peers[0])
 		if err != nil {
-			cn.b.c.emit(EventAuthenticationFailed, func(e *Event) { e.Broker, e.Reason, e.Detail = cn.b.id, "SSL", err.Error() })
-			return err
+			// Kafka builds the principal at the first request and closes
+			// the connection there.
+			cn.principalErr = err
+			return nil
 		}
 		cn.setPrincipal(p)
 		cn.b.c.emit(EventClientAuthenticated, func(e *Event) { e.Broker, e.Reason, e.Detail = cn.b.id, "SSL", cn.principal })
