@@ -130,6 +130,17 @@ type Event struct {
 	State           string
 	PreviousState   string
 	Partitions      []TopicPartition
+
+	// authorization_denied: who was denied what, as Kafka's authorizer
+	// logs it (principal, host, operation, resource type, pattern type and
+	// name) and the request's API.
+	Principal    string
+	Host         string
+	API          string
+	Operation    string
+	ResourceType string
+	PatternType  string
+	ResourceName string
 }
 
 // Events of the admin APIs: partitions added, reassignments.
@@ -200,6 +211,10 @@ const (
 	// The brokers' JWKS for OAUTHBEARER tokens was read: Reason the URL,
 	// Detail the key ids.
 	EventJWKSRefreshed EventType = "jwks_refreshed"
+	// EventAuthorizationDenied: the authorizer denied Principal from Host
+	// Operation on a resource in a request of API, on Broker; once per
+	// request, resource and operation.
+	EventAuthorizationDenied EventType = "authorization_denied"
 )
 
 // EventTypes lists every event type, in the order of their declaration.
@@ -216,7 +231,7 @@ var EventTypes = []EventType{
 	EventLSOAdvanced, EventReplicaPaused, EventReplicaResumed,
 	EventTxnStateChanged, EventTxnPartitionsAdded, EventTxnEpochBumped, EventTxnTimedOut, EventTxnMarkerWritten, EventTxnExpired,
 	EventShareStateInitialized, EventShareStateDeleted, EventShareCoordinatorLoaded,
-	EventClientAuthenticated, EventClientReauthenticated, EventAuthenticationFailed, EventSASLUserChanged, EventDelegationTokenChanged, EventJWKSRefreshed,
+	EventClientAuthenticated, EventClientReauthenticated, EventAuthenticationFailed, EventSASLUserChanged, EventDelegationTokenChanged, EventJWKSRefreshed, EventAuthorizationDenied,
 	EventChaosStarted, EventChaosAction, EventChaosAnomaly, EventChaosStopped,
 }
 
@@ -249,6 +264,14 @@ type eventJSON struct {
 	State           string           `json:"state,omitempty"`
 	PreviousState   string           `json:"previous_state,omitempty"`
 	Partitions      []TopicPartition `json:"partitions,omitempty"`
+
+	Principal    string `json:"principal,omitempty"`
+	Host         string `json:"host,omitempty"`
+	API          string `json:"api,omitempty"`
+	Operation    string `json:"operation,omitempty"`
+	ResourceType string `json:"resource_type,omitempty"`
+	PatternType  string `json:"pattern_type,omitempty"`
+	ResourceName string `json:"resource_name,omitempty"`
 }
 
 func opt[T int16 | int32 | int64](v T) *T {
@@ -274,6 +297,8 @@ func (e Event) MarshalJSON() ([]byte, error) {
 		Fault: e.Fault, Detail: e.Detail, Configs: e.Configs,
 		TransactionalID: e.TransactionalID, ProducerID: opt(e.ProducerID), ProducerEpoch: opt(e.ProducerEpoch),
 		State: e.State, PreviousState: e.PreviousState, Partitions: e.Partitions,
+		Principal: e.Principal, Host: e.Host, API: e.API, Operation: e.Operation, ResourceType: e.ResourceType,
+		PatternType: e.PatternType, ResourceName: e.ResourceName,
 	})
 }
 
@@ -290,6 +315,8 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 		Fault: j.Fault, Detail: j.Detail, Configs: j.Configs,
 		TransactionalID: j.TransactionalID, ProducerID: unopt(j.ProducerID), ProducerEpoch: unopt(j.ProducerEpoch),
 		State: j.State, PreviousState: j.PreviousState, Partitions: j.Partitions,
+		Principal: j.Principal, Host: j.Host, API: j.API, Operation: j.Operation, ResourceType: j.ResourceType,
+		PatternType: j.PatternType, ResourceName: j.ResourceName,
 	}
 	return nil
 }

@@ -178,3 +178,12 @@ func TxnMarkerWritten(id, topic string, partition int32) EventMatcher {
 	m := txnEvent(EventTxnMarkerWritten, id)
 	return func(e Event) bool { return m(e) && e.Topic == topic && e.Partition == partition }
 }
+
+// AuthorizationDenied matches a denial of the principal ("User:alice"; ""
+// for anyone) on the named resource ("" for any).
+func AuthorizationDenied(principal, resourceName string) EventMatcher {
+	return func(e Event) bool {
+		return e.Type == EventAuthorizationDenied && (principal == "" || e.Principal == principal) &&
+			(resourceName == "" || e.ResourceName == resourceName)
+	}
+}

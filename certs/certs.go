@@ -13,7 +13,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"encoding/asn1"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -171,9 +170,5 @@ func PEM(c tls.Certificate) (certPEM, keyPEM []byte, err error) {
 // "User:" and the subject's distinguished name in RFC 2253 form, most
 // specific attribute first ("User:CN=alice,OU=eng,O=acme").
 func Principal(cert *x509.Certificate) string {
-	var rdn pkix.RDNSequence
-	if _, err := asn1.Unmarshal(cert.RawSubject, &rdn); err != nil {
-		return "User:" + cert.Subject.String()
-	}
-	return "User:" + rdn.String()
+	return "User:" + DistinguishedName(cert)
 }

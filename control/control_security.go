@@ -12,7 +12,11 @@ import (
 //	POST   /v1/users {"name":"alice","password":"..."}  AddSASLUser (every mechanism)
 //	DELETE /v1/users/{name}          RemoveSASLUser; 404 if unknown
 //	GET    /v1/tls/ca.pem            the CA clients should trust (PEM); 404 without TLS
+//	GET    /v1/security              Security: connected principals, recent denials
 func (c cluster) registerSecurityRoutes(mux *http.ServeMux) {
+	mux.HandleFunc("GET /v1/security", func(w http.ResponseWriter, r *http.Request) {
+		httpJSON(w, http.StatusOK, c.Security())
+	})
 	mux.HandleFunc("GET /v1/users", func(w http.ResponseWriter, r *http.Request) {
 		httpJSON(w, http.StatusOK, c.SASLUsers())
 	})

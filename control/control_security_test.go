@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/tls"
 	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
 	"errors"
 	"io"
@@ -73,5 +74,52 @@ func TestControlUsers(t *testing.T) {
 	defer srv2.Close()
 	if resp, err := http.Get(srv2.URL + "/v1/tls/ca.pem"); err != nil || resp.StatusCode != 404 {
 		t.Fatalf("ca.pem without TLS: %v %v", resp.StatusCode, err)
+	}
+}
+
+// TestControlSecurity: GET /v1/security lists the principal of a client
+// certificate mapped by the rules, per broker and listener, and the
+// denial its produce to a topic without ACLs met.
+func TestControlSecurity(t *testing.T) {
+	c := server.NewTestCluster(t, server.Config{Brokers: 1, Authorizer: true, TLSClientAuth: server.TLSClientAuthRequired,
+		SSLPrincipalMappingRules: `RULE:^CN=(.*?),OU=.*$/$1/L,DEFAULT`,
+		Listeners:                []server.Listener{{Name: "SSL", Listen: "127.0.0.1:0"}}})
+	if err := c.CreateTopic("secret", 1, 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(Handler(c))
+	defer srv.Close()
+	tlsCfg, err := c.ClientCertTLSConfig(pkix.Name{CommonName: "alice", OrganizationalUnit: []string{"eng"}, Organization: []string{"acme"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(listenerBootstrap(t, c, "SSL")...), kgo.DialTLSConfig(tlsCfg), kgo.RequestRetries(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx := testContext(t)
+	if err := cl.ProduceSync(ctx, &kgo.Record{Topic: "secret", Value: []byte("x")}).FirstErr(); !errors.Is(err, kerr.TopicAuthorizationFailed) {
+		t.Fatalf("produce without ACLs: %v", err)
+	}
+	if _, err := c.WaitFor(ctx, server.AuthorizationDenied("User:alice", "secret")); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Get(srv.URL + "/v1/security")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var st api.SecurityState
+	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("GET /v1/security: %d %v", resp.StatusCode, err)
+	}
+	if len(st.Principals) != 1 || st.Principals[0].Principal != "User:alice" || st.Principals[0].Listener != "SSL" ||
+		st.Principals[0].Broker != 1 || st.Principals[0].Connections < 1 {
+		t.Errorf("principals %+v, want User:alice on broker 1's SSL listener", st.Principals)
+	}
+	if len(st.Denials) == 0 || st.Denials[0].Principal != "User:alice" || st.Denials[0].Type != api.EventAuthorizationDenied ||
+		st.Denials[0].ResourceName != "secret" || !st.Authorizer || st.DeniedTotal != uint64(len(st.Denials)) {
+		t.Errorf("security %+v, want alice's denial on secret", st)
 	}
 }

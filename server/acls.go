@@ -80,19 +80,43 @@ func exactFilter(a authorizer.ACL) authorizer.Filter {
 
 // host is the client's IP address, as ACL hosts name it.
 func (cn *conn) host() string {
-	if h, _, err := net.SplitHostPort(cn.nc.RemoteAddr().String()); err == nil {
+	if cn.remoteHost != "" {
+		return cn.remoteHost
+	}
+	return hostOf(cn.nc.RemoteAddr())
+}
+
+func hostOf(a net.Addr) string {
+	if h, _, err := net.SplitHostPort(a.String()); err == nil {
 		return h
 	}
-	return cn.nc.RemoteAddr().String()
+	return a.String()
 }
 
 // allowed says whether the connection's principal may do op on the
-// resource; always true without Config.Authorizer.
+// resource; always true without Config.Authorizer. A denial is recorded
+// (denials.go).
 func (cn *conn) allowed(op authorizer.Operation, rt authorizer.ResourceType, name string) bool {
+	return cn.authorize(op, rt, name, true)
+}
+
+// allowedQuiet is allowed for the filters of listings (all topics, all
+// groups), where Kafka's authorizer does not log a denial
+// (logIfDenied=false): a resource hidden is no denial event.
+func (cn *conn) allowedQuiet(op authorizer.Operation, rt authorizer.ResourceType, name string) bool {
+	return cn.authorize(op, rt, name, false)
+}
+
+func (cn *conn) authorize(op authorizer.Operation, rt authorizer.ResourceType, name string, logDenied bool) bool {
 	if !cn.b.c.cfg.Authorizer {
 		return true
 	}
-	return cn.b.c.acls.Load().Authorize(authorizer.Action{Principal: cn.principal, Host: cn.host(), Operation: op, ResourceType: rt, Name: name})
+	host := cn.host()
+	ok := cn.b.c.acls.Load().Authorize(authorizer.Action{Principal: cn.principal, Host: host, Operation: op, ResourceType: rt, Name: name})
+	if !ok && logDenied {
+		cn.recordDenial(op, rt, name, host)
+	}
+	return ok
 }
 
 // The usual questions, one per resource type.
@@ -125,7 +149,8 @@ func (cn *conn) authorizedOps(rt authorizer.ResourceType, name string) int32 {
 // without a transactional id: IDEMPOTENT_WRITE on the cluster, or WRITE on
 // some topic (KIP-679).
 func (cn *conn) allowedIdempotentWrite() bool {
-	if !cn.b.c.cfg.Authorizer || cn.allowedCluster(authorizer.OpIdempotentWrite) {
+	// Kafka asks about IDEMPOTENT_WRITE without logging a denial.
+	if !cn.b.c.cfg.Authorizer || cn.allowedQuiet(authorizer.OpIdempotentWrite, authorizer.ResourceCluster, authorizer.ClusterName) {
 		return true
 	}
 	return cn.b.c.acls.Load().AuthorizeAny(cn.principal, cn.host(), authorizer.OpWrite, authorizer.ResourceTopic)

@@ -11,6 +11,8 @@ type (
 	FaultState          = api.FaultState
 	ACLBinding          = api.ACLBinding
 	ACLState            = api.ACLState
+	SecurityState       = api.SecurityState
+	ConnectedPrincipal  = api.ConnectedPrincipal
 	QuotaEntry          = api.QuotaEntry
 	QuotaState          = api.QuotaState
 	ListenerState       = api.ListenerState
@@ -112,6 +114,7 @@ const (
 	EventSASLUserChanged         = api.EventSASLUserChanged
 	EventDelegationTokenChanged  = api.EventDelegationTokenChanged
 	EventJWKSRefreshed           = api.EventJWKSRefreshed
+	EventAuthorizationDenied     = api.EventAuthorizationDenied
 )
 
 // EventTypes: see api.EventTypes.
@@ -236,3 +239,8 @@ func TxnMarkerWritten(id, topic string, partition int32) EventMatcher {
 
 // Int32: see api.Int32. Fault{Partition: server.Int32(0)}.
 func Int32(v int32) *int32 { return api.Int32(v) }
+
+// AuthorizationDenied: see api.AuthorizationDenied.
+func AuthorizationDenied(principal, resourceName string) EventMatcher {
+	return api.AuthorizationDenied(principal, resourceName)
+}

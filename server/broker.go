@@ -126,6 +126,12 @@ type conn struct {
 	// tokenAuthenticated: the principal logged in with a delegation token
 	// (SCRAM with tokenauth=true); it may not create, renew or expire one.
 	tokenAuthenticated bool
+	// shownPrincipal is principal for other goroutines (Security);
+	// denied holds what the request being handled was denied (denials.go).
+	shownPrincipal atomic.Pointer[string]
+	denied         []denialKey
+	remoteHost     string // the client's IP address, set before serve starts
+	principalErr   error  // no principal for the client certificate: closed at the first request
 	// reqSize is the size of the request being handled; throttle is the
 	// quota throttle its handler decided (quotas.go).
 	reqSize  int
@@ -181,6 +187,12 @@ func (cn *conn) serve() {
 			}
 			return
 		}
+		if cn.principalErr != nil {
+			err := cn.principalErr
+			c.emit(EventAuthenticationFailed, func(e *Event) { e.Broker, e.Reason, e.Detail = cn.b.id, "SSL", err.Error() })
+			c.log.Warn("closing connection", "broker", cn.b.id, "remote", remote, "reason", err)
+			return
+		}
 		if cn.sasl != nil && cn.sasl.raw {
 			err = cn.saslRawToken(frame)
 		} else {
@@ -205,6 +217,7 @@ func (cn *conn) handle(frame []byte) error {
 		return err
 	}
 	cn.reqSize = len(frame)
+	cn.denied = cn.denied[:0]
 	if cn.sasl != nil {
 		if handled, err := cn.saslGate(hdr, body); handled || err != nil {
 			return err

@@ -27,6 +27,7 @@ import (
 	"github.com/fakekafka/fakekafka/coordinator"
 	"github.com/fakekafka/fakekafka/delegation"
 	"github.com/fakekafka/fakekafka/fetchsession"
+	"github.com/fakekafka/fakekafka/principal"
 	"github.com/fakekafka/fakekafka/quota"
 )
 
@@ -77,6 +78,9 @@ type Cluster struct {
 	issuer      *oauthIssuer
 	oauth       *oauthValidation
 	jwksRefresh *job
+	// sslMapper maps client certificates to principals (principal_mapping.go).
+	sslMapper *principal.SSLMapper
+	denials   denialLog // the newest authorization denials (denials.go)
 
 	// isrChecks and checkpoints are the periodic jobs on the cluster's
 	// clock (periodic.go); lastCheckpoint is used only by checkpoints.
@@ -157,6 +161,7 @@ func NewCluster(cfg Config) (*Cluster, error) {
 	if c.oauth, err = c.newOAuthValidation(); err != nil {
 		return nil, err
 	}
+	c.sslMapper = newSSLMapper(cfg)
 
 	for i := range cfg.Brokers {
 		b := &broker{c: c, id: int32(i + 1), conns: map[*conn]struct{}{}, sessions: fetchsession.NewCache(cfg.fetchSessionCacheSlots())}

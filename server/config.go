@@ -44,6 +44,18 @@ type Config struct {
 	// TLSClientAuth is ssl.client.auth of SSL listeners: "none" (the
 	// default), "requested" or "required".
 	TLSClientAuth string
+	// SSLPrincipalMappingRules is ssl.principal.mapping.rules: how the
+	// subject of a client certificate on an SSL listener (RFC 2253, as
+	// "CN=alice,OU=eng,O=acme") becomes the principal's name, e.g.
+	// "RULE:^CN=(.*?),OU=.*$/$1/L,DEFAULT". Rules are tried in order; a
+	// certificate no rule maps is refused, as Kafka refuses it. Empty:
+	// Kafka's default, DEFAULT (the whole DN). Bad rules fail the start.
+	SSLPrincipalMappingRules string
+	// SASLKerberosPrincipalToLocalRules is
+	// sasl.kerberos.principal.to.local.rules. Kafka applies it only to
+	// GSSAPI logins, which fakekafka does not offer, so it is checked
+	// (bad rules fail the start) and described, and maps nothing.
+	SASLKerberosPrincipalToLocalRules string
 	// SASLUsers are the users of SASL listeners, name to password, with
 	// credentials for every mechanism (PLAIN and SCRAM).
 	SASLUsers map[string]string
@@ -330,6 +342,9 @@ func (c Config) withDefaults() (Config, error) {
 		return c, err
 	}
 	if c.OAuth, err = c.OAuth.withDefaults(); err != nil {
+		return c, err
+	}
+	if err := c.checkPrincipalRules(); err != nil {
 		return c, err
 	}
 	if c.AwaitAdvertised != "" && !slices.ContainsFunc(ls, func(l Listener) bool { return l.Name == c.AwaitAdvertised }) {

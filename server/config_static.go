@@ -65,6 +65,8 @@ var staticFields = map[string]func(*Config) string{
 	"delegation.token.expiry.check.interval.ms": func(c *Config) string {
 		return msOr(c.DelegationTokenExpiryCheckInterval, "3600000")
 	},
+	"ssl.principal.mapping.rules":            func(c *Config) string { return c.SSLPrincipalMappingRules },
+	"sasl.kerberos.principal.to.local.rules": func(c *Config) string { return c.SASLKerberosPrincipalToLocalRules },
 }
 
 // maxLong is Kafka's Long.MAX_VALUE, its "never" for flush settings.
@@ -176,6 +178,8 @@ var typedFields = map[string]func(c *Config, v string){
 	"delegation.token.expiry.check.interval.ms": func(c *Config, v string) {
 		c.DelegationTokenExpiryCheckInterval = millis(v)
 	},
+	"ssl.principal.mapping.rules":            func(c *Config, v string) { c.SSLPrincipalMappingRules = v },
+	"sasl.kerberos.principal.to.local.rules": func(c *Config, v string) { c.SASLKerberosPrincipalToLocalRules = v },
 }
 
 func atoi(v string) int { n, _ := strconv.Atoi(strings.TrimSpace(v)); return n }

@@ -72,7 +72,7 @@ func (cn *conn) handleDescribeTopicPartitions(req *kmsg.DescribeTopicPartitionsR
 	for i, name := range names {
 		st := kmsg.NewDescribeTopicPartitionsResponseTopic()
 		st.Topic = kmsg.StringPtr(name)
-		if !cn.allowedTopic(authorizer.OpDescribe, name) {
+		if !cn.authorize(authorizer.OpDescribe, authorizer.ResourceTopic, name, len(req.Topics) > 0) {
 			// As Metadata: hidden when listing all, an error when named.
 			if len(req.Topics) > 0 {
 				st.ErrorCode = errTopicAuth

@@ -57,7 +57,7 @@ func (cn *conn) handleDescribeTransactions(req *kmsg.DescribeTransactionsRequest
 				st.State, st.TimeoutMillis, st.StartTimestamp = md.State.String(), md.TimeoutMs, md.TxnStartMs
 				st.ProducerID, st.ProducerEpoch = md.ProducerID, md.ProducerEpoch
 				for _, tp := range md.Partitions {
-					if !cn.allowedTopic(authorizer.OpDescribe, tp.Topic) {
+					if !cn.allowedQuiet(authorizer.OpDescribe, authorizer.ResourceTopic, tp.Topic) {
 						continue
 					}
 					if n := len(st.Topics); n > 0 && st.Topics[n-1].Topic == tp.Topic {
@@ -105,7 +105,7 @@ func (cn *conn) handleListTransactions(req *kmsg.ListTransactionsRequest) (kmsg.
 			len(req.ProducerIDFilters) > 0 && !slices.Contains(req.ProducerIDFilters, md.ProducerID),
 			req.Version >= 1 && req.DurationFilterMillis >= 0 && nowMs-md.TxnStartMs <= req.DurationFilterMillis,
 			pattern != nil && !pattern.MatchString(md.TransactionalID),
-			!cn.allowedTxn(authorizer.OpDescribe, md.TransactionalID):
+			!cn.allowedQuiet(authorizer.OpDescribe, authorizer.ResourceTransactionalID, md.TransactionalID):
 			continue
 		}
 		st := kmsg.NewListTransactionsResponseTransactionState()

@@ -58,7 +58,7 @@ type partitionEvents struct {
 
 // add numbers e and stamps it with now() under the lock, so that times
 // never go backwards along the sequence.
-func (l *eventLog) add(e Event, now func() time.Time) {
+func (l *eventLog) add(e Event, now func() time.Time) Event {
 	l.mu.Lock()
 	l.last++
 	l.seq.Store(l.last)
@@ -72,6 +72,7 @@ func (l *eventLog) add(e Event, now func() time.Time) {
 	close(l.wake)
 	l.wake = make(chan struct{})
 	l.mu.Unlock()
+	return e
 }
 
 // after returns the kept events with Seq > since, oldest first, and the

@@ -21,7 +21,7 @@ const modulePath = "github.com/fakekafka/fakekafka"
 
 // belowServer are the packages (with those under them) that server uses and
 // that must not use server back.
-var belowServer = []string{"api", "configs", "fetchsession", "coordinator", "group", "transaction", "share", "storage", "certs", "internal", "replication", "protocol"}
+var belowServer = []string{"api", "configs", "fetchsession", "coordinator", "group", "transaction", "share", "storage", "certs", "principal", "internal", "replication", "protocol"}
 
 // apart are packages that must not import each other's named packages:
 // the runtime knows no coordinator, and the coordinators know each other

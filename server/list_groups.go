@@ -26,7 +26,7 @@ func (cn *conn) handleListGroups(req *kmsg.ListGroupsRequest) (kmsg.Response, er
 	}
 	all := cn.allowedCluster(authorizer.OpDescribe)
 	for _, g := range cn.b.c.groupsOn(cn.b.id) {
-		if !all && !cn.allowedGroup(authorizer.OpDescribe, g.ID) {
+		if !all && !cn.allowedQuiet(authorizer.OpDescribe, authorizer.ResourceGroup, g.ID) {
 			continue // Kafka lists only the groups one may describe
 		}
 		g.Mu.Lock()

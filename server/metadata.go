@@ -77,7 +77,7 @@ func (cn *conn) handleMetadata(req *kmsg.MetadataRequest) (kmsg.Response, error)
 	allTopics := req.Topics == nil || (req.Version == 0 && len(req.Topics) == 0)
 	if allTopics {
 		for _, t := range c.topics.Load().byName {
-			if !cn.allowedTopic(authorizer.OpDescribe, t.name) {
+			if !cn.allowedQuiet(authorizer.OpDescribe, authorizer.ResourceTopic, t.name) {
 				continue // hidden, as Kafka hides them
 			}
 			resp.Topics = append(resp.Topics, cn.describeTopic(req, t))

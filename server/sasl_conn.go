@@ -240,7 +240,7 @@ func (cn *conn) saslStep(token []byte) ([]byte, time.Duration, error) {
 	if s.reauthFrom != "" {
 		typ = EventClientReauthenticated
 	}
-	cn.principal = principal
+	cn.setPrincipal(principal)
 	t, ok := s.x.(sasl.TokenAuthenticated)
 	cn.tokenAuthenticated = ok && t.TokenAuthenticated()
 	s.phase, s.raw, s.x, s.reauthFrom = saslDone, false, nil, ""

@@ -76,7 +76,7 @@ func (cn *conn) describeShareGroupOffsets(rg kmsg.DescribeShareGroupOffsetsReque
 		}
 		for id, parts := range c.shareGroupInitialized(rg.GroupID) {
 			t := c.topicByID(id)
-			if t == nil || t.deleted.Load() || !cn.allowedTopic(authorizer.OpDescribe, t.name) {
+			if t == nil || t.deleted.Load() || !cn.allowedQuiet(authorizer.OpDescribe, authorizer.ResourceTopic, t.name) {
 				continue
 			}
 			wants = append(wants, want{t.name, id, parts})

@@ -3,7 +3,6 @@ package server
 import (
 	"crypto/tls"
 	"fmt"
-	"github.com/fakekafka/fakekafka/certs"
 	"net"
 	"time"
 )
@@ -15,7 +14,7 @@ const tlsHandshakeTimeout = 10 * time.Second
 // newConn wraps a connection accepted on bl as its security protocol
 // asks: TLS is negotiated lazily in the connection's goroutine.
 func (b *broker) newConn(bl *brokerListener, nc net.Conn) *conn {
-	cn := &conn{b: b, bl: bl, nc: nc, closed: make(chan struct{}), principal: anonymousPrincipal}
+	cn := &conn{b: b, bl: bl, nc: nc, closed: make(chan struct{}), principal: anonymousPrincipal, remoteHost: hostOf(nc.RemoteAddr())}
 	switch bl.protocol {
 	case "SSL":
 		cn.nc = tls.Server(nc, b.c.tls.ssl)
@@ -41,7 +40,14 @@ func (cn *conn) tlsHandshake() error {
 	}
 	tc.SetDeadline(time.Time{})
 	if peers := tc.ConnectionState().PeerCertificates; cn.bl.protocol == "SSL" && len(peers) > 0 {
-		cn.principal = certs.Principal(peers[0])
+		p, err := cn.b.c.sslPrincipal(peers[0])
+		if err != nil {
+			// Kafka builds the principal at the first request and closes
+			// the connection there.
+			cn.principalErr = err
+			return nil
+		}
+		cn.setPrincipal(p)
 		cn.b.c.emit(EventClientAuthenticated, func(e *Event) { e.Broker, e.Reason, e.Detail = cn.b.id, "SSL", cn.principal })
 	}
 	return nil

@@ -65,6 +65,7 @@ Security
   quotas                             client quotas: entity and values
   users                              SASL users and their mechanisms
   user add NAME PASSWORD | user rm NAME
+  security                           connected principals per broker and listener, recent denials
 Faults
   fault add --api API [--error NAME] [--topic T] [--partition P] [--broker B] [--client-id C]
             [--count N] [--delay 100ms] [--drop-connection] [--after-work]
@@ -304,6 +305,12 @@ func (c *ctl) run(ctx context.Context, args []string) error {
 		return c.show("GET", "/v1/transactions", nil, &ts, func() { c.printTransactions(ts.Transactions) })
 	case "users", "user":
 		return c.users(fs, args)
+	case "security":
+		if _, err := c.args(fs, args, 0, 0, ""); err != nil {
+			return err
+		}
+		var st api.SecurityState
+		return c.show("GET", "/v1/security", nil, &st, func() { c.printSecurity(st) })
 	}
 	if ok, err := c.adminVerb(verb, fs, args); ok {
 		return err

@@ -39,3 +39,24 @@ func (c *ctl) printUsers(us []api.SASLUser) {
 	}
 	tw.Flush()
 }
+
+func (c *ctl) printSecurity(st api.SecurityState) {
+	fmt.Fprintf(c.out, "authorizer %s; ssl.principal.mapping.rules %s; %d denied\n",
+		map[bool]string{true: "on", false: "off"}[st.Authorizer], st.SSLPrincipalMappingRules, st.DeniedTotal)
+	tw := c.table("BROKER", "LISTENER", "PROTOCOL", "PRINCIPAL", "CONNECTIONS", "HOSTS")
+	for _, p := range st.Principals {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\n", p.Broker, p.Listener, p.SecurityProtocol, p.Principal, p.Connections, strings.Join(p.Hosts, " "))
+	}
+	tw.Flush()
+	if len(st.Denials) == 0 {
+		return
+	}
+	fmt.Fprintln(c.out)
+	tw = c.table("TIME", "PRINCIPAL", "HOST", "OPERATION", "RESOURCE", "API", "BROKER")
+	for i := len(st.Denials) - 1; i >= 0; i-- { // newest first
+		d := st.Denials[i]
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s:%s:%s\t%s\t%d\n", d.Time.Format("15:04:05.000"), d.Principal, d.Host, d.Operation,
+			d.ResourceType, d.PatternType, d.ResourceName, d.API, d.Broker)
+	}
+	tw.Flush()
+}

@@ -1,8 +1,16 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/fakekafka/fakekafka/control"
+	"github.com/fakekafka/fakekafka/server"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 func TestCtlUsers(t *testing.T) {
@@ -26,5 +34,41 @@ func TestCtlUsers(t *testing.T) {
 	}
 	if code, _, _ := ctl("user", "add", "bob"); code != 2 {
 		t.Fatalf("add without a password: exit %d, want 2", code)
+	}
+}
+
+// TestCtlSecurity: ctl security shows a PLAINTEXT client's principal on
+// its broker and listener, and the Metadata request the authorizer denied.
+func TestCtlSecurity(t *testing.T) {
+	c := server.NewTestCluster(t, server.Config{Brokers: 1, Authorizer: true})
+	if err := c.CreateTopic("t", 1, 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(control.Handler(c))
+	t.Cleanup(srv.Close)
+	e := env(map[string]string{"FAKEKAFKA_CONTROL": srv.URL})
+	ctl := func(args ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		code := run(context.Background(), append([]string{"ctl"}, args...), e, &out, &errb)
+		return code, out.String(), errb.String()
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.Bootstrap()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	req := kmsg.NewPtrMetadataRequest()
+	rt := kmsg.NewMetadataRequestTopic()
+	rt.Topic = kmsg.StringPtr("t")
+	req.Topics = append(req.Topics, rt)
+	if _, err := req.RequestWith(context.Background(), cl); err != nil {
+		t.Fatal(err)
+	}
+	out := mustCtl(t, ctl, "security")
+	for _, want := range []string{"authorizer on; ssl.principal.mapping.rules DEFAULT; 1 denied",
+		"1       PLAINTEXT  PLAINTEXT  User:ANONYMOUS", "User:ANONYMOUS  127.0.0.1  DESCRIBE   TOPIC:LITERAL:t  Metadata  1"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("ctl security lacks %q:\n%s", want, out)
+		}
 	}
 }

@@ -85,6 +85,10 @@ func TestBadListenerFlags(t *testing.T) {
 		{[]string{"--sasl-user", "alice:", "--control", ""}, "empty password"},
 		{[]string{"--sasl-enabled-mechanisms", "PLAIN,GSSAPI", "--control", ""}, `unknown mechanism "GSSAPI"`},
 		{[]string{"--listeners", "PLAINTEXT://127.0.0.1:0", "--await-advertised", "EXTERNAL", "--control", ""}, "no listener named"},
+		{[]string{"--listen", "127.0.0.1:0", "--ssl-principal-mapping-rules", "RULE:^CN=(.*?)/$1", "--control", ""},
+			"ssl.principal.mapping.rules: Invalid rule: `RULE:^CN=(.*?)/$1`, unmatched substring: `RULE:^CN=(.*?)/$1`"},
+		{[]string{"--listen", "127.0.0.1:0", "--sasl-kerberos-principal-to-local-rules", "RULE:[:$1]", "--control", ""},
+			`sasl.kerberos.principal.to.local.rules: For input string: ""`},
 	} {
 		var stderr bytes.Buffer
 		code := run(context.Background(), c.args, env(nil), io.Discard, &stderr)

@@ -113,6 +113,8 @@ func parseFlags(args []string, getenv func(string) string, help io.Writer) (*opt
 	fs.StringVar(&o.protocolMap, "listener-security-protocol-map", "", "NAME:PROTOCOL,... for listeners not named after their protocol (PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL)")
 	fs.StringVar(&o.cfg.TLSDir, "tls-dir", "", "TLS files of SSL and SASL_SSL listeners: server.pem and server.key if there, else a generated CA and server certificate, written there as ca.pem (and ca.key, client.pem, client.key)")
 	fs.StringVar(&o.cfg.TLSClientAuth, "tls-client-auth", "none", "ssl.client.auth of SSL listeners: none, requested or required (the principal is User:<subject DN>)")
+	fs.StringVar(&o.cfg.SSLPrincipalMappingRules, "ssl-principal-mapping-rules", "", "ssl.principal.mapping.rules: how a client certificate's subject DN becomes the principal, e.g. RULE:^CN=(.*?),OU=.*$/$1/L,DEFAULT")
+	fs.StringVar(&o.cfg.SASLKerberosPrincipalToLocalRules, "sasl-kerberos-principal-to-local-rules", "", "sasl.kerberos.principal.to.local.rules: checked and described only (Kafka applies it to GSSAPI, which fakekafka lacks)")
 	fs.Var(saslUsers{&o.cfg.SASLUsers}, "sasl-user", "NAME:PASSWORD of a SASL user, for every mechanism (repeatable; FAKEKAFKA_SASL_USERS=a:x,b:y)")
 	fs.Func("sasl-enabled-mechanisms", "sasl.enabled.mechanisms: comma-separated, of PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER", func(v string) error {
 		o.cfg.SASLMechanisms = strings.Split(v, ",")

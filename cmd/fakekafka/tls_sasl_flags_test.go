@@ -26,6 +26,8 @@ func TestSecurityFlagsFromEnvironment(t *testing.T) {
 		"FAKEKAFKA_DELEGATION_TOKEN_MAX_LIFETIME":          "3600000",
 		"FAKEKAFKA_DELEGATION_TOKEN_EXPIRY_TIME":           "60000",
 		"FAKEKAFKA_DELEGATION_TOKEN_EXPIRY_CHECK_INTERVAL": "1000",
+		"FAKEKAFKA_SSL_PRINCIPAL_MAPPING_RULES":            "RULE:^CN=(.*?),OU=.*$/$1/L,DEFAULT",
+		"FAKEKAFKA_SASL_KERBEROS_PRINCIPAL_TO_LOCAL_RULES": "RULE:[1:$1@$0](.*@EXAMPLE.COM)s/@.*//,DEFAULT",
 	}), io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -41,6 +43,9 @@ func TestSecurityFlagsFromEnvironment(t *testing.T) {
 		o.cfg.DelegationTokenExpiryTime != time.Minute || o.cfg.DelegationTokenExpiryCheckInterval != time.Second {
 		t.Fatalf("delegation token settings %q %v %v %v", o.cfg.DelegationTokenSecretKey, o.cfg.DelegationTokenMaxLifetime,
 			o.cfg.DelegationTokenExpiryTime, o.cfg.DelegationTokenExpiryCheckInterval)
+	}
+	if o.cfg.SSLPrincipalMappingRules != "RULE:^CN=(.*?),OU=.*$/$1/L,DEFAULT" || o.cfg.SASLKerberosPrincipalToLocalRules != "RULE:[1:$1@$0](.*@EXAMPLE.COM)s/@.*//,DEFAULT" {
+		t.Fatalf("mapping rules %q, kerberos rules %q", o.cfg.SSLPrincipalMappingRules, o.cfg.SASLKerberosPrincipalToLocalRules)
 	}
 }
 

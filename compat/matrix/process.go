@@ -143,7 +143,8 @@ type adapterConfig struct {
 	BackoffMs   int `json:"backoffMs"`
 	FetchWaitMs int `json:"fetchWaitMs"`
 	// every client: PLAINTEXT, or SASL_SSL with a SASL mechanism and the
-	// PEM file of the CA to trust (adapterSecurity)
+	// PEM file of the CA to trust (adapterSecurity); the Java adapter also
+	// SSL with a client certificate and its key (PEM files)
 	SecurityProtocol string `json:"securityProtocol"`
 	SASLMechanism    string `json:"saslMechanism"`
 	SASLUsername     string `json:"saslUsername"`
@@ -164,6 +165,8 @@ type adapterConfig struct {
 	// OAuth client id and secret, sent to this token endpoint
 	OAuthTokenEndpointURL string `json:"oauthTokenEndpointUrl,omitempty"`
 	OAuthScope            string `json:"oauthScope,omitempty"`
+	SSLCertFile           string `json:"sslCertFile,omitempty"`
+	SSLKeyFile            string `json:"sslKeyFile,omitempty"`
 }
 
 func newAdapterConfig(bootstrap []string, clientID string) adapterConfig {

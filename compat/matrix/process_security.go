@@ -8,11 +8,16 @@ import (
 )
 
 // withSecurity sets the adapter's security settings from cfg: SASL_SSL
-// with cfg's mechanism, user and CA file.
+// with cfg's mechanism, user and CA file; without a mechanism, SSL with
+// cfg's client certificate (mutual TLS).
 func (a adapterConfig) withSecurity(cfg SecurityConfig) adapterConfig {
 	a.SecurityProtocol = "SASL_SSL"
+	if cfg.Mechanism == "" {
+		a.SecurityProtocol = "SSL"
+	}
 	a.SASLMechanism, a.SASLUsername, a.SASLPassword = cfg.Mechanism, cfg.User, cfg.Password
 	a.SSLCAFile, a.SASLTokenAuth = cfg.CAFile, cfg.TokenAuth
+	a.SSLCertFile, a.SSLKeyFile = cfg.CertFile, cfg.KeyFile
 	a.OAuthTokenEndpointURL, a.OAuthScope = cfg.TokenEndpointURL, cfg.Scope
 	return a
 }

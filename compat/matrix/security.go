@@ -8,14 +8,18 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl/scram"
 )
 
-// SecurityConfig says how to reach a SASL_SSL listener with SCRAM.
+// SecurityConfig says how to reach a SASL_SSL listener with SCRAM or,
+// without a Mechanism, an SSL listener with a client certificate (the Java
+// adapter only).
 type SecurityConfig struct {
 	Bootstrap []string
 	ClientID  string
 	CAFile    string // PEM of the CA the listener's certificate chains to
-	Mechanism string // SCRAM-SHA-256 or SCRAM-SHA-512, or OAUTHBEARER (Java and librdkafka)
+	Mechanism string // SCRAM-SHA-256 or SCRAM-SHA-512, or OAUTHBEARER (Java and librdkafka); empty: SSL
 	User      string // with OAUTHBEARER: the OAuth client id
 	Password  string // with OAUTHBEARER: the client secret
+	CertFile  string // SSL: the client certificate (PEM)
+	KeyFile   string // SSL: its key (PEM, PKCS#8)
 	Topic     string // produced to and consumed from partition 0
 	// TokenAuth: User is a delegation token id and Password its HMAC in
 	// base64 (SCRAM with tokenauth=true, KIP-48): the Java adapter's and

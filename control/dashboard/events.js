@@ -18,7 +18,7 @@ const EVENT_TYPES = [
   "lso_advanced", "replica_paused", "replica_resumed",
   "txn_state_changed", "txn_partitions_added", "txn_epoch_bumped", "txn_timed_out", "txn_marker_written", "txn_expired",
   "share_state_initialized", "share_state_deleted", "share_coordinator_loaded",
-  "client_authenticated", "client_reauthenticated", "authentication_failed", "sasl_user_changed", "delegation_token_changed", "jwks_refreshed",
+  "client_authenticated", "client_reauthenticated", "authentication_failed", "sasl_user_changed", "delegation_token_changed", "jwks_refreshed", "authorization_denied",
   "chaos_started", "chaos_action", "chaos_anomaly", "chaos_stopped",
 ];
 
@@ -47,6 +47,7 @@ function eventKind(t) {
   if (t.startsWith("fault_")) return "fault";
   if (t.startsWith("group_") || t === "offsets_expired" || t.startsWith("share_")) return "group";
   if (t.startsWith("txn_") || t === "lso_advanced") return "txn";
+  if (t === "authorization_denied" || t === "authentication_failed") return "fault";
   return "other";
 }
 
@@ -66,6 +67,7 @@ function eventSummary(e) {
     case "log_start_moved": parts.push(`replica ${e.broker}: log start ${e.from} → ${e.to}`); break;
     case "log_truncated": parts.push(`replica ${e.broker}: LEO ${e.from} → ${e.to}`); break;
     case "records_lost": parts.push(`offsets ${e.from}–${e.to - 1} LOST (leader ${e.broker})`); break;
+    case "authorization_denied": parts.push(`${e.principal} from ${e.host}: ${e.operation} on ${e.resource_type} ${e.resource_name} denied in ${e.api} (broker ${e.broker})`); break;
     default: if (e.broker !== undefined) parts.push(`broker ${e.broker}`);
   }
   if (e.isr) parts.push(`ISR [${e.isr.join(",")}]`);

@@ -127,13 +127,27 @@ public final class Adapter {
     return p;
   }
 
-  /** SASL_SSL: the mechanism's login module with the user, the CA file as a PEM trust store. */
+  /**
+   * SASL_SSL: the mechanism's login module with the user, the CA file as a PEM trust store. SSL: the
+   * CA file, and a client certificate and its key as a PEM key store when given (mutual TLS).
+   */
   static void security(JsonNode cfg, Properties p) {
     String protocol = cfg.path("securityProtocol").asText("PLAINTEXT");
     if (protocol.isEmpty() || protocol.equals("PLAINTEXT")) {
       return;
     }
     p.put("security.protocol", protocol);
+    if (protocol.equals("SSL")) {
+      p.put("ssl.truststore.type", "PEM");
+      p.put("ssl.truststore.location", cfg.get("sslCaFile").asText());
+      String cert = cfg.path("sslCertFile").asText("");
+      if (!cert.isEmpty()) {
+        p.put("ssl.keystore.type", "PEM");
+        p.put("ssl.keystore.certificate.chain", readFile(cert));
+        p.put("ssl.keystore.key", readFile(cfg.get("sslKeyFile").asText()));
+      }
+      return;
+    }
     String mechanism = cfg.get("saslMechanism").asText();
     p.put("sasl.mechanism", mechanism);
     if (mechanism.equals("OAUTHBEARER")) {
@@ -170,6 +184,14 @@ public final class Adapter {
         p.put(e.getKey(), e.getValue().asText());
       }
     });
+  }
+
+  static String readFile(String path) {
+    try {
+      return java.nio.file.Files.readString(java.nio.file.Path.of(path));
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 
   static String jaasQuote(String s) {
