@@ -56,7 +56,7 @@ func each(who []string, checks ...func(who string) aclCheck) []aclCheck {
 
 var (
 	topicChecks   = []func(string) aclCheck{metaTopic, metaAll, topicConfigs, produceT, fetchT, describeTopicPartitions}
-	groupChecks   = []func(string) aclCheck{describeGroup, offsetFetchAll, findGroup, listGroups, consumerGroupDescribe}
+	groupChecks   = []func(string) aclCheck{describeGroup, offsetFetchAll, offsetFetchT, findGroup, listGroups, consumerGroupDescribe}
 	clusterChecks = []func(string) aclCheck{describeCluster, describeACLs, createTopicValidate, idempotentPID, brokerConfigs}
 	txnChecks     = []func(string) aclCheck{findTxn, txnPID, describeTxn, listTxnsCheck}
 )
@@ -68,7 +68,7 @@ func aclScenes(vers map[int16][2]int16) []aclScene {
 		allChecks = append(allChecks, cs...)
 	}
 	scenes := []aclScene{
-		{title: "no ACLs", checks: each(all, allChecks...)},
+		{title: "no ACLs", checks: append(each(all, allChecks...), each([]string{"alice"}, offsetFetchOld(1), offsetFetchOld(2), offsetFetchOld(7))...)},
 		{title: "alice DESCRIBE acl-t", acls: []binding{onT("alice", oDescribe)},
 			checks: each([]string{"alice", "bob"}, topicChecks...)},
 		{title: "alice READ acl-t (implies DESCRIBE)", acls: []binding{onT("alice", oRead)},
@@ -119,7 +119,7 @@ func aclScenes(vers map[int16][2]int16) []aclScene {
 			checks: each([]string{"alice", "bob", "carol"}, metaTopic)},
 		{title: "groups: alice READ, bob DESCRIBE, carol DELETE, dave READ acl-g and DESCRIBE acl-t",
 			acls:   []binding{onG("alice", oRead), onG("bob", oDescribe), onG("carol", oDelete), onG("dave", oRead), onT("dave", oDescribe)},
-			checks: each(principals, groupChecks...)},
+			checks: each(principals, append(groupChecks, offsetFetchOld(1), offsetFetchOld(2), offsetFetchOld(7))...)},
 		{title: "groups: alice ALL PREFIXED acl-, bob DESCRIBE *, carol DESCRIBE from 127.0.0.0/8, dave DESCRIBE from 10.0.0.0/8",
 			acls: []binding{b(rtGroup, prefixed, "acl-", "alice", "*", oAll, allowed), b(rtGroup, literal, "*", "bob", "*", oDescribe, allowed),
 				b(rtGroup, literal, "acl-g", "carol", "127.0.0.0/8", oDescribe, allowed), b(rtGroup, literal, "acl-g", "dave", "10.0.0.0/8", oDescribe, allowed)},
@@ -275,16 +275,58 @@ func offsetFetchAll(who string) aclCheck {
 		g.Group = "acl-g"
 		req.Groups = append(req.Groups, g)
 		return req
-	}, func(r kmsg.Response) string {
-		g := r.(*kmsg.OffsetFetchResponse).Groups[0]
-		var parts []string
-		for _, t := range g.Topics {
-			for _, p := range t.Partitions {
-				parts = append(parts, fmt.Sprintf("%d/%d@%d %s", len(parts), p.Partition, p.Offset, errName(p.ErrorCode)))
+	}, offsetsListed)
+}
+
+func offsetFetchT(who string) aclCheck {
+	return check(who, "OffsetFetch acl-g acl-t/0", func(s *aclSide) kmsg.Request {
+		req := kmsg.NewPtrOffsetFetchRequest()
+		g := kmsg.NewOffsetFetchRequestGroup()
+		g.Group = "acl-g"
+		rt := kmsg.NewOffsetFetchRequestGroupTopic()
+		rt.Topic, rt.TopicID, rt.Partitions = "acl-t", s.topicID("acl-t"), []int32{0}
+		g.Topics = append(g.Topics, rt)
+		req.Groups = append(req.Groups, g)
+		return req
+	}, offsetsListed)
+}
+
+// offsetFetchOld is OffsetFetch of acl-t/0 at version v, before groups
+// (v8): the group's error is the response's (v2-7) or each partition's.
+func offsetFetchOld(v int16) func(who string) aclCheck {
+	return func(who string) aclCheck {
+		c := check(who, fmt.Sprintf("OffsetFetch v%d acl-g acl-t/0", v), func(*aclSide) kmsg.Request {
+			req := kmsg.NewPtrOffsetFetchRequest()
+			req.Group = "acl-g"
+			rt := kmsg.NewOffsetFetchRequestTopic()
+			rt.Topic, rt.Partitions = "acl-t", []int32{0}
+			req.Topics = append(req.Topics, rt)
+			return req
+		}, func(r kmsg.Response) string {
+			resp := r.(*kmsg.OffsetFetchResponse)
+			var parts []string
+			for _, t := range resp.Topics {
+				for _, p := range t.Partitions {
+					parts = append(parts, fmt.Sprintf("%s/%d@%d %s", t.Topic, p.Partition, p.Offset, errName(p.ErrorCode)))
+				}
 			}
+			return fmt.Sprintf("%s, %d partitions listed %s", errName(resp.ErrorCode), len(parts), strings.Join(parts, " "))
+		})
+		c.at = v
+		return c
+	}
+}
+
+// offsetsListed is OffsetFetch's group error and the partitions it lists.
+func offsetsListed(r kmsg.Response) string {
+	g := r.(*kmsg.OffsetFetchResponse).Groups[0]
+	var parts []string
+	for _, t := range g.Topics {
+		for _, p := range t.Partitions {
+			parts = append(parts, fmt.Sprintf("%s/%d@%d %s", t.Topic, p.Partition, p.Offset, errName(p.ErrorCode)))
 		}
-		return fmt.Sprintf("%s, %d partitions listed %s", errName(g.ErrorCode), len(parts), strings.Join(parts, " "))
-	})
+	}
+	return fmt.Sprintf("%s, %d partitions listed %s", errName(g.ErrorCode), len(parts), strings.Join(parts, " "))
 }
 
 func findGroup(who string) aclCheck {

@@ -53,6 +53,8 @@ type aclScene struct {
 type aclCheck struct {
 	who  string
 	what string
+	// at pins the version (0: the newest both clusters serve).
+	at  int16
 	req  func(s *aclSide) kmsg.Request
 	obs  func(resp kmsg.Response) string
 }
@@ -112,9 +114,17 @@ func TestACLTable(t *testing.T) {
 		sides = append(sides, &aclSide{t: t, name: "fakekafka", addr: f.Addr(1)})
 	}
 	vers := map[int16][2]int16{}
+	var kafkaOnly []string // keys Kafka serves and fakekafka does not
 	for i, s := range sides {
 		s.conns = map[string]*Conn{}
 		own := apiVersionsAt(t, s.addr)
+		if i == 1 {
+			for key := range vers {
+				if _, ok := own[key]; !ok {
+					kafkaOnly = append(kafkaOnly, kmsg.NameForKey(key))
+				}
+			}
+		}
 		for key, v := range own {
 			if c, ok := vers[key]; ok {
 				vers[key] = [2]int16{max(c[0], v[0]), min(c[1], v[1])}
@@ -184,12 +194,21 @@ func TestACLTable(t *testing.T) {
 			t.Errorf("no row sends %s (key %d), which both clusters serve", kmsg.NameForKey(key), key)
 		}
 	}
-	fmt.Fprintf(&b, "\n%d rows over %d principals and %d API keys; %d the same.\n", len(rows), len(principals), len(keys), same)
+	slices.Sort(kafkaOnly)
+	fmt.Fprintf(&b, "\n%d rows over %d principals and %d API keys; %d the same. Keys Kafka serves and fakekafka does not: %s.\n",
+		len(rows), len(principals), len(keys), same, orNone(kafkaOnly))
 	t.Logf("%d rows, %d principals, %d API keys, %d the same", len(rows), len(principals), len(keys), same)
 	if t.Failed() && *update {
 		t.Fatal("not writing a table from a failed run")
 	}
 	checkBlock(t, aclTableStart, aclTableEnd, b.String(), true)
+}
+
+func orNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
 }
 
 func rowTitle(sc aclScene, c aclCheck) string { return sc.title + " · " + c.who + " · " + c.what }
@@ -244,7 +263,7 @@ func (s *aclSide) do(user string, req kmsg.Request) (kmsg.Response, error) {
 		}
 		s.conns[user] = c
 	}
-	if v, ok := s.vers[req.Key()]; ok {
+	if v, ok := s.vers[req.Key()]; ok && req.GetVersion() == 0 {
 		req.SetVersion(v[1])
 	}
 	resp, err := c.Do(ctx, req)
@@ -287,7 +306,9 @@ func (s *aclSide) run(sc aclScene, got map[string]map[string]string) {
 	for _, c := range sc.checks {
 		row := rowTitle(sc, c)
 		var o string
-		if resp, err := s.do(c.who, c.req(s)); err != nil {
+		req := c.req(s)
+		req.SetVersion(c.at)
+		if resp, err := s.do(c.who, req); err != nil {
 			o = closedConn
 		} else {
 			o = c.obs(resp)
@@ -373,8 +394,25 @@ func (s *aclSide) setup() {
 		}
 		return ready
 	})
-	var code int16
+	// Kafka creates __consumer_offsets and __transaction_state on the
+	// first FindCoordinator, then needs a moment to load them.
+	s.waitFor("a transaction coordinator", func() bool {
+		fc := kmsg.NewPtrFindCoordinatorRequest()
+		fc.CoordinatorType, fc.CoordinatorKeys = 1, []string{"setup-txn"}
+		if s.must("admin", fc).(*kmsg.FindCoordinatorResponse).Coordinators[0].ErrorCode != 0 {
+			return false
+		}
+		ip := kmsg.NewPtrInitProducerIDRequest()
+		ip.TransactionalID = kmsg.StringPtr("setup-txn")
+		ip.TransactionTimeoutMillis, ip.ProducerID, ip.ProducerEpoch = 60000, -1, -1
+		return s.must("admin", ip).(*kmsg.InitProducerIDResponse).ErrorCode == 0
+	})
 	s.waitFor("a commit for acl-g (the coordinator loads __consumer_offsets)", func() bool {
+		fc := kmsg.NewPtrFindCoordinatorRequest()
+		fc.CoordinatorKeys = []string{"acl-g"}
+		if s.must("admin", fc).(*kmsg.FindCoordinatorResponse).Coordinators[0].ErrorCode != 0 {
+			return false
+		}
 		oc := kmsg.NewPtrOffsetCommitRequest()
 		oc.Group, oc.Generation = "acl-g", -1
 		ot := kmsg.NewOffsetCommitRequestTopic()
@@ -384,7 +422,7 @@ func (s *aclSide) setup() {
 		ot.Partitions = append(ot.Partitions, op)
 		oc.Topics = append(oc.Topics, ot)
 		withIDs(s, oc)
-		code = s.must("admin", oc).(*kmsg.OffsetCommitResponse).Topics[0].Partitions[0].ErrorCode
+		code := s.must("admin", oc).(*kmsg.OffsetCommitResponse).Topics[0].Partitions[0].ErrorCode
 		return code == 0
 	})
 }
