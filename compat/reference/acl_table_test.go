@@ -55,8 +55,8 @@ type aclCheck struct {
 	what string
 	// at pins the version (0: the newest both clusters serve).
 	at  int16
-	req  func(s *aclSide) kmsg.Request
-	obs  func(resp kmsg.Response) string
+	req func(s *aclSide) kmsg.Request
+	obs func(resp kmsg.Response) string
 }
 
 // aclSide is one secured cluster as the table drives it.
