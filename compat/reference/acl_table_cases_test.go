@@ -150,6 +150,26 @@ func aclScenes(vers map[int16][2]int16) []aclScene {
 	return scenes
 }
 
+// allowEveryoneScenes run with allow.everyone.if.no.acl.found=true: a
+// resource no ACL names is open to everyone; one that any ACL names (for
+// anyone, any host, any operation) only to those its ACLs allow.
+func allowEveryoneScenes() []aclScene {
+	const e = "allow.everyone.if.no.acl.found: "
+	open := []func(string) aclCheck{metaTopic, metaAll, topicConfigs, produceT, fetchT, describeGroup, offsetFetchAll,
+		listGroups, describeCluster, describeACLs, createTopicValidate, idempotentPID, findTxn}
+	return []aclScene{
+		{title: e + "no ACLs", checks: each([]string{"alice"}, open...)},
+		{title: e + "bob READ acl-t", acls: []binding{onT("bob", oRead)},
+			checks: each([]string{"alice", "bob"}, metaTopic, metaAll, produceT, fetchT, topicConfigs)},
+		{title: e + "DENY alice READ PREFIXED acl-", acls: []binding{b(rtTopic, prefixed, "acl-", "alice", "*", oRead, denied)},
+			checks: each([]string{"alice", "bob"}, metaTopic, metaAll, fetchT)},
+		{title: e + "carol CREATE on the cluster from 10.0.0.0/8", acls: []binding{b(rtCluster, literal, "kafka-cluster", "carol", "10.0.0.0/8", oCreate, allowed)},
+			checks: each([]string{"carol", "dave"}, describeCluster, describeACLs, createTopicValidate, idempotentPID)},
+		{title: e + "User:* DESCRIBE acl-g, DENY dave DESCRIBE acl-g", acls: []binding{onG("*", oDescribe), b(rtGroup, literal, "acl-g", "dave", "*", oDescribe, denied)},
+			checks: each([]string{"carol", "dave"}, describeGroup, offsetFetchAll, findGroup)},
+	}
+}
+
 // check is an aclCheck.
 func check(who, what string, req func(s *aclSide) kmsg.Request, obs func(kmsg.Response) string) aclCheck {
 	return aclCheck{who: who, what: what, req: req, obs: obs}

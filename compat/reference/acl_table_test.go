@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -74,6 +75,8 @@ var (
 	secureKafka *Kafka
 	secureFake  *Fake
 	secureErr   error
+	// everyoneFake is fakekafka with allow.everyone.if.no.acl.found.
+	everyoneFake *Fake
 )
 
 // secureClusters starts the secured clusters once, for the tests that need
@@ -86,7 +89,7 @@ func secureClusters(t *testing.T) (*Kafka, *Fake) {
 				return
 			}
 		}
-		secureFake, secureErr = NewSecureFake()
+		secureFake, secureErr = NewSecureFake(false)
 	})
 	if secureErr != nil {
 		t.Fatal(secureErr)
@@ -100,6 +103,9 @@ func closeSecure() {
 	}
 	if secureFake != nil {
 		secureFake.Close()
+	}
+	if everyoneFake != nil {
+		everyoneFake.Close()
 	}
 }
 
@@ -143,9 +149,10 @@ func TestACLTable(t *testing.T) {
 		s.setup()
 	}
 	scenes := aclScenes(vers)
+	everyone := allowEveryoneScenes()
 	got := map[string]map[string]string{}
 	var rows []string
-	for _, sc := range scenes {
+	for _, sc := range append(scenes, everyone...) {
 		for _, c := range sc.checks {
 			rows = append(rows, rowTitle(sc, c))
 		}
@@ -158,6 +165,16 @@ func TestACLTable(t *testing.T) {
 			s.run(sc, got)
 		}
 	}
+	// Then with allow.everyone.if.no.acl.found=true: Kafka's broker
+	// restarted with it (the same topics and offsets), fakekafka a second
+	// cluster set up as the first.
+	for _, s := range sides {
+		s.allowEveryone(k)
+		for _, sc := range everyone {
+			s.run(sc, got)
+		}
+	}
+	scenes = append(scenes, everyone...)
 	if len(sides) < 2 {
 		return
 	}
@@ -360,6 +377,28 @@ func (s *aclSide) waitFor(what string, cond func() bool) {
 	}
 }
 
+// allowEveryone moves the side to a cluster with
+// allow.everyone.if.no.acl.found=true.
+func (s *aclSide) allowEveryone(k *Kafka) {
+	t := s.t
+	for user, c := range s.conns {
+		c.Close()
+		delete(s.conns, user)
+	}
+	if s.name == "Kafka" {
+		if err := k.RestartWith("allow.everyone.if.no.acl.found", "true"); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		var err error
+		if everyoneFake, err = NewSecureFake(true); err != nil {
+			t.Fatal(err)
+		}
+		s.addr = everyoneFake.Addr(1)
+	}
+	s.setup()
+}
+
 // setup creates, as admin, the topics (acl-t, acl-tx, acl-u, and corpus for
 // the API sweep's requests) and group acl-g with an offset for acl-t/0.
 func (s *aclSide) setup() {
@@ -375,7 +414,7 @@ func (s *aclSide) setup() {
 		req.Topics = append(req.Topics, rt)
 	}
 	for _, r := range s.must("admin", req).(*kmsg.CreateTopicsResponse).Topics {
-		if r.ErrorCode != 0 {
+		if r.ErrorCode != 0 && r.ErrorCode != kerr.TopicAlreadyExists.Code { // a restarted broker keeps them
 			t.Fatalf("%s: create %s: %s", s.name, r.Topic, errName(r.ErrorCode))
 		}
 	}
@@ -404,6 +443,11 @@ func (s *aclSide) setup() {
 		}
 		ip := kmsg.NewPtrInitProducerIDRequest()
 		ip.TransactionalID = kmsg.StringPtr("setup-txn")
+		ip.TransactionTimeoutMillis, ip.ProducerID, ip.ProducerEpoch = 60000, -1, -1
+		return s.must("admin", ip).(*kmsg.InitProducerIDResponse).ErrorCode == 0
+	})
+	s.waitFor("an idempotent producer id", func() bool {
+		ip := kmsg.NewPtrInitProducerIDRequest()
 		ip.TransactionTimeoutMillis, ip.ProducerID, ip.ProducerEpoch = 60000, -1, -1
 		return s.must("admin", ip).(*kmsg.InitProducerIDResponse).ErrorCode == 0
 	})

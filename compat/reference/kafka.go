@@ -73,6 +73,8 @@ type Kafka struct {
 	// inter-broker port.
 	secure   bool
 	internal map[int32]int
+	// extra settings for every node's server.properties (RestartWith).
+	extra map[string]string
 
 	mu       sync.Mutex
 	procs    map[int32]*exec.Cmd
@@ -220,6 +222,11 @@ func (k *Kafka) writeProps(node int32) error {
 		}
 		lines = append(lines, key+"="+v)
 	}
+	k.mu.Lock()
+	for key, v := range k.extra {
+		lines = append(lines, key+"="+v)
+	}
+	k.mu.Unlock()
 	return os.WriteFile(k.propsFile(node), []byte(strings.Join(lines, "\n")+"\n"), 0o644)
 }
 

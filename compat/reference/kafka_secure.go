@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"maps"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/fakekafka/fakekafka/server"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -67,6 +69,35 @@ func (k *Kafka) secureProps(node int32) []string {
 		"listener.name.sasl_plaintext.plain.sasl.jaas.config="+jaas.String())
 }
 
+// RestartWith adds key=value to every node's server.properties and restarts
+// them one by one, the controller first (on the same ports and data): for a
+// static setting such as allow.everyone.if.no.acl.found, which the
+// controller's authorizer needs too (it authorizes what brokers forward).
+func (k *Kafka) RestartWith(key, value string) error {
+	k.mu.Lock()
+	if k.extra == nil {
+		k.extra = map[string]string{}
+	}
+	k.extra[key] = value
+	k.mu.Unlock()
+	nodes := []int32{ControllerID}
+	for i := 1; i <= k.brokers; i++ {
+		nodes = append(nodes, int32(i))
+	}
+	for _, n := range nodes {
+		if err := k.stop(n, syscall.SIGTERM, 60*time.Second); err != nil {
+			return err
+		}
+		if err := k.writeProps(n); err != nil {
+			return err
+		}
+		if err := k.launch(n); err != nil {
+			return err
+		}
+	}
+	return k.waitReady(60 * time.Second)
+}
+
 // readyAddr is where waitReady asks a broker for Metadata: the client
 // listener, or on the secured cluster the PLAINTEXT inter-broker one.
 func (k *Kafka) readyAddr(id int32) string {
@@ -78,8 +109,9 @@ func (k *Kafka) readyAddr(id int32) string {
 
 // NewSecureFake starts fakekafka configured as the secured reference
 // cluster: one broker, a SASL_PLAINTEXT listener with the same PLAIN users,
-// the authorizer and the same super users.
-func NewSecureFake() (*Fake, error) {
+// the authorizer and the same super users; allowEveryone is
+// allow.everyone.if.no.acl.found.
+func NewSecureFake(allowEveryone bool) (*Fake, error) {
 	users := map[string]string{}
 	for _, u := range SecureUsers {
 		users[u] = password(u)
@@ -93,6 +125,7 @@ func NewSecureFake() (*Fake, error) {
 		SASLMechanisms:                []string{"PLAIN"},
 		Authorizer:                    true,
 		SuperUsers:                    SecureSuperUsers,
+		AllowEveryoneIfNoACLFound:     allowEveryone,
 		DefaultReplicationFactor:      1,
 		MinInsyncReplicas:             1,
 		NumPartitions:                 1,
