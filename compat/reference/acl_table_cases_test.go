@@ -118,7 +118,9 @@ func aclScenes(vers map[int16][2]int16) []aclScene {
 		{title: "principals are exact: User:Alice READ, Group:bob READ, User:carol READ", acls: []binding{onT("User:Alice", oRead), onT("Group:bob", oRead), onT("carol", oRead)},
 			checks: each([]string{"alice", "bob", "carol"}, metaTopic)},
 		{title: "groups: alice READ, bob DESCRIBE, carol DELETE, dave READ acl-g and DESCRIBE acl-t",
-			acls:   []binding{onG("alice", oRead), onG("bob", oDescribe), onG("carol", oDelete), onG("dave", oRead), onT("dave", oDescribe)},
+			acls: []binding{onG("alice", oRead), onG("bob", oDescribe), onG("carol", oDelete), onG("dave", oRead), onT("dave", oDescribe),
+				b(rtGroup, literal, "acl-cg", "alice", "*", oDescribe, allowed), b(rtGroup, literal, "acl-cg", "bob", "*", oAlterConfigs, allowed),
+				b(rtGroup, literal, "acl-cg", "carol", "*", oAll, allowed), b(rtGroup, literal, "acl-cg", "dave", "*", oDelete, allowed)},
 			checks: each(principals, append(groupChecks, offsetFetchOld(1), offsetFetchOld(2), offsetFetchOld(7))...)},
 		{title: "groups: alice ALL PREFIXED acl-, bob DESCRIBE *, carol DESCRIBE from 127.0.0.0/8, dave DESCRIBE from 10.0.0.0/8",
 			acls: []binding{b(rtGroup, prefixed, "acl-", "alice", "*", oAll, allowed), b(rtGroup, literal, "*", "bob", "*", oDescribe, allowed),
@@ -277,14 +279,19 @@ func describeGroup(who string) aclCheck {
 	})
 }
 
+// consumerGroupDescribe asks for acl-g (a classic group: not a consumer
+// group to this API) and acl-cg (a KIP-848 group without members).
 func consumerGroupDescribe(who string) aclCheck {
-	return check(who, "ConsumerGroupDescribe acl-g", func(*aclSide) kmsg.Request {
+	return check(who, "ConsumerGroupDescribe acl-g acl-cg", func(*aclSide) kmsg.Request {
 		req := kmsg.NewPtrConsumerGroupDescribeRequest()
-		req.Groups, req.IncludeAuthorizedOperations = []string{"acl-g"}, true
+		req.Groups, req.IncludeAuthorizedOperations = []string{"acl-g", "acl-cg"}, true
 		return req
 	}, func(r kmsg.Response) string {
-		g := r.(*kmsg.ConsumerGroupDescribeResponse).Groups[0]
-		return fmt.Sprintf("%s, ops %s", errName(g.ErrorCode), opNames(g.AuthorizedOperations))
+		var out []string
+		for _, g := range r.(*kmsg.ConsumerGroupDescribeResponse).Groups {
+			out = append(out, fmt.Sprintf("%s: %s, state %q, ops %s", g.Group, errName(g.ErrorCode), g.State, opNames(g.AuthorizedOperations)))
+		}
+		return strings.Join(out, "; ")
 	})
 }
 

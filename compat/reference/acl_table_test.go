@@ -469,6 +469,25 @@ func (s *aclSide) setup() {
 		code := s.must("admin", oc).(*kmsg.OffsetCommitResponse).Topics[0].Partitions[0].ErrorCode
 		return code == 0
 	})
+	// acl-cg: a KIP-848 consumer group that admin joins and leaves, so it
+	// exists without members on both clusters.
+	join := kmsg.NewPtrConsumerGroupHeartbeatRequest()
+	join.Group, join.MemberID, join.RebalanceTimeoutMillis = "acl-cg", "acl-table-member-000001", 30000
+	join.SubscribedTopicNames, join.Topics = []string{"acl-t"}, []kmsg.ConsumerGroupHeartbeatRequestTopic{}
+	var epoch int32
+	s.waitFor("admin joins acl-cg", func() bool {
+		resp := s.must("admin", join).(*kmsg.ConsumerGroupHeartbeatResponse)
+		epoch = resp.MemberEpoch
+		if resp.ErrorCode != 0 {
+			t.Logf("%s: join acl-cg: %s %v", s.name, errName(resp.ErrorCode), resp.ErrorMessage)
+		}
+		return resp.ErrorCode == 0
+	})
+	leave := kmsg.NewPtrConsumerGroupHeartbeatRequest()
+	leave.Group, leave.MemberID, leave.MemberEpoch = "acl-cg", join.MemberID, -1
+	if code := s.must("admin", leave).(*kmsg.ConsumerGroupHeartbeatResponse).ErrorCode; code != 0 {
+		t.Fatalf("%s: admin leaves acl-cg (epoch %d): %s", s.name, epoch, errName(code))
+	}
 }
 
 // withIDs fills in OffsetCommit's topic ids (v10+ names topics by id).
