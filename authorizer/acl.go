@@ -14,6 +14,7 @@ package authorizer
 import (
 	"errors"
 	"fmt"
+	"net/netip"
 	"strings"
 )
 
@@ -89,7 +90,7 @@ type ACL struct {
 	Name         string
 	Pattern      PatternType // LITERAL or PREFIXED
 	Principal    string      // "User:alice", or User:*
-	Host         string      // an IP address, or *
+	Host         string      // an IP address, a CIDR range (10.0.0.0/8), or *
 	Operation    Operation
 	Permission   Permission
 }
@@ -119,7 +120,11 @@ func (a ACL) Validate() error {
 	case !strings.Contains(a.Principal, ":"):
 		return bad("could not parse principal from %q (no colon is found)", a.Principal)
 	case a.Host == "":
-		return bad("invalid empty host")
+		return bad("Host pattern cannot be null or empty")
+	case strings.Contains(a.Host, "/"):
+		if _, err := netip.ParsePrefix(a.Host); err != nil {
+			return bad("Invalid CIDR notation '%s': %v", a.Host, err)
+		}
 	}
 	return nil
 }
@@ -141,7 +146,26 @@ func (a ACL) matchesResource(rt ResourceType, name string) bool {
 // matchesWho says whether the entry applies to the principal and host.
 func (a ACL) matchesWho(principal, host string) bool {
 	return (a.Principal == principal || a.Principal == WildcardPrincipal) &&
-		(a.Host == host || a.Host == Wildcard)
+		(a.Host == host || a.Host == Wildcard || inRange(a.Host, host))
+}
+
+// inRange says whether host (an IP address) lies in the CIDR range cidr, as
+// Kafka's CidrUtils.isInRange: both ends of the range count, an address of
+// the other family (or anything unparsable) is not in it, and a host
+// without "/" is no range.
+func inRange(cidr, host string) bool {
+	if !strings.Contains(cidr, "/") {
+		return false
+	}
+	p, err := netip.ParsePrefix(cidr)
+	if err != nil {
+		return false
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return false
+	}
+	return p.Contains(ip.Unmap())
 }
 
 // covers says whether the entry's operation applies to op: ALL covers

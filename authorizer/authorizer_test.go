@@ -211,3 +211,53 @@ func TestNames(t *testing.T) {
 		t.Fatal("transactional_id")
 	}
 }
+
+// TestAuthorizeCIDRHosts: a host with "/" is a CIDR range (Kafka 4.4's
+// CidrUtils): both ends count, the families do not mix, and a DENY by range
+// beats an ALLOW for every host.
+func TestAuthorizeCIDRHosts(t *testing.T) {
+	const alice = "User:alice"
+	from := func(host string, perm Permission) ACL {
+		return ACL{ResourceTopic, "t", PatternLiteral, alice, host, OpRead, perm}
+	}
+	for _, tc := range []struct {
+		acls   []ACL
+		client string
+		want   bool
+	}{
+		{[]ACL{from("127.0.0.0/8", PermissionAllow)}, "127.0.0.1", true},
+		{[]ACL{from("127.0.0.0/8", PermissionAllow)}, "127.255.255.255", true},
+		{[]ACL{from("127.0.0.0/8", PermissionAllow)}, "128.0.0.1", false},
+		{[]ACL{from("10.1.0.0/16", PermissionAllow)}, "10.1.200.3", true},
+		{[]ACL{from("10.1.0.0/16", PermissionAllow)}, "10.2.0.1", false},
+		{[]ACL{from("10.0.0.0/8", PermissionAllow)}, "127.0.0.1", false},
+		{[]ACL{from("127.0.0.1/32", PermissionAllow)}, "127.0.0.1", true},
+		{[]ACL{from("127.0.0.9/8", PermissionAllow)}, "127.0.0.1", true}, // host bits are ignored
+		{[]ACL{from("0.0.0.0/0", PermissionAllow)}, "192.168.1.1", true},
+		{[]ACL{from("fd00::/8", PermissionAllow)}, "fd12::1", true},
+		{[]ACL{from("fd00::/8", PermissionAllow)}, "fe80::1", false},
+		{[]ACL{from("::1/128", PermissionAllow)}, "::1", true},
+		{[]ACL{from("::/0", PermissionAllow)}, "127.0.0.1", false}, // an IPv4 client is not in an IPv6 range
+		{[]ACL{from("0.0.0.0/0", PermissionAllow)}, "::1", false},
+		{[]ACL{from("*", PermissionAllow), from("127.0.0.0/8", PermissionDeny)}, "127.0.0.1", false},
+		{[]ACL{from("*", PermissionAllow), from("10.0.0.0/8", PermissionDeny)}, "127.0.0.1", true},
+	} {
+		s := (&Set{}).Add(tc.acls...)
+		if got := s.Authorize(Action{alice, tc.client, OpRead, ResourceTopic, "t"}); got != tc.want {
+			t.Errorf("%v from %s: %v, want %v", tc.acls, tc.client, got, tc.want)
+		}
+	}
+}
+
+// TestValidateCIDRHost: a host with "/" must be a CIDR range (Kafka:
+// INVALID_REQUEST "Invalid CIDR notation"); other hosts are not checked.
+func TestValidateCIDRHost(t *testing.T) {
+	for host, ok := range map[string]bool{"10.0.0.0/8": true, "fd00::/8": true, "127.0.0.1": true, "not-an-ip": true,
+		"10.0.0.0/33": false, "10.0.0/8": false, "/8": false, "fd00::/129": false, "": false} {
+		a := allow(ResourceTopic, PatternLiteral, "t", "User:alice", OpRead)
+		a.Host = host
+		if err := a.Validate(); (err == nil) != ok {
+			t.Errorf("host %q: %v, want ok=%v", host, err, ok)
+		}
+	}
+}

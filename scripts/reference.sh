@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs compat/reference: Apache Kafka 4.x itself beside fakekafka, the
-# differential scenarios and the request corpus, and checks the tables
+# differential scenarios, the request corpus and the ACL table (TestACLTable,
+# on a second, secured one-broker Kafka cluster it starts for that test:
+# about a minute more), and checks the tables
 # in docs/reference.md (pass -update-reference to rewrite them; other arguments go to go test). Needs Java 17+
 # (a JDK: scripts/gen-configs.sh compiles a small program) and Maven: installs them from Debian's packages when missing and we are
 # root. The Kafka jars go to ~/.m2 and their classpath to

@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"net"
 	"slices"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/twmb/franz-go/pkg/kversion"
 )
 
 // The clients in these tests connect over PLAINTEXT, so their principal is
@@ -336,7 +338,8 @@ func TestACLFaultsFireFirst(t *testing.T) {
 }
 
 // TestACLCreateTopicsHidesConfigs: CREATE without DESCRIBE_CONFIGS creates
-// the topic but answers its configs with TOPIC_AUTHORIZATION_FAILED.
+// the topic but answers its configs with TOPIC_AUTHORIZATION_FAILED and its
+// partition count and replication factor as -1, as Kafka 4.4 does.
 func TestACLCreateTopicsHidesConfigs(t *testing.T) {
 	c := aclCluster(t, Config{})
 	mustGrant(t, c, grant(authorizer.ResourceTopic, "a", authorizer.OpCreate), grant(authorizer.ResourceTopic, "b", authorizer.OpCreate, authorizer.OpDescribeConfigs))
@@ -352,8 +355,79 @@ func TestACLCreateTopicsHidesConfigs(t *testing.T) {
 	}
 	for _, st := range resp.Topics {
 		hidden := st.Topic == "a"
-		if st.ErrorCode != 0 || (st.ConfigErrorCode == errTopicAuth) != hidden || (len(st.Configs) == 0) != hidden {
-			t.Fatalf("%s: error %d, config error %d, %d configs", st.Topic, st.ErrorCode, st.ConfigErrorCode, len(st.Configs))
+		if st.ErrorCode != 0 || (st.ConfigErrorCode == errTopicAuth) != hidden || (len(st.Configs) == 0) != hidden ||
+			(st.NumPartitions == -1) != hidden || (st.ReplicationFactor == -1) != hidden {
+			t.Fatalf("%s: error %d, config error %d, %d configs, %d partitions, rf %d", st.Topic, st.ErrorCode, st.ConfigErrorCode,
+				len(st.Configs), st.NumPartitions, st.ReplicationFactor)
+		}
+	}
+}
+
+// TestACLDescribeEveryScramUserDeniedCloses: a principal without DESCRIBE on
+// the cluster asking for every user's SCRAM credentials (null Users) gets
+// the connection closed, as Kafka 4.4's broker does; naming users gets
+// CLUSTER_AUTHORIZATION_FAILED per user.
+func TestACLDescribeEveryScramUserDeniedCloses(t *testing.T) {
+	c := aclCluster(t, Config{})
+	nc, err := net.Dial("tcp", c.Bootstrap()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	named := kmsg.NewPtrDescribeUserSCRAMCredentialsRequest()
+	named.Users = []kmsg.DescribeUserSCRAMCredentialsRequestUser{{Name: "alice"}}
+	resp := named.ResponseKind()
+	rawRoundTrip(t, nc, named, resp)
+	if r := resp.(*kmsg.DescribeUserSCRAMCredentialsResponse); r.ErrorCode != errClusterAuth || len(r.Results) != 1 || r.Results[0].ErrorCode != errClusterAuth {
+		t.Fatalf("named user: %+v", r)
+	}
+	every := kmsg.NewPtrDescribeUserSCRAMCredentialsRequest() // Users null
+	every.SetVersion(0)
+	if _, err := nc.Write(kmsg.NewRequestFormatter().AppendRequest(nil, every, 2)); err != nil {
+		t.Fatal(err)
+	}
+	_ = nc.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if n, err := nc.Read(make([]byte, 1)); err == nil {
+		t.Fatalf("every user: read %d bytes, want the connection closed", n)
+	}
+}
+
+// TestACLOffsetFetchDeniedGroupListsNothing: before groups (v2-7) a group
+// the principal may not DESCRIBE is answered GROUP_AUTHORIZATION_FAILED with
+// no partitions, as Kafka does; v1 lists each asked partition with the error.
+func TestACLOffsetFetchDeniedGroupListsNothing(t *testing.T) {
+	c := aclCluster(t, Config{})
+	if err := c.CreateTopic("t", 1, 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		version    int16
+		partitions int
+	}{{1, 1}, {2, 0}, {7, 0}} {
+		v := kversion.Stable()
+		v.SetMaxKeyVersion(9, tc.version)
+		cl := newClient(t, c, kgo.MaxVersions(v))
+		req := kmsg.NewPtrOffsetFetchRequest()
+		req.Group = "g"
+		rt := kmsg.NewOffsetFetchRequestTopic()
+		rt.Topic, rt.Partitions = "t", []int32{0}
+		req.Topics = append(req.Topics, rt)
+		// To broker 1 directly: the client would first look for g's
+		// coordinator, which is denied too.
+		kresp, err := cl.Broker(1).Request(testContext(t), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp := kresp.(*kmsg.OffsetFetchResponse)
+		n, code := 0, resp.ErrorCode
+		for _, t := range resp.Topics {
+			n += len(t.Partitions)
+			if tc.version < 2 {
+				code = t.Partitions[0].ErrorCode
+			}
+		}
+		if code != errGroupAuth || n != tc.partitions {
+			t.Errorf("v%d: code %d, %d partitions listed; want GROUP_AUTHORIZATION_FAILED and %d", tc.version, code, n, tc.partitions)
 		}
 	}
 }

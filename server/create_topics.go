@@ -21,7 +21,8 @@ package server
 //
 // With the authorizer a topic needs CREATE on the cluster or on itself
 // (TOPIC_AUTHORIZATION_FAILED); without DESCRIBE_CONFIGS on it the result
-// leaves the configs out and sets the config error code (tagged, v5+) to
+// leaves the configs out, reports -1 for the partition count and the
+// replication factor, and sets the config error code (tagged, v5+) to
 // TOPIC_AUTHORIZATION_FAILED.
 //
 // Under a controller_mutation_rate quota each created topic takes its
@@ -115,8 +116,11 @@ func (cn *conn) handleCreateTopics(req *kmsg.CreateTopicsRequest) (kmsg.Response
 			}
 		}
 		if !cn.allowedTopic(authorizer.OpDescribeConfigs, rt.Topic) {
-			// Created, but its configs are not this principal's to see.
+			// Created, but its configs, partition count and replication
+			// factor are not this principal's to see (Kafka's controller
+			// leaves them at -1).
 			st.ConfigErrorCode = errTopicAuth
+			st.NumPartitions, st.ReplicationFactor = -1, -1
 		} else if t != nil {
 			// Every topic config, as DescribeConfigs would list it (v5+).
 			st.Configs = createdConfigs(c.topicEntries(cn.b.id, t.cfg().configs))

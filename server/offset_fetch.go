@@ -7,7 +7,8 @@ package server
 // requested partition, or of every partition the group committed when the
 // topic list is null (v2+); a partition without a commit gets offset -1.
 // Group errors (NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE) go on the
-// group (v8+), the response (v2-7) or every partition (v0-1). With
+// group (v8+), the response (v2-7) or every partition (v0-1); a group the
+// principal may not DESCRIBE lists no partitions from v2 on. With
 // require_stable (v7+) a partition a transaction still holds a pending
 // TxnOffsetCommit for answers UNSTABLE_OFFSET_COMMIT (the client retries
 // until the marker); without it the last committed offset. The empty group
@@ -62,6 +63,9 @@ func (cn *conn) handleOffsetFetch(req *kmsg.OffsetFetchRequest) (kmsg.Response, 
 	resp.Topics = got
 	if req.Version >= 2 {
 		resp.ErrorCode = code
+		if code == errGroupAuth {
+			resp.Topics = nil // Kafka's error answer for a denied group lists nothing (v1 lists each partition)
+		}
 	} else if code != 0 {
 		for i := range resp.Topics {
 			for j := range resp.Topics[i].Partitions {

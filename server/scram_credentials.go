@@ -7,8 +7,10 @@ package server
 // With the authorizer, Describe needs DESCRIBE and Alter ALTER on the
 // cluster. Denied, they answer as Kafka's error responses do: Describe
 // CLUSTER_AUTHORIZATION_FAILED at the top and in one result per user asked
-// (without the user's name, as Kafka leaves it out); Alter the error for
-// each user named, once, sorted by name.
+// (without the user's name, as Kafka leaves it out), and a denied request
+// for every user (null Users) closes the connection, as Kafka's broker does
+// when it fails to build that answer; Alter the error for each user named,
+// once, sorted by name.
 
 import (
 	"fmt"
@@ -36,6 +38,14 @@ func scramMechanismNumber(name string) int8 {
 func (cn *conn) handleDescribeUserSCRAMCredentials(req *kmsg.DescribeUserSCRAMCredentialsRequest) (kmsg.Response, error) {
 	resp := req.ResponseKind().(*kmsg.DescribeUserSCRAMCredentialsResponse)
 	if !cn.allowedCluster(authorizer.OpDescribe) {
+		if req.Users == nil {
+			// Kafka 4.4 builds this error answer from the request's users;
+			// with null users (every user) that fails and the broker
+			// closes the connection instead of answering.
+			cn.b.c.log.Info("DescribeUserScramCredentials for every user denied: closing the connection, as Kafka does",
+				"broker", cn.b.id, "principal", cn.principal)
+			return nil, errCloseConn
+		}
 		resp.ErrorCode = errClusterAuth
 		for range req.Users {
 			r := kmsg.NewDescribeUserSCRAMCredentialsResponseResult()

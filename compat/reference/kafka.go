@@ -68,6 +68,13 @@ type Kafka struct {
 	brokers   int
 	ports     map[int32]int // node id -> client (or controller) port
 	ctlPort   int
+	// secure: a SASL_PLAINTEXT client listener with the StandardAuthorizer
+	// (kafka_secure.go); internal then holds each broker's PLAINTEXT
+	// inter-broker port.
+	secure   bool
+	internal map[int32]int
+	// extra settings for every node's server.properties (RestartWith).
+	extra map[string]string
 
 	mu       sync.Mutex
 	procs    map[int32]*exec.Cmd
@@ -124,7 +131,9 @@ func Resolve() error {
 
 // StartKafka formats and starts a reference cluster in a new temporary
 // directory and waits until it is ready.
-func StartKafka(brokers int) (*Kafka, error) {
+func StartKafka(brokers int) (*Kafka, error) { return startKafka(brokers, false) }
+
+func startKafka(brokers int, secure bool) (*Kafka, error) {
 	cp, err := Classpath()
 	if err != nil {
 		return nil, err
@@ -136,7 +145,7 @@ func StartKafka(brokers int) (*Kafka, error) {
 	id := make([]byte, 16)
 	_, _ = rand.Read(id)
 	k := &Kafka{
-		dir: dir, classpath: cp, brokers: brokers,
+		dir: dir, classpath: cp, brokers: brokers, secure: secure, internal: map[int32]int{},
 		clusterID: base64.RawURLEncoding.EncodeToString(id),
 		ports:     map[int32]int{}, procs: map[int32]*exec.Cmd{}, done: map[int32]chan struct{}{},
 		stopping: map[int32]bool{}, died: map[int32]error{},
@@ -148,6 +157,11 @@ func StartKafka(brokers int) (*Kafka, error) {
 	for _, n := range nodes {
 		if k.ports[n], err = freePort(); err != nil {
 			return nil, err
+		}
+		if secure && n != ControllerID {
+			if k.internal[n], err = freePort(); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if err := k.format(nodes); err != nil {
@@ -188,20 +202,31 @@ func (k *Kafka) writeProps(node int32) error {
 		"node.id=" + strconv.Itoa(int(node)),
 		"controller.quorum.voters=" + voters,
 		"controller.listener.names=CONTROLLER",
-		"listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
 		"log.dirs=" + filepath.Join(k.dir, fmt.Sprintf("data%d", node)),
 	}
-	if node == ControllerID {
-		lines = append(lines, "process.roles=controller",
+	switch {
+	case k.secure:
+		lines = append(lines, k.secureProps(node)...)
+	case node == ControllerID:
+		lines = append(lines, "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT", "process.roles=controller",
 			fmt.Sprintf("listeners=CONTROLLER://127.0.0.1:%d", k.ports[node]))
-	} else {
+	default:
 		addr := fmt.Sprintf("PLAINTEXT://127.0.0.1:%d", k.ports[node])
-		lines = append(lines, "process.roles=broker", "listeners="+addr, "advertised.listeners="+addr,
+		lines = append(lines, "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+			"process.roles=broker", "listeners="+addr, "advertised.listeners="+addr,
 			"inter.broker.listener.name=PLAINTEXT")
 	}
 	for key, v := range KafkaSettings {
+		if sv, ok := secureSettings[key]; ok && k.secure {
+			v = sv
+		}
 		lines = append(lines, key+"="+v)
 	}
+	k.mu.Lock()
+	for key, v := range k.extra {
+		lines = append(lines, key+"="+v)
+	}
+	k.mu.Unlock()
 	return os.WriteFile(k.propsFile(node), []byte(strings.Join(lines, "\n")+"\n"), 0o644)
 }
 
@@ -306,7 +331,7 @@ func (k *Kafka) waitReady(timeout time.Duration) error {
 		k.mu.Unlock()
 		ok := true
 		for _, id := range up {
-			n, err := metadataBrokers(ctx, k.Addr(id))
+			n, err := metadataBrokers(ctx, k.readyAddr(id))
 			if err != nil || n < len(up) {
 				ok, last = false, fmt.Errorf("broker %d sees %d brokers: %v", id, n, err)
 				break

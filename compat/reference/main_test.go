@@ -54,6 +54,7 @@ func TestMain(m *testing.M) {
 }
 
 func runWithClusters(m *testing.M) (int, error) {
+	defer closeSecure() // started by the tests that need them (acl_table_test.go)
 	var err error
 	if *only == "fakekafka" {
 		if fake, err = NewFake(); err != nil {
