@@ -1,0 +1,217 @@
+package server
+
+import (
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/fakekafka/fakekafka/clock"
+	"github.com/fakekafka/fakekafka/protocol"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// TestTxnMarkerDelayFault: a fault rule on WriteTxnMarkers with a delay
+// holds the coordinator's marker request to that leader on the cluster's
+// clock, so the transaction stays PrepareCommit that long after EndTxn
+// answered; a Produce of the next transaction (transaction version 2) is
+// answered CONCURRENT_TRANSACTIONS after the leader's 100 ms, and the
+// transaction completes once the delay has passed.
+func TestTxnMarkerDelayFault(t *testing.T) {
+	clk := clock.NewManual(time.Unix(1_700_000_000, 0))
+	c := txnCluster(t, Config{Clock: clk, Timing: TimingKafka})
+	if err := c.CreateTopic("pr", 1, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	ps, _ := c.Partition("pr", 0)
+	rule, err := c.InjectFault(Fault{API: "WriteTxnMarkers", Broker: ps.Leader, Topic: "pr", Delay: time.Second,
+		ClientID: markerSenderClientID(mustTxnCoordinator(t, c, "slow"))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := testContext(t)
+	cl := newClient(t, c)
+	init := kmsg.NewPtrInitProducerIDRequest()
+	init.TransactionalID, init.TransactionTimeoutMillis = kmsg.StringPtr("slow"), 60000
+	ir, err := init.RequestWith(ctx, cl)
+	if err != nil || ir.ErrorCode != 0 {
+		t.Fatalf("InitProducerID: %v %v", err, ir)
+	}
+	pid := ir.ProducerID
+	batch := func(epoch int16, seq int32) []byte {
+		b, err := protocol.BuildBatch(protocol.BatchHeader{Attributes: protocol.AttrTransactional, ProducerID: pid, ProducerEpoch: epoch, BaseSequence: seq},
+			protocol.CodecNone, []protocol.Record{{Value: []byte("v")}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	id := kmsg.StringPtr("slow")
+	if code := produceRaw(t, c, cl, id, batch(ir.ProducerEpoch, 0)); code != 0 {
+		t.Fatalf("first transaction's batch: %v", kerr.ErrorForCode(code))
+	}
+	end := kmsg.NewPtrEndTxnRequest()
+	end.TransactionalID, end.ProducerID, end.ProducerEpoch, end.Commit = "slow", pid, ir.ProducerEpoch, true
+	er, err := end.RequestWith(ctx, cl)
+	if err != nil || er.ErrorCode != 0 {
+		t.Fatalf("EndTxn: %v %v", err, er)
+	}
+	ended := clk.Now()
+	if err := rule.WaitHits(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+
+	type result struct {
+		code int16
+		at   time.Time
+	}
+	done := make(chan result, 1)
+	go func() {
+		code := produceRaw(t, c, cl, id, batch(er.ProducerEpoch, 0))
+		done <- result{code, clk.Now()}
+	}()
+	// Both the leader's 100 ms and the marker's delay run on the
+	// cluster's clock: move it in small steps until the produce answers,
+	// then until the transaction completes.
+	step := func() {
+		if err := c.AdvanceClock(5 * time.Millisecond); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Millisecond) // lets the broker run between steps, not a synchronisation
+	}
+	var r result
+	deadline := time.After(20 * time.Second)
+wait:
+	for {
+		select {
+		case r = <-done:
+			break wait
+		case <-deadline:
+			t.Fatal("the produce did not answer")
+		default:
+		}
+		step()
+	}
+	if r.code != kerr.ConcurrentTransactions.Code {
+		t.Fatalf("produce while the markers are delayed: %v, want CONCURRENT_TRANSACTIONS", kerr.ErrorForCode(r.code))
+	}
+	if waited := r.at.Sub(ended); waited < addPartitionsToTxnRetryBackoffMax || waited >= time.Second {
+		t.Fatalf("answered %v after EndTxn on the cluster's clock, want 100 ms and before the marker's 1 s", waited)
+	}
+	var completed time.Time
+	for completed.IsZero() {
+		select {
+		case <-deadline:
+			t.Fatalf("transaction not complete: %+v", c.Transactions())
+		default:
+		}
+		if ts := c.Transactions(); len(ts) == 1 && ts[0].State == "CompleteCommit" {
+			completed = clk.Now()
+			break
+		}
+		step()
+	}
+	if took := completed.Sub(ended); took < time.Second || took > 2*time.Second {
+		t.Fatalf("complete %v after EndTxn on the cluster's clock, want the marker's 1 s delay", took)
+	}
+	if n := rule.Hits(); n != 1 {
+		t.Fatalf("fault fired %d times, want once (one marker request to one leader)", n)
+	}
+	if code := produceRaw(t, c, cl, id, batch(er.ProducerEpoch, 0)); code != 0 {
+		t.Fatalf("the retried batch after completion: %v", kerr.ErrorForCode(code))
+	}
+}
+
+// mustTxnCoordinator is the broker coordinating transactional id.
+func mustTxnCoordinator(t *testing.T, c *Cluster, id string) int32 {
+	t.Helper()
+	b, code := c.txnCoordinatorOf(id)
+	if code != 0 {
+		t.Fatalf("coordinator of %s: %v", id, kerr.ErrorForCode(code))
+	}
+	return b
+}
+
+// txnErrLog is a franz-go logger at debug level that counts the
+// CONCURRENT_TRANSACTIONS and OUT_OF_ORDER_SEQUENCE_NUMBER answers to its
+// produce requests, one per partition.
+type txnErrLog struct{ ct, ooo atomic.Int64 }
+
+func (*txnErrLog) Level() kgo.LogLevel { return kgo.LogLevelDebug }
+
+func (l *txnErrLog) Log(_ kgo.LogLevel, msg string, kvs ...any) {
+	if msg != "produced" {
+		return
+	}
+	for i := 0; i+1 < len(kvs); i += 2 {
+		if kvs[i] == "to" {
+			s := fmt.Sprint(kvs[i+1])
+			l.ct.Add(int64(strings.Count(s, "(CONCURRENT_TRANSACTIONS")))
+			l.ooo.Add(int64(strings.Count(s, "(OUT_OF_ORDER_SEQUENCE_NUMBER")))
+		}
+	}
+}
+
+// TestTxnFranzGoSlowMarkers: under timing kafka, with every marker request
+// delayed 250 ms by a fault rule, a franz-go transactional producer
+// (transaction version 2) that starts each transaction as soon as the
+// previous one's EndTxn answers meets CONCURRENT_TRANSACTIONS on the first
+// Produce of every transaction after the first (the leader answers it after
+// 100 ms), retries, and commits every transaction with each record read
+// exactly once.
+func TestTxnFranzGoSlowMarkers(t *testing.T) {
+	c := txnCluster(t, Config{Timing: TimingKafka})
+	if err := c.CreateTopic("slowm", 3, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	rule, err := c.InjectFault(Fault{API: "WriteTxnMarkers", Delay: 250 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log txnErrLog
+	cl := newClient(t, c, kgo.TransactionalID("slowm-txn"), kgo.DefaultProduceTopic("slowm"), kgo.WithLogger(&log),
+		kgo.RecordPartitioner(kgo.ManualPartitioner()),
+		// franz-go retries a CONCURRENT_TRANSACTIONS batch after its next
+		// metadata refresh, at most every MetadataMinAge (5 s by default).
+		kgo.RetryBackoffFn(func(int) time.Duration { return 20 * time.Millisecond }), kgo.MetadataMinAge(50*time.Millisecond))
+	ctx := testContext(t)
+	const txns, perPartition = 4, 5
+	for i := range txns {
+		if err := cl.BeginTransaction(); err != nil {
+			t.Fatal(err)
+		}
+		for part := range int32(3) {
+			for j := range perPartition {
+				cl.Produce(ctx, &kgo.Record{Partition: part, Value: fmt.Appendf(nil, "%d-%d-%d", i, part, j)}, nil)
+			}
+		}
+		if err := cl.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := log.ct.Load(); n < txns-1 {
+		t.Fatalf("%d CONCURRENT_TRANSACTIONS answers, want one at least for each of the %d transactions after the first", n, txns-1)
+	}
+	if n := rule.Hits(); n < txns {
+		t.Fatalf("fault fired %d times, want a marker request per leader per transaction (>= %d)", n, txns)
+	}
+	t.Logf("%d CONCURRENT_TRANSACTIONS, %d OUT_OF_ORDER_SEQUENCE_NUMBER answers; %d marker requests delayed", log.ct.Load(), log.ooo.Load(), rule.Hits())
+	want := txns * 3 * perPartition
+	recs := consumeValues(t, c, "slowm", true, func(rs []*kgo.Record) bool { return len(rs) >= want })
+	seen := map[string]bool{}
+	for _, r := range recs {
+		if seen[string(r.Value)] {
+			t.Fatalf("record %s read twice", r.Value)
+		}
+		seen[string(r.Value)] = true
+	}
+	if len(seen) != want {
+		t.Fatalf("read_committed %d records, want %d", len(seen), want)
+	}
+}
