@@ -3,6 +3,7 @@ package server
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -138,7 +139,11 @@ func mustTxnCoordinator(t *testing.T, c *Cluster, id string) int32 {
 // txnErrLog is a franz-go logger at debug level that counts the
 // CONCURRENT_TRANSACTIONS and OUT_OF_ORDER_SEQUENCE_NUMBER answers to its
 // produce requests, one per partition.
-type txnErrLog struct{ ct, ooo atomic.Int64 }
+type txnErrLog struct {
+	ct, ooo atomic.Int64
+	mu      sync.Mutex
+	answers []string // the produce answers that carried either
+}
 
 func (*txnErrLog) Level() kgo.LogLevel { return kgo.LogLevelDebug }
 
@@ -149,8 +154,14 @@ func (l *txnErrLog) Log(_ kgo.LogLevel, msg string, kvs ...any) {
 	for i := 0; i+1 < len(kvs); i += 2 {
 		if kvs[i] == "to" {
 			s := fmt.Sprint(kvs[i+1])
-			l.ct.Add(int64(strings.Count(s, "(CONCURRENT_TRANSACTIONS")))
-			l.ooo.Add(int64(strings.Count(s, "(OUT_OF_ORDER_SEQUENCE_NUMBER")))
+			ct, ooo := strings.Count(s, "(CONCURRENT_TRANSACTIONS"), strings.Count(s, "(OUT_OF_ORDER_SEQUENCE_NUMBER")
+			l.ct.Add(int64(ct))
+			l.ooo.Add(int64(ooo))
+			if ct+ooo > 0 {
+				l.mu.Lock()
+				l.answers = append(l.answers, s)
+				l.mu.Unlock()
+			}
 		}
 	}
 }
@@ -213,5 +224,80 @@ func TestTxnFranzGoSlowMarkers(t *testing.T) {
 	}
 	if len(seen) != want {
 		t.Fatalf("read_committed %d records, want %d", len(seen), want)
+	}
+}
+
+// TestTxnFranzGoOutOfOrderBehindConcurrentTransactions: the batch a
+// franz-go producer has in flight behind one answered
+// CONCURRENT_TRANSACTIONS is answered OUT_OF_ORDER_SEQUENCE_NUMBER once the
+// previous transaction completes (sequence 1 at the new epoch, sequence 0
+// not written), as in Kafka 4.4; franz-go skips that answer (the batch is
+// not its first) and resends both in order. The marker is delayed 300 ms
+// by a fault rule; the first Produce of the next transaction gets
+// CONCURRENT_TRANSACTIONS after 100 ms, and a Produce fault rule holds the
+// second one 250 ms, so it reaches the leader while the first is waiting
+// for its retry and goes in as soon as the transaction completes.
+func TestTxnFranzGoOutOfOrderBehindConcurrentTransactions(t *testing.T) {
+	c := txnCluster(t, Config{Timing: TimingKafka})
+	if err := c.CreateTopic("oos", 1, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	var log txnErrLog
+	cl := newClient(t, c, kgo.TransactionalID("oos-txn"), kgo.DefaultProduceTopic("oos"), kgo.WithLogger(&log),
+		kgo.RetryBackoffFn(func(int) time.Duration { return 20 * time.Millisecond }), kgo.MetadataMinAge(50*time.Millisecond))
+	ctx := testContext(t)
+	if err := cl.BeginTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.ProduceSync(ctx, &kgo.Record{Value: []byte("t1")}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.InjectFault(Fault{API: "WriteTxnMarkers", Topic: "oos", Delay: 300 * time.Millisecond, Count: 1}); err != nil {
+		t.Fatal(err)
+	}
+	first, err := c.InjectFault(Fault{API: "Produce", Topic: "oos", Count: 1}) // counts the first request
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.InjectFault(Fault{API: "Produce", Topic: "oos", Count: 1, Delay: 250 * time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.BeginTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	results := make(chan error, 2)
+	done := func(_ *kgo.Record, err error) { results <- err }
+	cl.Produce(ctx, &kgo.Record{Value: []byte("t2-0")}, done)
+	if err := first.WaitHits(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	cl.Produce(ctx, &kgo.Record{Value: []byte("t2-1")}, done) // a second request, in flight behind the first
+	for range 2 {
+		if err := <-results; err != nil {
+			t.Fatalf("produce: %v", err)
+		}
+	}
+	if err := cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
+		t.Fatal(err)
+	}
+	log.mu.Lock()
+	answers := strings.Join(log.answers, "; ")
+	log.mu.Unlock()
+	// franz-go logs the first batch as "retrying" and the one behind it
+	// as "skipped": it is resent after the first.
+	if ct, ooo := log.ct.Load(), log.ooo.Load(); ct < 1 || ooo < 1 || !strings.Contains(answers, "skipped@") {
+		t.Fatalf("franz-go saw %d CONCURRENT_TRANSACTIONS and %d OUT_OF_ORDER_SEQUENCE_NUMBER answers (%s), want both, the second skipped", ct, ooo, answers)
+	}
+	t.Logf("franz-go's produce answers: %s", answers)
+	recs := consumeValues(t, c, "oos", true, func(rs []*kgo.Record) bool { return len(rs) >= 3 })
+	var got []string
+	for _, r := range recs {
+		got = append(got, string(r.Value))
+	}
+	if strings.Join(got, ",") != "t1,t2-0,t2-1" {
+		t.Fatalf("read_committed %v, want [t1 t2-0 t2-1]", got)
 	}
 }
