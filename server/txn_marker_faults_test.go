@@ -301,3 +301,112 @@ func TestTxnFranzGoOutOfOrderBehindConcurrentTransactions(t *testing.T) {
 		t.Fatalf("read_committed %v, want [t1 t2-0 t2-1]", got)
 	}
 }
+
+// TestTxnProduceAddsRequestPartitionsTogether: a transaction version 2
+// Produce to two partitions of one leader adds both to the transaction in
+// one request to the coordinator, as Kafka's leader does: while the
+// previous transaction completes (its marker delayed by a fault rule) both
+// are answered CONCURRENT_TRANSACTIONS after one 100 ms wait, not one
+// after 100 ms and the other after 200 ms.
+func TestTxnProduceAddsRequestPartitionsTogether(t *testing.T) {
+	clk := clock.NewManual(time.Unix(1_700_000_000, 0))
+	c := txnCluster(t, Config{Clock: clk})
+	if err := c.CreateTopic("two", 6, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	byLeader := map[int32][]int32{}
+	var leader int32 = -1
+	for p := range int32(6) {
+		ps, _ := c.Partition("two", p)
+		byLeader[ps.Leader] = append(byLeader[ps.Leader], p)
+		if len(byLeader[ps.Leader]) == 2 {
+			leader = ps.Leader
+			break
+		}
+	}
+	if leader < 0 {
+		t.Fatalf("no two partitions share a leader: %v", byLeader)
+	}
+	parts := byLeader[leader]
+	if _, err := c.InjectFault(Fault{API: "WriteTxnMarkers", Topic: "two", Delay: time.Second, Count: 1}); err != nil {
+		t.Fatal(err)
+	}
+	ctx := testContext(t)
+	cl := newClient(t, c)
+	init := kmsg.NewPtrInitProducerIDRequest()
+	init.TransactionalID, init.TransactionTimeoutMillis = kmsg.StringPtr("two"), 60000
+	ir, err := init.RequestWith(ctx, cl)
+	if err != nil || ir.ErrorCode != 0 {
+		t.Fatalf("InitProducerID: %v %v", err, ir)
+	}
+	produce := func(epoch int16, parts ...int32) []int16 {
+		req := kmsg.NewPtrProduceRequest()
+		req.Acks, req.TimeoutMillis, req.TransactionID = -1, 5000, kmsg.StringPtr("two")
+		rt := kmsg.NewProduceRequestTopic()
+		rt.Topic = "two"
+		for _, p := range parts {
+			b, err := protocol.BuildBatch(protocol.BatchHeader{Attributes: protocol.AttrTransactional, ProducerID: ir.ProducerID, ProducerEpoch: epoch},
+				protocol.CodecNone, []protocol.Record{{Value: []byte("v")}})
+			if err != nil {
+				t.Error(err)
+				return nil
+			}
+			rp := kmsg.NewProduceRequestTopicPartition()
+			rp.Partition, rp.Records = p, b
+			rt.Partitions = append(rt.Partitions, rp)
+		}
+		req.Topics = append(req.Topics, rt)
+		kresp, err := cl.Broker(int(leader)).Request(ctx, byTopicID(c, req))
+		if err != nil {
+			t.Error(err)
+			return nil
+		}
+		var codes []int16
+		for _, sp := range kresp.(*kmsg.ProduceResponse).Topics[0].Partitions {
+			codes = append(codes, sp.ErrorCode)
+		}
+		return codes
+	}
+	if codes := produce(ir.ProducerEpoch, parts[0]); len(codes) != 1 || codes[0] != 0 {
+		t.Fatalf("first transaction's batch: %v", codes)
+	}
+	end := kmsg.NewPtrEndTxnRequest()
+	end.TransactionalID, end.ProducerID, end.ProducerEpoch, end.Commit = "two", ir.ProducerID, ir.ProducerEpoch, true
+	er, err := end.RequestWith(ctx, cl)
+	if err != nil || er.ErrorCode != 0 {
+		t.Fatalf("EndTxn: %v %v", err, er)
+	}
+	start := clk.Now()
+	type result struct {
+		codes []int16
+		at    time.Time
+	}
+	done := make(chan result, 1)
+	go func() {
+		codes := produce(er.ProducerEpoch, parts...)
+		done <- result{codes, clk.Now()}
+	}()
+	var r result
+	deadline := time.After(20 * time.Second)
+wait:
+	for {
+		select {
+		case r = <-done:
+			break wait
+		case <-deadline:
+			t.Fatal("the produce did not answer")
+		default:
+		}
+		if err := c.AdvanceClock(5 * time.Millisecond); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Millisecond) // lets the broker run between steps, not a synchronisation
+	}
+	ct := kerr.ConcurrentTransactions.Code
+	if len(r.codes) != 2 || r.codes[0] != ct || r.codes[1] != ct {
+		t.Fatalf("answers %v, want CONCURRENT_TRANSACTIONS for both partitions", r.codes)
+	}
+	if waited := r.at.Sub(start); waited < addPartitionsToTxnRetryBackoffMax || waited >= 2*addPartitionsToTxnRetryBackoffMax {
+		t.Fatalf("answered after %v of the cluster's clock, want one 100 ms wait for both partitions", waited)
+	}
+}
