@@ -410,3 +410,134 @@ wait:
 		t.Fatalf("answered after %v of the cluster's clock, want one 100 ms wait for both partitions", waited)
 	}
 }
+
+// TestTxnMarkerErrorsRetried: marker requests failed by fault rules on
+// WriteTxnMarkers (NOT_LEADER_OR_FOLLOWER for one partition, a dropped
+// connection, an error after the markers were written) are retried by the
+// coordinator as Kafka's marker channel retries them: every transaction
+// of a franz-go producer commits and read_committed sees each record once.
+func TestTxnMarkerErrorsRetried(t *testing.T) {
+	c := txnCluster(t, Config{Timing: TimingKafka})
+	if err := c.CreateTopic("mret", 3, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	one := int32(1)
+	var rules []*FaultRule
+	for _, f := range []Fault{
+		{API: "WriteTxnMarkers", Topic: "mret", Partition: &one, Error: "NOT_LEADER_OR_FOLLOWER", Count: 2},
+		{API: "WriteTxnMarkers", Topic: "mret", DropConnection: true, Count: 1},
+		{API: "WriteTxnMarkers", Topic: "mret", Error: "NOT_LEADER_OR_FOLLOWER", AfterWork: true, Count: 1},
+	} {
+		r, err := c.InjectFault(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rules = append(rules, r)
+	}
+	cl := newClient(t, c, kgo.TransactionalID("mret-txn"), kgo.DefaultProduceTopic("mret"),
+		kgo.RecordPartitioner(kgo.ManualPartitioner()),
+		kgo.RetryBackoffFn(func(int) time.Duration { return 20 * time.Millisecond }), kgo.MetadataMinAge(50*time.Millisecond))
+	ctx := testContext(t)
+	const txns = 3
+	for i := range txns {
+		if err := cl.BeginTransaction(); err != nil {
+			t.Fatal(err)
+		}
+		for part := range int32(3) {
+			cl.Produce(ctx, &kgo.Record{Partition: part, Value: fmt.Appendf(nil, "%d-%d", i, part)}, nil)
+		}
+		if err := cl.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, r := range rules {
+		if err := r.WaitHits(ctx, r.State().Count); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, 10*time.Second, "the last commit to complete", func() bool {
+		ts := c.Transactions()
+		return len(ts) == 1 && ts[0].State == "CompleteCommit"
+	})
+	recs := consumeValues(t, c, "mret", true, func(rs []*kgo.Record) bool { return len(rs) >= txns*3 })
+	seen := map[string]bool{}
+	for _, r := range recs {
+		if seen[string(r.Value)] {
+			t.Fatalf("record %s read twice", r.Value)
+		}
+		seen[string(r.Value)] = true
+	}
+	if len(seen) != txns*3 {
+		t.Fatalf("read_committed %d records, want %d", len(seen), txns*3)
+	}
+}
+
+// TestWriteTxnMarkersWireFault: on a WriteTxnMarkers request sent on the
+// wire, a fault rule's error lands on the partitions in its scope, whose
+// markers are not written, and the rest are served.
+func TestWriteTxnMarkersWireFault(t *testing.T) {
+	c := txnCluster(t, Config{})
+	if err := c.CreateTopic("wm", 2, 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	p0, _ := c.Partition("wm", 0)
+	p1, _ := c.Partition("wm", 1)
+	if p0.Leader != p1.Leader {
+		if err := c.CreateTopic("wm2", 4, 1, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Two partitions of one leader.
+	topic, parts, leader := "wm", []int32{0, 1}, p0.Leader
+	if p0.Leader != p1.Leader {
+		byLeader := map[int32][]int32{}
+		for p := range int32(4) {
+			ps, _ := c.Partition("wm2", p)
+			byLeader[ps.Leader] = append(byLeader[ps.Leader], p)
+			if len(byLeader[ps.Leader]) == 2 {
+				topic, parts, leader = "wm2", byLeader[ps.Leader], ps.Leader
+				break
+			}
+		}
+	}
+	failed := parts[1]
+	if _, err := c.InjectFault(Fault{API: "WriteTxnMarkers", Topic: topic, Partition: &failed, Error: "NOT_LEADER_OR_FOLLOWER"}); err != nil {
+		t.Fatal(err)
+	}
+	cl := newClient(t, c)
+	req := kmsg.NewPtrWriteTxnMarkersRequest()
+	m := kmsg.NewWriteTxnMarkersRequestMarker()
+	m.ProducerID, m.ProducerEpoch, m.Committed = 1000, 0, false
+	rt := kmsg.NewWriteTxnMarkersRequestMarkerTopic()
+	rt.Topic, rt.Partitions = topic, parts
+	m.Topics = append(m.Topics, rt)
+	req.Markers = append(req.Markers, m)
+	kresp, err := cl.Broker(int(leader)).Request(testContext(t), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[int32]int16{}
+	for _, rm := range kresp.(*kmsg.WriteTxnMarkersResponse).Markers {
+		for _, t := range rm.Topics {
+			for _, p := range t.Partitions {
+				got[p.Partition] = p.ErrorCode
+			}
+		}
+	}
+	if len(got) != 2 || got[parts[0]] != 0 || got[failed] != kerr.NotLeaderForPartition.Code {
+		t.Fatalf("answers %v, want NONE for %d and NOT_LEADER_OR_FOLLOWER for %d", got, parts[0], failed)
+	}
+	for _, p := range parts {
+		ps, _ := c.Partition(topic, p)
+		want := int64(1)
+		if p == failed {
+			want = 0 // not written
+		}
+		if end := ps.Replicas[0].LogEndOffset; end != want {
+			t.Fatalf("partition %d: log end offset %d, want %d", p, end, want)
+		}
+	}
+}
