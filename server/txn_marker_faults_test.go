@@ -64,6 +64,15 @@ func TestTxnMarkerDelayFault(t *testing.T) {
 	if err := rule.WaitHits(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
+	dreq := kmsg.NewPtrDescribeTransactionsRequest()
+	dreq.TransactionalIDs = []string{"slow"}
+	dresp, err := cl.Broker(int(mustTxnCoordinator(t, c, "slow"))).Request(ctx, dreq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sts := dresp.(*kmsg.DescribeTransactionsResponse).TransactionStates; len(sts) != 1 || sts[0].State != "PrepareCommit" {
+		t.Fatalf("DescribeTransactions while the marker is delayed: %+v, want PrepareCommit", sts)
+	}
 
 	type result struct {
 		code int16

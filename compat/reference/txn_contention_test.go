@@ -193,6 +193,7 @@ func (r *run) txnContention() contention {
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchMaxWait(200*time.Millisecond))
 	r.consumeCount(cl, want)
 	phases, missed := w.stop()
+	r.Logf("%s: %d DescribeTransactions asks, the slowest %v", r.tg.Name(), w.asks, w.slowest)
 	return contention{txns: txns.Load(), produceCT: cnt.produceCT.Load(), coordCT: cnt.coordCT.Load(), oooSeq: cnt.oooSeq.Load(),
 		phases: phases, unmeasured: missed}
 }
@@ -331,6 +332,9 @@ type phaseWatch struct {
 	since  map[string]time.Time
 	phases []time.Duration
 	missed int // completed, and the next transaction ended, between two asks
+
+	asks    int
+	slowest time.Duration
 	done   chan struct{}
 	exited chan struct{}
 }
@@ -354,7 +358,12 @@ func newPhaseWatch(r *run) *phaseWatch {
 			if len(ids) == 0 {
 				continue
 			}
+			began := time.Now()
 			ds, err := adm.DescribeTransactions(r.ctx, ids...)
+			w.mu.Lock()
+			w.asks++
+			w.slowest = max(w.slowest, time.Since(began))
+			w.mu.Unlock()
 			if err != nil {
 				continue
 			}
