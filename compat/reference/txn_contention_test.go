@@ -335,8 +335,8 @@ type phaseWatch struct {
 
 	asks    int
 	slowest time.Duration
-	done   chan struct{}
-	exited chan struct{}
+	done    chan struct{}
+	exited  chan struct{}
 }
 
 func newPhaseWatch(r *run) *phaseWatch {
