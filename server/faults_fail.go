@@ -44,7 +44,7 @@ var readOnlyAPIs = map[int16]bool{
 
 func faultModeFor(key int16) faultMode {
 	switch {
-	case key == 0 || key == 1 || key == 19 || key == 20 || key == 21 || groupWriteAPIs[key] || adminSplitAPIs[key]:
+	case key == 0 || key == 1 || key == 19 || key == 20 || key == 21 || key == writeTxnMarkersKey || groupWriteAPIs[key] || adminSplitAPIs[key]:
 		return faultSplit
 	case topLevelErrorOnly(reflect.TypeOf(kmsg.ResponseForKey(key)).Elem()):
 		return faultTopLevel
@@ -79,6 +79,8 @@ func (cn *conn) failBeforeWork(r *FaultRule, h handler, req kmsg.Request) (kmsg.
 		return cn.failOffsetDelete(r, h, req)
 	case *kmsg.LeaveGroupRequest, *kmsg.DeleteGroupsRequest:
 		return failGroups(r, req), nil
+	case *kmsg.WriteTxnMarkersRequest:
+		return cn.failWriteTxnMarkers(r, h, req)
 	}
 	switch faultModeFor(req.Key()) {
 	case faultTopLevel:

@@ -72,6 +72,7 @@ func (cn *conn) handleProduce(req *kmsg.ProduceRequest) (kmsg.Response, error) {
 	// Kafka checks the transactional id first, then each topic, and only
 	// then acks.
 	txnDenied := req.TransactionID != nil && !cn.allowedTxn(authorizer.OpWrite, *req.TransactionID)
+	adds := &produceTxnAdds{req: req}
 
 	// One allocation holds every partition's batch: their bytes share the
 	// request's frame, which lives as long as any of them anyway.
@@ -116,7 +117,7 @@ func (cn *conn) handleProduce(req *kmsg.ProduceRequest) (kmsg.Response, error) {
 			}
 			b := &batches[0]
 			batches = batches[1:]
-			pp, wait, code := cn.produceTo(t, rp, req, b, sp, leaders)
+			pp, wait, code := cn.produceTo(t, rp, req, b, sp, leaders, adds)
 			if code != 0 {
 				sp.ErrorCode = code
 				failed = true
@@ -162,7 +163,7 @@ func (cn *conn) handleProduce(req *kmsg.ProduceRequest) (kmsg.Response, error) {
 // produceTo validates and appends one partition's batch, decoded into b.
 // For acks=-1 it returns the parked state to wait on, and wait is true.
 // A refusal is answered in sp (produce_validate.go has Kafka's rules).
-func (cn *conn) produceTo(t *topic, rp *kmsg.ProduceRequestTopicPartition, req *kmsg.ProduceRequest, b *replication.Batch, sp *kmsg.ProduceResponseTopicPartition, leaders map[int32]bool) (pp parkedProduce, wait bool, code int16) {
+func (cn *conn) produceTo(t *topic, rp *kmsg.ProduceRequestTopicPartition, req *kmsg.ProduceRequest, b *replication.Batch, sp *kmsg.ProduceResponseTopicPartition, leaders map[int32]bool, adds *produceTxnAdds) (pp parkedProduce, wait bool, code int16) {
 	c := cn.b.c
 	acks := req.Acks
 	if t == nil || rp.Partition < 0 || int(rp.Partition) >= len(t.partitions()) {
@@ -180,7 +181,7 @@ func (cn *conn) produceTo(t *topic, rp *kmsg.ProduceRequestTopicPartition, req *
 	checkNow := max(now.UnixMilli(), time.Now().UnixMilli()) // see produce_validate.go
 	refusal := validateProduced(rp.Records, settings, t.name+"-"+strconv.Itoa(int(rp.Partition)), now.UnixMilli(), checkNow, b)
 	if refusal == nil && b.Transactional && req.TransactionID != nil && !p.txnOngoingHere(cn.b.id, b.ProducerID, b.ProducerEpoch) {
-		if code, msg := cn.checkTxnProduce(*req.TransactionID, req.Version, b, t.name, rp.Partition); code != 0 {
+		if code, msg := cn.checkTxnProduce(*req.TransactionID, req.Version, b, t.name, rp.Partition, adds); code != 0 {
 			refusal = refuseProduce(code, false, msg)
 			if msg != "" && req.Version >= 8 {
 				refusal.message = msg
@@ -333,12 +334,13 @@ func (cn *conn) awaitReplication(parked []parkedProduce, timeoutMillis int32, le
 // as Kafka's verification does; under transaction version 2
 // CONCURRENT_TRANSACTIONS, retried inside the broker for
 // add.partitions.to.txn.retry.backoff.max.ms first, is answered as it is.
-func (cn *conn) checkTxnProduce(id string, version int16, b *replication.Batch, topic string, partition int32) (int16, string) {
+// The request's partitions are added together (produce_txn_adds.go).
+func (cn *conn) checkTxnProduce(id string, version int16, b *replication.Batch, topic string, partition int32, adds *produceTxnAdds) (int16, string) {
 	c := cn.b.c
 	tp := transaction.Partition{Topic: topic, Partition: partition}
 	var code int16
 	if version >= 12 && c.txnVersion2() {
-		code = c.addTxnPartitionsImplicitly(id, b.ProducerID, b.ProducerEpoch, []transaction.Partition{tp}, addPartitionsToTxnRetryBackoffMax)
+		code = adds.implicitAdd(c, cn.b.id, id, b.ProducerID, b.ProducerEpoch, tp)
 		b.EpochBumpVerified = true
 		if code == kerr.ConcurrentTransactions.Code {
 			// Transaction version 2 gets the error as it is: common while

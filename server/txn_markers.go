@@ -3,8 +3,10 @@ package server
 // Transaction markers: once a PrepareCommit or PrepareAbort is durable, the
 // coordinator writes a control batch to every partition of the transaction
 // (as Kafka's TransactionMarkerChannelManager sends WriteTxnMarkers to
-// their leaders), retrying until each leader has it committed, and then
-// writes CompleteCommit or CompleteAbort. Markers to __consumer_offsets
+// their leaders: one request per leader, txn_marker_requests.go), each
+// acknowledged once the ISR has it (the HW passed it), retrying the
+// partitions that fail, and then writes CompleteCommit or CompleteAbort
+// with acks=all; the transaction is complete once that is committed. Markers to __consumer_offsets
 // partitions make the transaction's pending offsets visible (or drop them).
 //
 // A held partition (HoldTransactionMarkers) gets no marker until released,
@@ -41,31 +43,54 @@ func (c *Cluster) startMarkers(broker int32, e *txnEntry, md transaction.Metadat
 
 func (c *Cluster) sendMarkers(broker int32, e *txnEntry, md transaction.Metadata) {
 	commit := md.State == transaction.PrepareCommit
+	m := txnMarker{md.ProducerID, md.ProducerEpoch, commit, e.Shard().At().Epoch, markerTxnVersion(md)}
 	alive := func() bool {
 		b := c.broker(broker)
 		return b != nil && b.up.Load() && c.txnCurrent(e)
 	}
-	for _, tp := range md.Partitions {
-		for {
-			if !c.waitMarkerRelease(topicPartition{tp.Topic, tp.Partition}) {
+	pending := md.Partitions
+	for len(pending) > 0 {
+		var ready, held []transaction.Partition
+		c.txn.mu.Lock()
+		for _, tp := range pending {
+			if c.txn.held[topicPartition{tp.Topic, tp.Partition}] {
+				held = append(held, tp)
+			} else {
+				ready = append(ready, tp)
+			}
+		}
+		c.txn.mu.Unlock()
+		if len(ready) == 0 {
+			if !c.waitMarkerRelease(topicPartition{held[0].Topic, held[0].Partition}) {
 				return
 			}
-			if !alive() {
-				return // the next coordinator finishes the transaction
-			}
-			code := c.writeMarker(tp, txnMarker{md.ProducerID, md.ProducerEpoch, commit, e.Shard().At().Epoch, markerTxnVersion(md)})
+			continue
+		}
+		if !alive() {
+			return // the next coordinator finishes the transaction
+		}
+		// One request per leader, in parallel, as Kafka's marker channel
+		// sends them; each partition's answer decides its retry.
+		codes := c.markerRound(broker, ready, m)
+		var retry []transaction.Partition
+		for i, tp := range ready {
+			code := codes[i]
 			if code == 0 {
 				c.emitTxnMarker(e.ID(), tp, md.ProducerID, md.ProducerEpoch, commit)
 			}
-			if code == 0 || code == kerr.UnknownTopicOrPartition.Code || code == kerr.InvalidProducerEpoch.Code {
+			switch code {
+			case 0, kerr.UnknownTopicOrPartition.Code, kerr.InvalidProducerEpoch.Code:
 				// Written, or the partition is gone, or a newer epoch of
 				// the producer already ended it: nothing more to do.
-				break
-			}
-			if code == kerr.TransactionCoordinatorFenced.Code {
+			case kerr.TransactionCoordinatorFenced.Code:
 				return // a newer coordinator owns the transaction
+			default:
+				c.log.Debug("marker failed, retrying", "topic", tp.Topic, "partition", tp.Partition, "error", kerr.ErrorForCode(code))
+				retry = append(retry, tp)
 			}
-			c.log.Debug("marker failed, retrying", "topic", tp.Topic, "partition", tp.Partition, "error", kerr.ErrorForCode(code))
+		}
+		pending = append(retry, held...)
+		if len(retry) > 0 {
 			t := time.NewTimer(markerRetryBackoff)
 			select {
 			case <-t.C:
@@ -107,23 +132,6 @@ func markerTxnVersion(md transaction.Metadata) int8 {
 		return 2
 	}
 	return 0
-}
-
-// writeMarker appends one marker to tp's leader with acks=all (what the
-// leader does for a WriteTxnMarkers request) and applies it to pending
-// transactional offsets on __consumer_offsets.
-func (c *Cluster) writeMarker(tp transaction.Partition, m txnMarker) int16 {
-	p := c.partition(tp.Topic, tp.Partition)
-	if p == nil {
-		return kerr.UnknownTopicOrPartition.Code
-	}
-	p.mu.Lock()
-	leader := p.st.Leader()
-	p.mu.Unlock()
-	if b := c.broker(leader); b == nil || !b.up.Load() {
-		return kerr.NotLeaderForPartition.Code
-	}
-	return c.appendMarker(p, leader, m)
 }
 
 // appendMarker appends a marker to p as broker, which must lead it.

@@ -3,12 +3,15 @@ package reference
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/fakekafka/fakekafka/server"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -22,26 +25,51 @@ import (
 // that meets CONCURRENT_TRANSACTIONS for
 // add.partitions.to.txn.retry.backoff.max.ms (100 ms) and then answer it,
 // and the producer retries. The answers are counted from the client's view
-// (franz-go's debug log of every produce response and coordinator retry),
-// with the time from EndTxn's answer to CompleteCommit.
+// (franz-go's debug log of every produce response and coordinator retry).
 //
-// Checked: every transaction commits with all its records on both, and
-// Kafka does answer CONCURRENT_TRANSACTIONS (the workload contends). The
-// counts are logged, not compared: Kafka answers hundreds because, with
-// four producers on one machine, the coordinator's writes and markers of a
-// transactional id (round trips between four JVMs) often take longer than
-// the 100 ms the leader waits, where fakekafka's take microseconds and it
-// answers none (docs/transactions.md). TestTxnProduceConcurrentTransactions
-// (server) proves fakekafka's answer once the previous transaction is
-// still completing after 100 ms.
+// How many there are depends on how long the previous transaction takes
+// to complete after EndTxn answers (markers, then CompleteCommit): tens to
+// hundreds of milliseconds among Kafka's brokers, microseconds in
+// fakekafka. So the Kafka run measures that time for every transaction
+// (DescribeTransactions every 5 ms), and fakekafka's run replays it: one
+// WriteTxnMarkers fault rule per measured transaction, in order, delaying
+// its three marker requests (one per leader, sent in parallel) by the
+// measured time. The distribution is replayed rather than its median
+// because the answers come from the tail: a transaction that completes
+// within 100 ms gets none, so Kafka's median (45-100 ms) alone would give
+// fakekafka almost none. Checked: every transaction commits with all its
+// records on both, Kafka does answer CONCURRENT_TRANSACTIONS (the workload
+// contends), and the counts are within 2x of each other.
 func TestTxnContention(t *testing.T) {
 	tgs := targets(t)
 	counts := map[string]contention{}
+	var kafkaPhases []time.Duration // Kafka's, replayed as fakekafka's marker delays
 	for _, tg := range tgs {
 		t.Run(tg.Name(), func(t *testing.T) {
 			r := newRun(t, tg)
 			defer r.restore()
+			var replayed int
+			if f, ok := tg.(*Fake); ok && kafkaPhases != nil {
+				replayed = replayMarkerLatency(r, f, kafkaPhases)
+			}
 			c := r.txnContention()
+			if tg.Name() == "Kafka" {
+				t.Logf("Kafka: from EndTxn's answer to the transaction complete, under contention (%d transactions; %d unmeasured): %s",
+					len(c.phases), c.unmeasured, summarize(c.phases))
+			}
+			if f, ok := tg.(*Fake); ok && replayed > 0 {
+				hits, left := 0, 0
+				for _, st := range f.Faults() {
+					if st.API == "WriteTxnMarkers" && st.Topic == contentionTopic {
+						hits += st.Hits
+						left += st.Remaining
+					}
+				}
+				t.Logf("fakekafka: WriteTxnMarkers delayed by Kafka's %d measured completions, one rule per transaction and broker; %d marker requests delayed, %d delays left", replayed, hits, left)
+			}
+			if tg.Name() == "Kafka" {
+				kafkaPhases = c.phases
+			}
 			phase := r.markerPhase()
 			t.Logf("%s: from EndTxn's answer to CompleteCommit (DescribeTransactions), one producer, 10 transactions: %v", tg.Name(), phase)
 			t.Logf("%s: %d transactions, %d CONCURRENT_TRANSACTIONS answers to Produce, %d to coordinator requests, %d OUT_OF_ORDER_SEQUENCE_NUMBER (skipped batches behind them)",
@@ -59,12 +87,56 @@ func TestTxnContention(t *testing.T) {
 		t.Fatalf("Kafka answered no CONCURRENT_TRANSACTIONS: the workload did not contend")
 	}
 	t.Logf("CONCURRENT_TRANSACTIONS answers to Produce: Kafka %d, fakekafka %d (within 2x: %v)", k.produceCT, f.produceCT, within2x(k.produceCT, f.produceCT))
+	if !within2x(k.produceCT, f.produceCT) {
+		t.Errorf("CONCURRENT_TRANSACTIONS answers to Produce: Kafka %d, fakekafka %d with Kafka's completion times replayed: not within 2x", k.produceCT, f.produceCT)
+	}
+}
+
+// replayMarkerLatency makes fakekafka's transactions complete as slowly as
+// Kafka's did in the same workload: for each measured completion, in the
+// order measured, one WriteTxnMarkers fault rule per broker that delays
+// one marker request by it. A transaction over six partitions sends one
+// request to each of the three leaders at once, so the n-th transaction
+// to end takes the n-th rule of every broker and completes after the n-th
+// measured time: the delays follow Kafka's distribution, tail included.
+// It returns how many completions it replays; the rules are removed when
+// the test ends.
+func replayMarkerLatency(r *run, f *Fake, phases []time.Duration) int {
+	for _, d := range phases {
+		for b := int32(1); b <= 3; b++ {
+			rule, err := f.InjectFault(server.Fault{API: "WriteTxnMarkers", Broker: b, Topic: contentionTopic, Delay: d, Count: 1})
+			if err != nil {
+				r.Fatal(err)
+			}
+			r.Cleanup(func() { f.RemoveFault(rule.ID()) })
+		}
+	}
+	return len(phases)
+}
+
+// summarize gives the percentiles of ds.
+func summarize(ds []time.Duration) string {
+	if len(ds) == 0 {
+		return "none"
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	at := func(q float64) time.Duration { return s[min(len(s)-1, int(q*float64(len(s))))] }
+	over := 0
+	for _, d := range s {
+		if d > 100*time.Millisecond {
+			over++
+		}
+	}
+	return fmt.Sprintf("min %v, p25 %v, median %v, p75 %v, p90 %v, max %v; %d of %d over 100 ms", s[0], at(0.25), at(0.5), at(0.75), at(0.9), s[len(s)-1], over, len(s))
 }
 
 func within2x(a, b int64) bool { return a <= 2*b && b <= 2*a }
 
 type contention struct {
 	txns, produceCT, coordCT, oooSeq int64
+	phases                           []time.Duration // EndTxn's answer to complete, per transaction
+	unmeasured                       int             // completed within one 5 ms ask
 }
 
 // ctCounter is a kgo.Logger at debug level that counts the error answers
@@ -98,12 +170,16 @@ const (
 	contentionRecords      = 3 // per partition per transaction
 )
 
+const contentionTopic = "txncontend"
+
 func (r *run) txnContention() contention {
-	topic := "txncontend"
+	topic := contentionTopic
 	r.createPartitions(topic, contentionPartitions)
 	var cnt ctCounter
 	var txns atomic.Int64
 	var wg sync.WaitGroup
+	w := newPhaseWatch(r)
+	defer w.stop()
 	errs := make(chan error, contentionProducers)
 	for p := range contentionProducers {
 		cl := r.client(kgo.TransactionalID(fmt.Sprintf("contend-%d", p)), kgo.WithLogger(&cnt),
@@ -112,7 +188,7 @@ func (r *run) txnContention() contention {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := produceTxns(r.ctx, cl, p, &txns); err != nil {
+			if err := produceTxns(r.ctx, cl, p, &txns, w); err != nil {
 				errs <- fmt.Errorf("producer %d: %w", p, err)
 			}
 		}()
@@ -126,13 +202,16 @@ func (r *run) txnContention() contention {
 	cl := r.client(kgo.ConsumeTopics(topic), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchMaxWait(200*time.Millisecond))
 	r.consumeCount(cl, want)
-	return contention{txns: txns.Load(), produceCT: cnt.produceCT.Load(), coordCT: cnt.coordCT.Load(), oooSeq: cnt.oooSeq.Load()}
+	phases, missed := w.stop()
+	r.Logf("%s: %d DescribeTransactions asks, the slowest %v", r.tg.Name(), w.asks, w.slowest)
+	return contention{txns: txns.Load(), produceCT: cnt.produceCT.Load(), coordCT: cnt.coordCT.Load(), oooSeq: cnt.oooSeq.Load(),
+		phases: phases, unmeasured: missed}
 }
 
 // produceTxns commits contentionTransactions transactions, each with
 // contentionRecords records to every partition, starting each as soon as
 // the previous one ended.
-func produceTxns(ctx context.Context, cl *kgo.Client, p int, txns *atomic.Int64) error {
+func produceTxns(ctx context.Context, cl *kgo.Client, p int, txns *atomic.Int64, w *phaseWatch) error {
 	for i := range contentionTransactions {
 		if err := cl.BeginTransaction(); err != nil {
 			return err
@@ -149,6 +228,7 @@ func produceTxns(ctx context.Context, cl *kgo.Client, p int, txns *atomic.Int64)
 		if err := cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
 			return err
 		}
+		w.ended(fmt.Sprintf("contend-%d", p))
 		txns.Add(1)
 	}
 	return nil
@@ -249,4 +329,93 @@ func (r *run) markerPhase() []time.Duration {
 		out = append(out, time.Since(ended).Round(time.Millisecond))
 	}
 	return out
+}
+
+// phaseWatch measures, for every transaction of the contention workload,
+// the time from its EndTxn's answer until DescribeTransactions no longer
+// shows it PrepareCommit (complete, or the next transaction already
+// Ongoing): the window in which the next transaction's Produce meets
+// CONCURRENT_TRANSACTIONS. It asks every 5 ms, for the ids with an ended
+// transaction not yet seen complete, and takes the middle of the ask that
+// first sees it complete. Only Kafka's numbers are used: there the next
+// transaction takes tens of milliseconds to reach PrepareCommit again, in
+// fakekafka often less than one ask, so most go unseen.
+type phaseWatch struct {
+	mu     sync.Mutex
+	since  map[string]time.Time
+	phases []time.Duration
+	missed int // completed, and the next transaction ended, between two asks
+
+	asks    int
+	slowest time.Duration
+	done    chan struct{}
+	exited  chan struct{}
+}
+
+func newPhaseWatch(r *run) *phaseWatch {
+	w := &phaseWatch{since: map[string]time.Time{}, done: make(chan struct{}), exited: make(chan struct{})}
+	adm := kadm.NewClient(r.client())
+	go func() {
+		defer close(w.exited)
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-w.done:
+				return
+			case <-tick.C:
+			}
+			w.mu.Lock()
+			ids := slices.Collect(maps.Keys(w.since))
+			w.mu.Unlock()
+			if len(ids) == 0 {
+				continue
+			}
+			began := time.Now()
+			ds, err := adm.DescribeTransactions(r.ctx, ids...)
+			w.mu.Lock()
+			w.asks++
+			w.slowest = max(w.slowest, time.Since(began))
+			w.mu.Unlock()
+			if err != nil {
+				continue
+			}
+			// The broker answered somewhere between sending and receiving.
+			now := began.Add(time.Since(began) / 2)
+			w.mu.Lock()
+			for id, d := range ds {
+				at, ok := w.since[id]
+				if ok && d.Err == nil && d.State != "PrepareCommit" {
+					w.phases = append(w.phases, max(0, now.Sub(at)).Round(time.Millisecond))
+					delete(w.since, id)
+				}
+			}
+			w.mu.Unlock()
+		}
+	}()
+	return w
+}
+
+// ended notes that id's EndTxn answered now.
+func (w *phaseWatch) ended(id string) {
+	w.mu.Lock()
+	if _, ok := w.since[id]; ok {
+		w.missed++
+	}
+	w.since[id] = time.Now()
+	w.mu.Unlock()
+}
+
+// stop ends the watch and returns the measurements and how many
+// transactions went unmeasured.
+func (w *phaseWatch) stop() ([]time.Duration, int) {
+	select {
+	case <-w.done:
+	default:
+		close(w.done)
+	}
+	<-w.exited
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.phases), w.missed
 }
