@@ -170,7 +170,8 @@ const addPartitionsToTxnRetryBackoffMax = 100 * time.Millisecond
 
 // addTxnPartitionsImplicitly adds partitions to a transaction on behalf of
 // the producer, as a transaction version 2 partition leader does for a
-// Produce v12+ (and the group coordinator for TxnOffsetCommit v5+). The
+// Produce v12+ (and the group coordinator for TxnOffsetCommit v5+, with
+// retryFor 0: answered at once). The
 // call goes to the id's coordinator in-process. CONCURRENT_TRANSACTIONS
 // (another partition's add being written, or the previous transaction's
 // markers still going out) is retried each time the transaction changes,
@@ -180,7 +181,7 @@ const addPartitionsToTxnRetryBackoffMax = 100 * time.Millisecond
 // a transaction version 2 producer retries. Other errors come back as they
 // are.
 func (c *Cluster) addTxnPartitionsImplicitly(id string, pid int64, epoch int16, parts []transaction.Partition, retryFor time.Duration) int16 {
-	deadline := c.cfg.Clock.NewTimer(retryFor)
+	deadline := c.cfg.Clock.NewTimer(max(retryFor, 0))
 	defer deadline.Stop()
 	for {
 		e, code := c.coordinatorTxnEntry(id)
@@ -198,7 +199,7 @@ func (c *Cluster) addTxnPartitionsImplicitly(id string, pid int64, epoch int16, 
 			}
 			return transaction.AddPartitions(*cur, pending, pid, epoch, parts, nowMs)
 		})
-		if code != kerr.ConcurrentTransactions.Code {
+		if code != kerr.ConcurrentTransactions.Code || retryFor <= 0 {
 			return code
 		}
 		select {

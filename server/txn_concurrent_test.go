@@ -192,3 +192,70 @@ func TestTxnFranzGoRetriesConcurrentTransactions(t *testing.T) {
 		t.Fatalf("read_committed %v, want [t1 t2]", got)
 	}
 }
+
+// TestTxnOffsetCommitConcurrentTransactionsAtOnce: under transaction
+// version 2 a TxnOffsetCommit (v5+) whose implicit add of the group's
+// __consumer_offsets partition meets the previous transaction still
+// completing is answered CONCURRENT_TRANSACTIONS at once, as Kafka's group
+// coordinator answers it (only the Produce path retries inside the
+// broker): the cluster's manual clock never moves here. Once the markers
+// are out the same commit goes in.
+func TestTxnOffsetCommitConcurrentTransactionsAtOnce(t *testing.T) {
+	clk := clock.NewManual(time.Unix(1_700_000_000, 0))
+	c := txnCluster(t, Config{Clock: clk})
+	if err := c.CreateTopic("pr", 2, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	ctx := testContext(t)
+	cl := newClient(t, c)
+	init := kmsg.NewPtrInitProducerIDRequest()
+	init.TransactionalID, init.TransactionTimeoutMillis = kmsg.StringPtr("oc"), 60000
+	ir, err := init.RequestWith(ctx, cl)
+	if err != nil || ir.ErrorCode != 0 {
+		t.Fatalf("InitProducerID: %v %v", err, ir)
+	}
+	pid, epoch := ir.ProducerID, ir.ProducerEpoch
+	b, err := protocol.BuildBatch(protocol.BatchHeader{Attributes: protocol.AttrTransactional, ProducerID: pid, ProducerEpoch: epoch},
+		protocol.CodecNone, []protocol.Record{{Value: []byte("v")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.HoldTransactionMarkers("pr", 0); err != nil {
+		t.Fatal(err)
+	}
+	if code := produceRaw(t, c, cl, kmsg.StringPtr("oc"), b); code != 0 {
+		t.Fatalf("first transaction's batch: %v", kerr.ErrorForCode(code))
+	}
+	end := kmsg.NewPtrEndTxnRequest()
+	end.TransactionalID, end.ProducerID, end.ProducerEpoch, end.Commit = "oc", pid, epoch, true
+	er, err := end.RequestWith(ctx, cl)
+	if err != nil || er.ErrorCode != 0 {
+		t.Fatalf("EndTxn: %v %v", err, er)
+	}
+	commit := func() int16 {
+		req := kmsg.NewPtrTxnOffsetCommitRequest()
+		req.TransactionalID, req.Group, req.ProducerID, req.ProducerEpoch, req.Generation = "oc", "oc-group", pid, er.ProducerEpoch, -1
+		rt := kmsg.NewTxnOffsetCommitRequestTopic()
+		rt.Topic = "pr"
+		rp := kmsg.NewTxnOffsetCommitRequestTopicPartition()
+		rp.Offset, rp.LeaderEpoch = 1, -1
+		rt.Partitions = append(rt.Partitions, rp)
+		req.Topics = append(req.Topics, rt)
+		resp, err := withTopicIDs(c, req).RequestWith(ctx, cl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.Topics[0].Partitions[0].ErrorCode
+	}
+	if code := commit(); code != kerr.ConcurrentTransactions.Code {
+		t.Fatalf("TxnOffsetCommit during the previous transaction's markers: %v, want CONCURRENT_TRANSACTIONS", kerr.ErrorForCode(code))
+	}
+	c.ReleaseTransactionMarkers("pr", 0)
+	waitFor(t, 10*time.Second, "the commit to complete", func() bool {
+		ts := c.Transactions()
+		return len(ts) == 1 && ts[0].State == "CompleteCommit"
+	})
+	if code := commit(); code != 0 {
+		t.Fatalf("TxnOffsetCommit once the markers are out: %v", kerr.ErrorForCode(code))
+	}
+}

@@ -95,7 +95,11 @@ func (cn *conn) handleTxnOffsetCommit(req *kmsg.TxnOffsetCommitRequest) (kmsg.Re
 	if req.Version >= 5 && c.txnVersion2() {
 		tp, code := c.offsetsPartitionOf(req.Group)
 		if code == 0 {
-			code = c.addTxnPartitionsImplicitly(req.TransactionalID, req.ProducerID, req.ProducerEpoch, []transaction.Partition{tp}, txnWriteTimeout)
+			// No retry: Kafka's group coordinator verifies through
+			// ReplicaManager.maybeSendPartitionToTransactionCoordinator,
+			// which answers CONCURRENT_TRANSACTIONS at once (only the
+			// Produce path retries it), and the client retries.
+			code = c.addTxnPartitionsImplicitly(req.TransactionalID, req.ProducerID, req.ProducerEpoch, []transaction.Partition{tp}, 0)
 		}
 		if code != 0 {
 			return fail(code)
