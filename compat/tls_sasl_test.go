@@ -229,7 +229,7 @@ func TestConfluentSASLSSL(t *testing.T) {
 		select {
 		case e := <-bp.Events():
 			if ke, ok := e.(kafka.Error); ok {
-				authErr = ke.Code() == kafka.ErrAuthentication && strings.Contains(ke.String(), "Invalid user credentials")
+				authErr = ke.Code() == kafka.ErrAuthentication && strings.Contains(ke.String(), "invalid credentials with SASL mechanism SCRAM")
 			}
 		case <-deadline:
 			t.Fatal("no authentication error for a wrong password")

@@ -74,9 +74,9 @@ func TestScramFailures(t *testing.T) {
 	cases := []struct {
 		name, first, final, want string
 	}{
-		{"unknown user", "n,,n=bob,r=rOprNGfwEbeRWgbNEkqO", "", "Invalid user credentials"},
-		{"wrong proof", "n,,n=user,r=rOprNGfwEbeRWgbNEkqO", "c=biws,r=" + full + ",p=AAAAZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ=", "Invalid user credentials"},
-		{"nonce not extended", "n,,n=user,r=rOprNGfwEbeRWgbNEkqO", "c=biws,r=rOprNGfwEbeRWgbNEkqO,p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ=", "Invalid client nonce"},
+		{"unknown user", "n,,n=bob,r=rOprNGfwEbeRWgbNEkqO", "", "invalid credentials with SASL mechanism"},
+		{"wrong proof", "n,,n=user,r=rOprNGfwEbeRWgbNEkqO", "c=biws,r=" + full + ",p=AAAAZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ=", "invalid credentials with SASL mechanism"},
+		{"nonce not extended", "n,,n=user,r=rOprNGfwEbeRWgbNEkqO", "c=biws,r=rOprNGfwEbeRWgbNEkqO,p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ=", "invalid credentials with SASL mechanism"},
 		{"channel binding changed", "n,,n=user,r=rOprNGfwEbeRWgbNEkqO", "c=eSws,r=" + full + ",p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ=", "invalid credentials with SASL mechanism SCRAM-SHA-256"},
 		{"no proof", "n,,n=user,r=rOprNGfwEbeRWgbNEkqO", "c=biws,r=" + full, "invalid credentials"},
 		{"channel binding required", "p=tls-unique,,n=user,r=x", "", "invalid credentials"},
@@ -181,11 +181,11 @@ func TestScramSHA512(t *testing.T) {
 	}
 	x, _ = New(ScramSHA512, u, "srvnonce", time.Time{})
 	_, err = scramClient(t, x, ScramSHA512, "a,b=c", "wrong", "clinonce")
-	failure(t, err, "Invalid user credentials")
+	failure(t, err, "invalid credentials with SASL mechanism")
 	// A SHA-256 credential does not log in over SHA-512.
 	x, _ = New(ScramSHA256, u, "srvnonce", time.Time{})
 	_, _, err = x.Step([]byte("n,,n=a=2Cb=3Dc,r=x"))
-	failure(t, err, "Invalid user credentials")
+	failure(t, err, "invalid credentials with SASL mechanism")
 }
 
 func TestPlain(t *testing.T) {
@@ -333,7 +333,7 @@ func TestScramToken(t *testing.T) {
 	// Without the extension the token id is a user name, and there is none.
 	x, _ = New(ScramSHA256, u, "srv", time.Time{})
 	_, err = scramClientExt(t, x, ScramSHA256, "tok1", "hmac-b64", "cli", "", ",tokenauth=false")
-	failure(t, err, "Invalid user credentials")
+	failure(t, err, "invalid credentials with SASL mechanism")
 	x, _ = New(ScramSHA256, users{}, "srv", time.Time{})
 	_, err = scramClientExt(t, x, ScramSHA256, "tok1", "hmac-b64", "cli", "", ",tokenauth=true")
 	failure(t, err, "invalid credentials with SASL mechanism SCRAM-SHA-256")

@@ -92,7 +92,7 @@ func (s *scram) first(msg string) ([]byte, error) {
 			return nil, fail(s.mech)
 		}
 	} else if cred, ok = s.users.Scram(s.mech, user); !ok {
-		return nil, errInvalidCredentials
+		return nil, fail(s.mech)
 	}
 	s.user, s.cred = user, cred
 	s.fullNonce = cnonce + s.nonce
@@ -114,7 +114,7 @@ func (s *scram) final(msg string) ([]byte, error) {
 	// Kafka accepts any nonce that ends with the server's full nonce:
 	// librdkafka (2.0 at least) sends its own nonce in front of it again.
 	if !strings.HasPrefix(attrs[1], "r=") || !strings.HasSuffix(attrs[1], s.fullNonce) {
-		return nil, &Failure{Message: "Authentication failed: Invalid client nonce in the final client message."}
+		return nil, fail(s.mech)
 	}
 	proof, err := base64.StdEncoding.DecodeString(proof64)
 	if err != nil {
@@ -123,12 +123,11 @@ func (s *scram) final(msg string) ([]byte, error) {
 	h, _ := hashOf(s.mech)
 	authMessage := s.clientFirst + "," + s.serverFirst + "," + withoutProof
 	signature := hmacOf(h, s.cred.StoredKey, authMessage)
-	// A wrong token password gets Kafka 4.4's generic failure (checked
-	// against it).
-	var wrong error = errInvalidCredentials
-	if s.token {
-		wrong = fail(s.mech)
-	}
+	// Kafka's ScramSaslServer throws a plain SaslException for every
+	// failure (an unknown user, a wrong nonce or proof, a token's), which
+	// its authenticator answers with the generic message (checked against
+	// Kafka 4.4).
+	wrong := fail(s.mech)
 	if len(proof) != len(signature) {
 		return nil, wrong
 	}
