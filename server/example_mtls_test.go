@@ -4,8 +4,6 @@ import (
 	"context"
 	"crypto/x509/pkix"
 	"errors"
-	"os"
-	"strings"
 	"testing"
 
 	"github.com/fakekafka/fakekafka/authorizer"
@@ -70,18 +68,5 @@ func TestMTLSWithPrincipalMapping(t *testing.T) {
 
 // TestMTLSExampleInDocs: docs/security.md shows the example above as it is.
 func TestMTLSExampleInDocs(t *testing.T) {
-	src, err := os.ReadFile("example_mtls_test.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := os.ReadFile("../docs/security.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(src)
-	start, end := strings.Index(s, "// example:mtls:start\n"), strings.Index(s, "// example:mtls:end")
-	example := strings.TrimSpace(s[start+len("// example:mtls:start\n") : end])
-	if !strings.Contains(string(doc), "```go\n"+example+"\n```") {
-		t.Errorf("docs/security.md does not show example_mtls_test.go's example as it is:\n%s", example)
-	}
+	requireExampleInDocs(t, "example_mtls_test.go", "mtls", "../docs/security.md")
 }

@@ -3,8 +3,6 @@ package server_test
 import (
 	"context"
 	"errors"
-	"os"
-	"strings"
 	"testing"
 	"time"
 
@@ -64,18 +62,5 @@ func TestSCRAMOverSASLSSL(t *testing.T) {
 
 // TestSCRAMExampleInDocs: docs/security.md shows the example above as it is.
 func TestSCRAMExampleInDocs(t *testing.T) {
-	src, err := os.ReadFile("example_scram_test.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := os.ReadFile("../docs/security.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(src)
-	start, end := strings.Index(s, "// example:scram:start\n"), strings.Index(s, "// example:scram:end")
-	example := strings.TrimSpace(s[start+len("// example:scram:start\n") : end])
-	if !strings.Contains(string(doc), "```go\n"+example+"\n```") {
-		t.Errorf("docs/security.md does not show example_scram_test.go's example as it is:\n%s", example)
-	}
+	requireExampleInDocs(t, "example_scram_test.go", "scram", "../docs/security.md")
 }

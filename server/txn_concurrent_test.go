@@ -22,45 +22,8 @@ import (
 // transaction version 2 producer. Once the markers are out the batch behind
 // it is out of order and the same batch goes in.
 func TestTxnProduceConcurrentTransactions(t *testing.T) {
-	clk := clock.NewManual(time.Unix(1_700_000_000, 0))
-	c := txnCluster(t, Config{Clock: clk})
-	if err := c.CreateTopic("pr", 2, 3, nil); err != nil {
-		t.Fatal(err)
-	}
-	ctx := testContext(t)
-	cl := newClient(t, c)
-	init := kmsg.NewPtrInitProducerIDRequest()
-	init.TransactionalID, init.TransactionTimeoutMillis = kmsg.StringPtr("cc"), 60000
-	ir, err := init.RequestWith(ctx, cl)
-	if err != nil || ir.ErrorCode != 0 {
-		t.Fatalf("InitProducerID: %v %v", err, ir)
-	}
-	pid, epoch := ir.ProducerID, ir.ProducerEpoch
-	batch := func(epoch int16, seq int32) []byte {
-		b, err := protocol.BuildBatch(protocol.BatchHeader{Attributes: protocol.AttrTransactional, ProducerID: pid, ProducerEpoch: epoch, BaseSequence: seq},
-			protocol.CodecNone, []protocol.Record{{Value: []byte("v")}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
-	id := kmsg.StringPtr("cc")
-	if err := c.HoldTransactionMarkers("pr", 0); err != nil {
-		t.Fatal(err)
-	}
-	if code := produceRaw(t, c, cl, id, batch(epoch, 0)); code != 0 {
-		t.Fatalf("first transaction's batch: %v", kerr.ErrorForCode(code))
-	}
-	end := kmsg.NewPtrEndTxnRequest()
-	end.TransactionalID, end.ProducerID, end.ProducerEpoch, end.Commit = "cc", pid, epoch, true
-	er, err := end.RequestWith(ctx, cl)
-	if err != nil || er.ErrorCode != 0 {
-		t.Fatalf("EndTxn: %v %v", err, er)
-	}
-	if ts := c.Transactions(); len(ts) != 1 || ts[0].State != "PrepareCommit" {
-		t.Fatalf("transactions: %+v, want PrepareCommit (markers held)", ts)
-	}
-	next := er.ProducerEpoch // transaction version 2 bumps the epoch at every end
+	h := txnMarkersHeld(t, "cc")
+	c, clk, cl, id, batch, next := h.c, h.clk, h.cl, kmsg.StringPtr("cc"), h.batch, h.next
 
 	type result struct {
 		code int16
@@ -201,40 +164,12 @@ func TestTxnFranzGoRetriesConcurrentTransactions(t *testing.T) {
 // broker): the cluster's manual clock never moves here. Once the markers
 // are out the same commit goes in.
 func TestTxnOffsetCommitConcurrentTransactionsAtOnce(t *testing.T) {
-	clk := clock.NewManual(time.Unix(1_700_000_000, 0))
-	c := txnCluster(t, Config{Clock: clk})
-	if err := c.CreateTopic("pr", 2, 3, nil); err != nil {
-		t.Fatal(err)
-	}
+	h := txnMarkersHeld(t, "oc")
+	c, cl, pid := h.c, h.cl, h.pid
 	ctx := testContext(t)
-	cl := newClient(t, c)
-	init := kmsg.NewPtrInitProducerIDRequest()
-	init.TransactionalID, init.TransactionTimeoutMillis = kmsg.StringPtr("oc"), 60000
-	ir, err := init.RequestWith(ctx, cl)
-	if err != nil || ir.ErrorCode != 0 {
-		t.Fatalf("InitProducerID: %v %v", err, ir)
-	}
-	pid, epoch := ir.ProducerID, ir.ProducerEpoch
-	b, err := protocol.BuildBatch(protocol.BatchHeader{Attributes: protocol.AttrTransactional, ProducerID: pid, ProducerEpoch: epoch},
-		protocol.CodecNone, []protocol.Record{{Value: []byte("v")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.HoldTransactionMarkers("pr", 0); err != nil {
-		t.Fatal(err)
-	}
-	if code := produceRaw(t, c, cl, kmsg.StringPtr("oc"), b); code != 0 {
-		t.Fatalf("first transaction's batch: %v", kerr.ErrorForCode(code))
-	}
-	end := kmsg.NewPtrEndTxnRequest()
-	end.TransactionalID, end.ProducerID, end.ProducerEpoch, end.Commit = "oc", pid, epoch, true
-	er, err := end.RequestWith(ctx, cl)
-	if err != nil || er.ErrorCode != 0 {
-		t.Fatalf("EndTxn: %v %v", err, er)
-	}
 	commit := func() int16 {
 		req := kmsg.NewPtrTxnOffsetCommitRequest()
-		req.TransactionalID, req.Group, req.ProducerID, req.ProducerEpoch, req.Generation = "oc", "oc-group", pid, er.ProducerEpoch, -1
+		req.TransactionalID, req.Group, req.ProducerID, req.ProducerEpoch, req.Generation = "oc", "oc-group", pid, h.next, -1
 		rt := kmsg.NewTxnOffsetCommitRequestTopic()
 		rt.Topic = "pr"
 		rp := kmsg.NewTxnOffsetCommitRequestTopicPartition()
@@ -258,4 +193,62 @@ func TestTxnOffsetCommitConcurrentTransactionsAtOnce(t *testing.T) {
 	if code := commit(); code != 0 {
 		t.Fatalf("TxnOffsetCommit once the markers are out: %v", kerr.ErrorForCode(code))
 	}
+}
+
+// heldTxn is a transaction of version 2 committed with its marker to pr-0
+// held: the coordinator stays in PrepareCommit until
+// ReleaseTransactionMarkers("pr", 0).
+type heldTxn struct {
+	c     *Cluster
+	clk   *clock.Clock
+	cl    *kgo.Client
+	pid   int64
+	next  int16 // the epoch the commit bumped to, the next transaction's
+	batch func(epoch int16, seq int32) []byte
+}
+
+// txnMarkersHeld starts a cluster on a manual clock with topic pr (2
+// partitions) and commits one transaction of id there, its marker to pr-0
+// held.
+func txnMarkersHeld(t *testing.T, id string) heldTxn {
+	t.Helper()
+	clk := clock.NewManual(time.Unix(1_700_000_000, 0))
+	c := txnCluster(t, Config{Clock: clk})
+	if err := c.CreateTopic("pr", 2, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	ctx := testContext(t)
+	cl := newClient(t, c)
+	init := kmsg.NewPtrInitProducerIDRequest()
+	init.TransactionalID, init.TransactionTimeoutMillis = kmsg.StringPtr(id), 60000
+	ir, err := init.RequestWith(ctx, cl)
+	if err != nil || ir.ErrorCode != 0 {
+		t.Fatalf("InitProducerID: %v %v", err, ir)
+	}
+	h := heldTxn{c: c, clk: clk, cl: cl, pid: ir.ProducerID}
+	h.batch = func(epoch int16, seq int32) []byte {
+		b, err := protocol.BuildBatch(protocol.BatchHeader{Attributes: protocol.AttrTransactional, ProducerID: h.pid, ProducerEpoch: epoch, BaseSequence: seq},
+			protocol.CodecNone, []protocol.Record{{Value: []byte("v")}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	if err := c.HoldTransactionMarkers("pr", 0); err != nil {
+		t.Fatal(err)
+	}
+	if code := produceRaw(t, c, cl, kmsg.StringPtr(id), h.batch(ir.ProducerEpoch, 0)); code != 0 {
+		t.Fatalf("first transaction's batch: %v", kerr.ErrorForCode(code))
+	}
+	end := kmsg.NewPtrEndTxnRequest()
+	end.TransactionalID, end.ProducerID, end.ProducerEpoch, end.Commit = id, h.pid, ir.ProducerEpoch, true
+	er, err := end.RequestWith(ctx, cl)
+	if err != nil || er.ErrorCode != 0 {
+		t.Fatalf("EndTxn: %v %v", err, er)
+	}
+	if ts := c.Transactions(); len(ts) != 1 || ts[0].State != "PrepareCommit" {
+		t.Fatalf("transactions: %+v, want PrepareCommit (markers held)", ts)
+	}
+	h.next = er.ProducerEpoch // transaction version 2 bumps the epoch at every end
+	return h
 }
