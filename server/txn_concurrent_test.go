@@ -25,37 +25,12 @@ func TestTxnProduceConcurrentTransactions(t *testing.T) {
 	h := txnMarkersHeld(t, "cc")
 	c, clk, cl, id, batch, next := h.c, h.clk, h.cl, kmsg.StringPtr("cc"), h.batch, h.next
 
-	type result struct {
+	start := clk.Now()
+	code, at := answerAfterRetryDeadline(t, c, func() int16 { return produceRaw(t, c, cl, id, batch(next, 0)) })
+	r := struct {
 		code int16
 		at   time.Time
-	}
-	done := make(chan result, 1)
-	start := clk.Now()
-	base, _ := clk.Pending()
-	go func() {
-		code := produceRaw(t, c, cl, id, batch(next, 0))
-		done <- result{code, clk.Now()}
-	}()
-	// The leader parks the produce on a timer of the cluster's clock (its
-	// retry deadline); only moving that clock answers it.
-	waitFor(t, 10*time.Second, "the produce to park on the retry deadline", func() bool {
-		n, _ := clk.Pending()
-		return n > base
-	})
-	select {
-	case r := <-done:
-		t.Fatalf("the produce answered before its retry deadline: %v", kerr.ErrorForCode(r.code))
-	default:
-	}
-	if err := c.AdvanceClock(addPartitionsToTxnRetryBackoffMax); err != nil {
-		t.Fatal(err)
-	}
-	var r result
-	select {
-	case r = <-done:
-	case <-time.After(20 * time.Second):
-		t.Fatal("the produce did not answer once its retry deadline passed")
-	}
+	}{code, at}
 	if r.code != kerr.ConcurrentTransactions.Code {
 		t.Fatalf("produce during the previous transaction's markers: %v, want CONCURRENT_TRANSACTIONS", kerr.ErrorForCode(r.code))
 	}
@@ -251,4 +226,43 @@ func txnMarkersHeld(t *testing.T, id string) heldTxn {
 	}
 	h.next = er.ProducerEpoch // transaction version 2 bumps the epoch at every end
 	return h
+}
+
+// answerAfterRetryDeadline sends a Produce (send) that the leader parks on
+// its add.partitions.to.txn.retry.backoff.max.ms deadline, a timer of the
+// cluster's manual clock; once it is parked it moves the clock by exactly
+// that much and returns the answer and the clock's time then. A send that
+// answers before, or not once the deadline passed, fails t.
+func answerAfterRetryDeadline[T any](t *testing.T, c *Cluster, send func() T) (T, time.Time) {
+	t.Helper()
+	clk := c.Clock()
+	base, _ := clk.Pending()
+	type result struct {
+		v  T
+		at time.Time
+	}
+	done := make(chan result, 1)
+	go func() {
+		v := send()
+		done <- result{v, clk.Now()}
+	}()
+	waitFor(t, 10*time.Second, "the produce to park on the retry deadline", func() bool {
+		n, _ := clk.Pending()
+		return n > base
+	})
+	select {
+	case r := <-done:
+		t.Fatalf("the produce answered before its retry deadline: %v", r.v)
+	default:
+	}
+	if err := c.AdvanceClock(addPartitionsToTxnRetryBackoffMax); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case r := <-done:
+		return r.v, r.at
+	case <-time.After(20 * time.Second):
+		t.Fatal("the produce did not answer once its retry deadline passed")
+	}
+	panic("unreachable")
 }

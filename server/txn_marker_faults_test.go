@@ -74,57 +74,28 @@ func TestTxnMarkerDelayFault(t *testing.T) {
 		t.Fatalf("DescribeTransactions while the marker is delayed: %+v, want PrepareCommit", sts)
 	}
 
-	type result struct {
-		code int16
-		at   time.Time
-	}
-	done := make(chan result, 1)
-	go func() {
-		code := produceRaw(t, c, cl, id, batch(er.ProducerEpoch, 0))
-		done <- result{code, clk.Now()}
-	}()
 	// Both the leader's 100 ms and the marker's delay run on the
-	// cluster's clock: move it in small steps until the produce answers,
-	// then until the transaction completes.
-	step := func() {
-		if err := c.AdvanceClock(5 * time.Millisecond); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(time.Millisecond) // lets the broker run between steps, not a synchronisation
+	// cluster's clock: the produce is answered once the clock passed its
+	// retry deadline, the transaction completes once it passed the delay.
+	code, at := answerAfterRetryDeadline(t, c, func() int16 { return produceRaw(t, c, cl, id, batch(er.ProducerEpoch, 0)) })
+	if code != kerr.ConcurrentTransactions.Code {
+		t.Fatalf("produce while the markers are delayed: %v, want CONCURRENT_TRANSACTIONS", kerr.ErrorForCode(code))
 	}
-	var r result
-	deadline := time.After(20 * time.Second)
-wait:
-	for {
-		select {
-		case r = <-done:
-			break wait
-		case <-deadline:
-			t.Fatal("the produce did not answer")
-		default:
-		}
-		step()
+	if waited := at.Sub(ended); waited != addPartitionsToTxnRetryBackoffMax {
+		t.Fatalf("answered %v after EndTxn on the cluster's clock, want exactly 100 ms", waited)
 	}
-	if r.code != kerr.ConcurrentTransactions.Code {
-		t.Fatalf("produce while the markers are delayed: %v, want CONCURRENT_TRANSACTIONS", kerr.ErrorForCode(r.code))
+	if ts := c.Transactions(); len(ts) != 1 || ts[0].State != "PrepareCommit" {
+		t.Fatalf("transactions before the marker's delay passed: %+v, want PrepareCommit", ts)
 	}
-	if waited := r.at.Sub(ended); waited < addPartitionsToTxnRetryBackoffMax || waited >= time.Second {
-		t.Fatalf("answered %v after EndTxn on the cluster's clock, want 100 ms and before the marker's 1 s", waited)
+	if err := c.AdvanceClock(time.Second - addPartitionsToTxnRetryBackoffMax); err != nil {
+		t.Fatal(err)
 	}
-	var completed time.Time
-	for completed.IsZero() {
-		select {
-		case <-deadline:
-			t.Fatalf("transaction not complete: %+v", c.Transactions())
-		default:
-		}
-		if ts := c.Transactions(); len(ts) == 1 && ts[0].State == "CompleteCommit" {
-			completed = clk.Now()
-			break
-		}
-		step()
-	}
-	if took := completed.Sub(ended); took < time.Second || took > 2*time.Second {
+	waitFor(t, 20*time.Second, "the transaction to complete", func() bool {
+		ts := c.Transactions()
+		return len(ts) == 1 && ts[0].State == "CompleteCommit"
+	})
+	completed := clk.Now()
+	if took := completed.Sub(ended); took != time.Second {
 		t.Fatalf("complete %v after EndTxn on the cluster's clock, want the marker's 1 s delay", took)
 	}
 	if n := rule.Hits(); n != 1 {
@@ -386,36 +357,16 @@ func TestTxnProduceAddsRequestPartitionsTogether(t *testing.T) {
 		t.Fatalf("EndTxn: %v %v", err, er)
 	}
 	start := clk.Now()
-	type result struct {
+	codes, at := answerAfterRetryDeadline(t, c, func() []int16 { return produce(er.ProducerEpoch, parts...) })
+	r := struct {
 		codes []int16
 		at    time.Time
-	}
-	done := make(chan result, 1)
-	go func() {
-		codes := produce(er.ProducerEpoch, parts...)
-		done <- result{codes, clk.Now()}
-	}()
-	var r result
-	deadline := time.After(20 * time.Second)
-wait:
-	for {
-		select {
-		case r = <-done:
-			break wait
-		case <-deadline:
-			t.Fatal("the produce did not answer")
-		default:
-		}
-		if err := c.AdvanceClock(5 * time.Millisecond); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(time.Millisecond) // lets the broker run between steps, not a synchronisation
-	}
+	}{codes, at}
 	ct := kerr.ConcurrentTransactions.Code
 	if len(r.codes) != 2 || r.codes[0] != ct || r.codes[1] != ct {
 		t.Fatalf("answers %v, want CONCURRENT_TRANSACTIONS for both partitions", r.codes)
 	}
-	if waited := r.at.Sub(start); waited < addPartitionsToTxnRetryBackoffMax || waited >= 2*addPartitionsToTxnRetryBackoffMax {
+	if waited := r.at.Sub(start); waited != addPartitionsToTxnRetryBackoffMax {
 		t.Fatalf("answered after %v of the cluster's clock, want one 100 ms wait for both partitions", waited)
 	}
 }
