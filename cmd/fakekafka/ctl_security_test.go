@@ -1,13 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
-	"github.com/fakekafka/fakekafka/control"
 	"github.com/fakekafka/fakekafka/server"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -44,14 +41,7 @@ func TestCtlSecurity(t *testing.T) {
 	if err := c.CreateTopic("t", 1, 1, nil); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(control.Handler(c))
-	t.Cleanup(srv.Close)
-	e := env(map[string]string{"FAKEKAFKA_CONTROL": srv.URL})
-	ctl := func(args ...string) (int, string, string) {
-		var out, errb bytes.Buffer
-		code := run(context.Background(), append([]string{"ctl"}, args...), e, &out, &errb)
-		return code, out.String(), errb.String()
-	}
+	ctl := ctlFor(t, c)
 	cl, err := kgo.NewClient(kgo.SeedBrokers(c.Bootstrap()...))
 	if err != nil {
 		t.Fatal(err)

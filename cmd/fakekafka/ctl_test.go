@@ -41,6 +41,19 @@ func ctlEnvURL(t *testing.T) (*server.Cluster, string, func(args ...string) (int
 	}
 }
 
+// ctlFor runs "fakekafka ctl ARGS..." against c's control API (served
+// for the test) and returns the exit code, stdout and stderr.
+func ctlFor(t *testing.T, c *server.Cluster) func(args ...string) (int, string, string) {
+	srv := httptest.NewServer(control.Handler(c))
+	t.Cleanup(srv.Close)
+	e := env(map[string]string{"FAKEKAFKA_CONTROL": srv.URL})
+	return func(args ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		code := run(context.Background(), append([]string{"ctl"}, args...), e, &out, &errb)
+		return code, out.String(), errb.String()
+	}
+}
+
 func mustCtl(t *testing.T, ctl func(...string) (int, string, string), args ...string) string {
 	t.Helper()
 	code, out, errs := ctl(args...)
@@ -255,14 +268,7 @@ func TestCtlClockAndTransactions(t *testing.T) {
 	if err := c.CreateTopic("t", 1, 3, nil); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(control.Handler(c))
-	t.Cleanup(srv.Close)
-	e := env(map[string]string{"FAKEKAFKA_CONTROL": srv.URL})
-	ctl := func(args ...string) (int, string, string) {
-		var out, errb bytes.Buffer
-		code := run(context.Background(), append([]string{"ctl"}, args...), e, &out, &errb)
-		return code, out.String(), errb.String()
-	}
+	ctl := ctlFor(t, c)
 	if out := mustCtl(t, ctl, "clock"); !strings.Contains(out, "clock manual: now 2030-01-01T00:00:00Z") {
 		t.Fatalf("ctl clock: %q", out)
 	}
