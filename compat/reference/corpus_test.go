@@ -127,7 +127,7 @@ func TestCorpus(t *testing.T) {
 		row := perAPI.row(key)
 		row.cases++
 		row.versions[version] = true
-		if isErrorPath(docs[0]) {
+		if isErrorPath(docs[1]) { // fakekafka's: the same as Kafka's up to the allowed differences, and the same in every run
 			row.errorPaths++
 		}
 		diffs := diff("", docs[0], docs[1])
@@ -137,6 +137,7 @@ func TestCorpus(t *testing.T) {
 			continue
 		}
 		ok := true
+		hit := map[int]bool{}
 		for _, d := range diffs {
 			if (c.exactMessages || exactMessages(c.name)) && strings.HasSuffix(d.path, "ErrorMessage") {
 				ok = false
@@ -144,7 +145,10 @@ func TestCorpus(t *testing.T) {
 				continue
 			}
 			if i := allow.match(c.name, d.path); i >= 0 && !nullVersusEmpty(d) {
-				used[i]++
+				if !hit[i] {
+					hit[i] = true
+					used[i]++
+				}
 				row.lines[i] = true
 				if os.Getenv("CORPUS_DEBUG") != "" {
 					t.Logf("allowed %s: %s: Kafka %s, fakekafka %s", c.name, d.path, d.a, d.b)
@@ -171,12 +175,12 @@ func TestCorpus(t *testing.T) {
 	coverage := checkCoverage(t, versions, sent)
 	var b strings.Builder
 	b.WriteString(coverage)
-	fmt.Fprintf(&b, "\n%d requests compared: **%d identical**, **%d differ only as allowed** by `compat/reference/corpus_allowlist.txt`, %d with unexplained differences. The allowed differences (how many fields each covered in this run):\n\n| line | requests | field | fields | why |\n|---:|---|---|---:|---|\n",
+	fmt.Fprintf(&b, "\n%d requests compared: **%d identical**, **%d differ only as allowed** by `compat/reference/corpus_allowlist.txt`, %d with unexplained differences. The allowed differences (how many requests each covered: a count that does not depend on the run, where the number of fields Kafka's answer differs in can):\n\n| line | requests | field | covered | why |\n|---:|---|---|---:|---|\n",
 		compared, identical, allowed, compared-identical-allowed)
 	for i, e := range allow {
 		fmt.Fprintf(&b, "| %d | `%s` | `%s` | %d | %s |\n", e.line, e.casePat, e.pathPat, used[i], cell(e.reason))
 	}
-	fmt.Fprintf(&b, "\nPer API key (error paths: Kafka's answer carries a non-zero error code or closes the connection; allowlist lines: the lines above that explain its differences):\n")
+	fmt.Fprintf(&b, "\nPer API key (error paths: the answer carries a non-zero error code or closes the connection, counted on fakekafka's answer, which is Kafka's up to the allowed differences and does not change from run to run; allowlist lines: the lines above that explain its differences):\n")
 	b.WriteString(perAPI.markdown(versions, allow))
 	if t.Failed() && *update {
 		t.Fatal("not writing the corpus summary from a failed run")
