@@ -175,10 +175,11 @@ func TestCorpus(t *testing.T) {
 	coverage := checkCoverage(t, versions, sent)
 	var b strings.Builder
 	b.WriteString(coverage)
-	fmt.Fprintf(&b, "\n%d requests compared: **%d identical**, **%d differ only as allowed** by `compat/reference/corpus_allowlist.txt`, %d with unexplained differences. The allowed differences (how many requests each covered: a count that does not depend on the run, where the number of fields Kafka's answer differs in can):\n\n| line | requests | field | covered | why |\n|---:|---|---|---:|---|\n",
+	fmt.Fprintf(&b, "\n%d requests compared: **%d identical**, **%d differ only as allowed** by `compat/reference/corpus_allowlist.txt`, %d with unexplained differences. The allowed differences (each covered at least one request in this run; how many can change from run to run, as Kafka's answers to a few of them do, so the count is in the test's log, not here):\n\n| line | requests | field | why |\n|---:|---|---|---|\n",
 		compared, identical, allowed, compared-identical-allowed)
 	for i, e := range allow {
-		fmt.Fprintf(&b, "| %d | `%s` | `%s` | %d | %s |\n", e.line, e.casePat, e.pathPat, used[i], cell(e.reason))
+		fmt.Fprintf(&b, "| %d | `%s` | `%s` | %s |\n", e.line, e.casePat, e.pathPat, cell(e.reason))
+		t.Logf("allowlist line %d covered %d requests", e.line, used[i])
 	}
 	fmt.Fprintf(&b, "\nPer API key (error paths: the answer carries a non-zero error code or closes the connection, counted on fakekafka's answer, which is Kafka's up to the allowed differences and does not change from run to run; allowlist lines: the lines above that explain its differences):\n")
 	b.WriteString(perAPI.markdown(versions, allow))
