@@ -245,7 +245,9 @@ func TestReferences(t *testing.T) {
 func TestStoreFailure(t *testing.T) {
 	store := NewMemStore()
 	c := newClientWith(t, store, Options{})
-	store.Fail = func([]Record) error { return errors.New("NOT_ENOUGH_REPLICAS: 1 in-sync replica of 3, min.insync.replicas=2") }
+	store.Fail = func([]Record) error {
+		return errors.New("NOT_ENOUGH_REPLICAS: 1 in-sync replica of 3, min.insync.replicas=2")
+	}
 	c.expect("POST", "/subjects/s/versions", avroBody(userV1), 500,
 		`{"error_code":50001,"message":"Register schema operation failed while writing to the Kafka store: NOT_ENOUGH_REPLICAS: 1 in-sync replica of 3, min.insync.replicas=2"}`)
 	store.Fail = func([]Record) error { return context.DeadlineExceeded }
