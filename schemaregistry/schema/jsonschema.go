@@ -134,7 +134,7 @@ func lenientRegexp(s string) (jsonschema.Regexp, error) {
 
 type textRegexp string
 
-func (r textRegexp) String() string           { return string(r) }
+func (r textRegexp) String() string          { return string(r) }
 func (r textRegexp) MatchString(string) bool { return false }
 
 // compactJSON re-serialises a JSON text without insignificant whitespace,
