@@ -21,6 +21,7 @@ type avroSchema struct {
 func parseAvro(text string, deps map[string]string) (Parsed, error) {
 	cache := &avro.SchemaCache{}
 	known := map[string]bool{}
+	defs := map[string]avroDef{}
 	// References are named types parsed before the schema, as Confluent
 	// does; one may use another, so parse until no more succeed.
 	pending := make([]string, 0, len(deps))
@@ -40,6 +41,9 @@ func parseAvro(text string, deps map[string]string) (Parsed, error) {
 			if n, ok := s.(avro.NamedSchema); ok {
 				known[n.FullName()] = true
 			}
+			if tree, err := avroDecode(deps[name]); err == nil {
+				collectAvroDefs(tree, "", defs)
+			}
 		}
 		if len(failed) == len(pending) {
 			return nil, lastErr
@@ -58,13 +62,13 @@ func parseAvro(text string, deps map[string]string) (Parsed, error) {
 	}
 	return &avroSchema{
 		parsed:     s,
-		canonical:  printAvro(tree, known, false),
-		normalized: printAvro(tree, known, true),
+		canonical:  printAvro(tree, known, defs, false),
+		normalized: printAvro(tree, known, defs, true),
 	}, nil
 }
 
-func printAvro(tree any, known map[string]bool, normalize bool) string {
-	p := &avroPrinter{names: map[string]bool{}, normalize: normalize}
+func printAvro(tree any, known map[string]bool, defs map[string]avroDef, normalize bool) string {
+	p := &avroPrinter{names: map[string]bool{}, normalize: normalize, defs: defs}
 	for n := range known {
 		p.names[n] = true
 	}
