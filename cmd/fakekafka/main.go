@@ -91,8 +91,8 @@ type options struct {
 	cfg            server.Config
 	control        string
 	schemaRegistry string
-	autoCreate bool
-	logLevel   string
+	autoCreate     bool
+	logLevel       string
 
 	listeners, advertisedListeners, protocolMap string
 	topics                                      string
