@@ -347,3 +347,53 @@ func TestSchemaRegistryLifecycle(t *testing.T) {
 		time.Sleep(5 * time.Millisecond) // polling a condition, not synchronising
 	}
 }
+
+// Compacting _schemas (superseded versions of a key, tombstones) changes
+// nothing the registry answers after it loads the compacted log again on
+// a new leader.
+func TestSchemaRegistryCompactedLogReloads(t *testing.T) {
+	c := server.NewTestCluster(t, server.Config{SchemaRegistry: &server.SchemaRegistryConfig{}, MinInsyncReplicas: 2})
+	// Small segments, as only closed ones are compacted (Kafka's own
+	// test-only config; its minimum segment.bytes is 1 MiB).
+	if err := c.AlterTopicConfig("_schemas", map[string]string{"internal.segment.bytes": "300"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	url := c.SchemaRegistryURL()
+	register(t, url, "orders-value", orderV1)
+	register(t, url, "orders-value", orderV(2))
+	register(t, url, "orders-value", orderV(3))
+	register(t, url, "users-value", `"string"`)
+	for _, q := range []string{"", "?permanent=true"} { // a soft delete rewrites the key, a hard one tombstones it
+		if status, got := srDo(t, http.MethodDelete, url+"/subjects/orders-value/versions/1"+q, ""); status != 200 {
+			t.Fatalf("DELETE version 1%s: %d %s", q, status, got)
+		}
+	}
+	paths := []string{"/subjects", "/subjects/orders-value/versions", "/subjects/orders-value/versions/2", "/subjects/orders-value/versions/3",
+		"/subjects/users-value/versions/1", "/subjects/orders-value/versions?deleted=true"}
+	answers := func() []string {
+		var out []string
+		for _, p := range paths {
+			status, got := srDo(t, http.MethodGet, url+p, "")
+			out = append(out, strconv.Itoa(status)+" "+got)
+		}
+		return out
+	}
+	before := answers()
+	if before[0] != `200 ["orders-value","users-value"]` || !strings.HasPrefix(before[1], "200 [2,3]") {
+		t.Fatalf("before: %q", before)
+	}
+	rs, err := c.CleanTopic("_schemas")
+	if err != nil || len(rs) != 1 || !rs[0].Compacted || rs[0].RecordsRemoved == 0 {
+		t.Fatalf("CleanTopic: %+v, %v", rs, err)
+	}
+	ps, _ := c.Partition("_schemas", 0)
+	if err := c.StopBroker(ps.Leader, server.StopCrash); err != nil {
+		t.Fatal(err)
+	}
+	after := answers()
+	for i := range paths {
+		if before[i] != after[i] {
+			t.Errorf("GET %s: %s before, %s after compaction and failover", paths[i], before[i], after[i])
+		}
+	}
+}
