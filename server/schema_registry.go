@@ -52,6 +52,14 @@ func (c *Cluster) startSchemaRegistry() error {
 	if _, err := store.shard(); err != nil {
 		return fmt.Errorf("schema registry: %v", err)
 	}
+	// Confluent's store writes a NOOP at start to find the end of the
+	// log, and reads up to it; a failure leaves it for the first write.
+	store.mu.Lock()
+	err := store.findEnd(context.Background())
+	store.mu.Unlock()
+	if err != nil {
+		c.log.Warn("schema registry: NOOP at start failed", "error", err)
+	}
 	store.State() // loads it on the leader
 	opts := schemaregistry.Options{Logger: c.log}
 	if c.saslOn() {

@@ -135,7 +135,10 @@ func TestSchemaRegistryRecordsInSchemasTopic(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, r := range fs.Records() {
-			if !strings.Contains(string(r.Key), `"keytype":"SCHEMA"`) {
+			if r.Offset == 0 { // Confluent's store writes a NOOP at start
+				if string(r.Key) != `{"keytype":"NOOP","magic":0}` || r.Value != nil {
+					t.Fatalf("offset 0: %s %s", r.Key, r.Value)
+				}
 				continue
 			}
 			if want := `{"keytype":"SCHEMA","subject":"orders-value","version":1,"magic":1}`; string(r.Key) != want {
