@@ -12,7 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fakekafka/fakekafka/internal/testkit"
 	"github.com/fakekafka/fakekafka/server"
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -301,6 +303,18 @@ func TestSchemaRegistryBasicAuth(t *testing.T) {
 	}
 	c.RemoveSASLUser("alice")
 	unauthorized("alice removed", "alice", "alice-secret")
+
+	// A user with only a SCRAM credential (AlterUserScramCredentials, as
+	// kafka-configs --alter --add-config SCRAM-SHA-256=... makes one).
+	adm := kadm.NewClient(testkit.NewClient(t, c))
+	res, err := adm.AlterUserSCRAMs(context.Background(), nil, []kadm.UpsertSCRAM{{User: "carol", Mechanism: kadm.ScramSha256, Iterations: 4096, Password: "carol-secret"}})
+	if err != nil || res.Error() != nil {
+		t.Fatalf("AlterUserSCRAMs: %v %v", err, res.Error())
+	}
+	if status, got := srDo(t, http.MethodGet, url, "", "carol", "carol-secret"); status != 200 {
+		t.Fatalf("carol (SCRAM only): %d %s", status, got)
+	}
+	unauthorized("carol with a wrong password", "carol", "alice-secret")
 
 	open := server.NewTestCluster(t, server.Config{SchemaRegistry: &server.SchemaRegistryConfig{}})
 	if status, got := srDo(t, http.MethodGet, open.SchemaRegistryURL()+"/subjects", ""); status != 200 {
