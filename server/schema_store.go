@@ -155,6 +155,9 @@ func (c *Cluster) openSchemasTopic() ([]coordinator.PartitionLog, error) {
 	if len(logs) != 1 {
 		return nil, fmt.Errorf("the schema topic %s should have only 1 partition but has %d", schemasTopic, len(logs))
 	}
+	if ps, _ := c.Partition(schemasTopic, 0); len(ps.Replicas) < c.cfg.DefaultReplicationFactor {
+		c.log.Warn(fmt.Sprintf("The replication factor of the schema topic %s is less than the desired one of %d.", schemasTopic, c.cfg.DefaultReplicationFactor))
+	}
 	if policy := logValue(c.topic(schemasTopic).cfg().configs, c.brokerSettings(), "cleanup.policy"); policy != "compact" {
 		return nil, fmt.Errorf("the retention policy of the schema topic %s is incorrect. Expected cleanup.policy to be 'compact' but it is %s", schemasTopic, policy)
 	}

@@ -259,3 +259,34 @@ func TestSchemaStoreTimedOutWriteCommitsLater(t *testing.T) {
 		t.Fatal("a committed record is not in the state")
 	}
 }
+
+// An existing _schemas (here from a data dir) is checked as Confluent's
+// store checks it: one partition, compacted, or the start fails.
+func TestSchemaStoreChecksExistingTopic(t *testing.T) {
+	for _, c := range []struct {
+		partitions int32
+		configs    map[string]string
+		want       string
+	}{
+		{2, map[string]string{"cleanup.policy": "compact"}, "should have only 1 partition but has 2"},
+		{1, nil, "Expected cleanup.policy to be 'compact' but it is delete"},
+	} {
+		dir := t.TempDir()
+		c1, err := NewCluster(Config{DataDir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c1.CreateTopic(schemasTopic, c.partitions, 3, c.configs); err != nil {
+			t.Fatal(err)
+		}
+		c1.Close()
+		c2, err := NewCluster(Config{DataDir: dir, SchemaRegistry: &SchemaRegistryConfig{}})
+		if err == nil {
+			c2.Close()
+			t.Fatalf("%d partitions, %v: started", c.partitions, c.configs)
+		}
+		if !strings.Contains(err.Error(), c.want) {
+			t.Fatalf("%v, want %q", err, c.want)
+		}
+	}
+}
