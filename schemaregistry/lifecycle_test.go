@@ -242,6 +242,29 @@ func TestReferences(t *testing.T) {
 	c.expect("DELETE", "/subjects/address?permanent=true", "", 200, `[1]`)
 }
 
+// A reference's own references come along: the schema names only its
+// direct reference, the registry resolves the rest.
+func TestTransitiveReferences(t *testing.T) {
+	c := newClient(t)
+	city := `{"type":"record","name":"City","namespace":"x","fields":[{"name":"n","type":"string"}]}`
+	addr := `{"type":"record","name":"Address","namespace":"x","fields":[{"name":"city","type":"City"}]}`
+	order := `{"type":"record","name":"Order","namespace":"x","fields":[{"name":"a","type":"Address"}]}`
+	c.expect("POST", "/subjects/city/versions", avroBody(city), 200, `{"id":1,"version":1,"schemaType":"AVRO","schema":`+jsonString(city)+`}`)
+	c.expect("POST", "/subjects/address/versions", `{"schema":`+jsonString(addr)+`,"references":[{"name":"x.City","subject":"city","version":1}]}`, 200,
+		`{"id":2,"version":1,"schemaType":"AVRO","references":[{"name":"x.City","subject":"city","version":1}],"schema":`+jsonString(addr)+`}`)
+	c.expect("POST", "/subjects/order/versions", `{"schema":`+jsonString(order)+`,"references":[{"name":"x.Address","subject":"address","version":1}]}`, 200,
+		`{"id":3,"version":1,"schemaType":"AVRO","references":[{"name":"x.Address","subject":"address","version":1}],"schema":`+jsonString(order)+`}`)
+	// Compatibility of the next version parses both with the whole chain.
+	order2 := `{"type":"record","name":"Order","namespace":"x","fields":[{"name":"a","type":"Address"},{"name":"b","type":"City"}]}`
+	c.expect("POST", "/compatibility/subjects/order/versions/latest", `{"schema":`+jsonString(order2)+`,"references":[{"name":"x.Address","subject":"address","version":1}]}`, 200,
+		`{"is_compatible":false}`)
+	order3 := `{"type":"record","name":"Order","namespace":"x","fields":[{"name":"a","type":"Address"},{"name":"b","type":["null","City"],"default":null}]}`
+	c.expect("POST", "/compatibility/subjects/order/versions/latest", `{"schema":`+jsonString(order3)+`,"references":[{"name":"x.Address","subject":"address","version":1}]}`, 200,
+		`{"is_compatible":true}`)
+	c.expect("GET", "/subjects/city/versions/1/referencedby", "", 200, `[2]`)
+	c.expect("DELETE", "/subjects/city/versions/1", "", 422, `{"error_code":42206,"message":"One or more references exist to the schema {magic=1,keytype=SCHEMA,subject=city,version=1}."}`)
+}
+
 func TestStoreFailure(t *testing.T) {
 	store := NewMemStore()
 	c := newClientWith(t, store, Options{})
