@@ -117,8 +117,11 @@ func TestNormalize(t *testing.T) {
 	c.expect("POST", "/subjects/n/versions?normalize=true", avroBody(a), 200, `{"id":1,"version":1,"schemaType":"AVRO","schema":`+jsonString(b)+`}`)
 	c.expect("POST", "/subjects/n/versions?normalize=true", avroBody(b), 200, `{"id":1,"version":1,"schemaType":"AVRO","schema":`+jsonString(b)+`}`)
 	c.expect("POST", "/subjects/n?normalize=true", avroBody(a), 200, `{"subject":"n","version":1,"id":1,"schemaType":"AVRO","schema":`+jsonString(b)+`}`)
-	// Without normalize the other order is another schema.
-	c.expect("POST", "/subjects/n", avroBody(a), 404, `{"error_code":40403,"message":"Schema not found"}`)
+	// Without normalize the other order is still the same schema, as Avro
+	// Java's Schema.equals compares properties as a map; another doc is not.
+	c.expect("POST", "/subjects/n", avroBody(a), 200, `{"subject":"n","version":1,"id":1,"schemaType":"AVRO","schema":`+jsonString(b)+`}`)
+	c.expect("POST", "/subjects/n", avroBody(`{"type":"record","name":"R","doc":"x","fields":[{"name":"a","type":"int"}],"z":1,"b":2}`), 404,
+		`{"error_code":40403,"message":"Schema not found"}`)
 	// A config with normalize=true normalises every request.
 	c.expect("PUT", "/config/m", `{"normalize":true}`, 200, `{"normalize":true}`)
 	c.expect("POST", "/subjects/m/versions", avroBody(a), 200, `{"id":1,"version":1,"schemaType":"AVRO","schema":`+jsonString(b)+`}`)
@@ -221,6 +224,11 @@ func TestReferences(t *testing.T) {
 	c.expect("POST", "/subjects/order", body, 200, `{"subject":"order","version":1,"id":2,"schemaType":"AVRO",`+refs+`,"schema":`+jsonString(orderCanon)+`}`)
 	c.expect("GET", "/subjects/address/versions/1/referencedby", "", 200, `[2]`)
 	c.expect("GET", "/subjects/order/versions/1/referencedby", "", 200, `[]`)
+	// The same schema with the reference written out (what a serialiser
+	// that generates its schema sends) finds the version with the reference.
+	inlined := `{"type":"record","name":"Order","namespace":"com.acme","fields":[{"name":"ship","type":` + addr + `}]}`
+	c.expect("POST", "/subjects/order", avroBody(inlined), 200, `{"subject":"order","version":1,"id":2,"schemaType":"AVRO",`+refs+`,"schema":`+jsonString(orderCanon)+`}`)
+	c.expect("POST", "/subjects/order/versions", avroBody(inlined), 200, `{"id":2,"version":1,"schemaType":"AVRO",`+refs+`,"schema":`+jsonString(orderCanon)+`}`)
 	// A reference to "latest" (-1) is stored as the version it resolved to.
 	c.expect("POST", "/subjects/order2/versions", `{"schema":`+jsonString(order)+`,"references":[{"name":"com.acme.Address","subject":"address","version":-1}]}`, 200,
 		`{"id":2,"version":1,"schemaType":"AVRO",`+refs+`,"schema":`+jsonString(orderCanon)+`}`)

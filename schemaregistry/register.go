@@ -181,24 +181,39 @@ func sortedReferences(refs []schema.Reference) []schema.Reference {
 	return slices.Compact(out)
 }
 
-// sameSchema tells whether a stored version holds the parsed schema:
-// the same type, references and text (under normalize, the same
-// normalised text).
+// equivalent is what a schema type may offer beyond schema.Parsed: a
+// text that two schemas Confluent's canLookup takes as the same share
+// (for Avro: references written out, properties and aliases sorted, as
+// Avro Java's Schema.equals and AvroSchema.equivalent compare them).
+type equivalent interface {
+	Equivalence() string
+}
+
+// sameSchema tells whether a stored version holds the parsed schema, as
+// Confluent's register and look-up find one: the same type, references
+// and text (under normalize, the same normalised text); or, for a type
+// that offers it, an equivalent schema with the same references, or with
+// the references written out in a request that has none.
 func (r *Registry) sameSchema(st *State, p schema.Parsed, refs []schema.Reference, normalize bool, v SubjectVersion) bool {
 	if typeOrAvro(v.SchemaType) != p.Type() {
 		return false
 	}
-	if !normalize {
-		return v.Schema == p.Canonical() && slices.Equal(v.References, refs)
-	}
-	if !slices.Equal(sortedReferences(v.References), sortedReferences(refs)) {
-		return false
-	}
-	if v.Schema == p.Normalized() || v.Schema == p.Canonical() {
+	sameRefs := slices.Equal(v.References, refs) || normalize && slices.Equal(sortedReferences(v.References), sortedReferences(refs))
+	if sameRefs && (v.Schema == p.Canonical() || normalize && v.Schema == p.Normalized()) {
 		return true
 	}
+	eq, ok := p.(equivalent)
+	if !sameRefs && !(len(refs) == 0 && len(v.References) > 0) || !ok && !normalize {
+		return false
+	}
 	old, err := st.parseVersionSchema(v)
-	return err == nil && old.Normalized() == p.Normalized()
+	if err != nil {
+		return false
+	}
+	if oldEq, ok2 := old.(equivalent); ok && ok2 {
+		return eq.Equivalence() == oldEq.Equivalence()
+	}
+	return sameRefs && normalize && old.Normalized() == p.Normalized()
 }
 
 // register answers POST /subjects/{subject}/versions.

@@ -13,9 +13,10 @@ import (
 // Schema.toString with the referenced named types written by name) and,
 // under normalize, the canonical text of AvroSchemaUtils' normalised form.
 type avroSchema struct {
-	parsed     avro.Schema
-	canonical  string
-	normalized string
+	parsed      avro.Schema
+	canonical   string
+	normalized  string
+	equivalence string
 }
 
 func parseAvro(text string, deps map[string]string) (Parsed, error) {
@@ -64,6 +65,9 @@ func parseAvro(text string, deps map[string]string) (Parsed, error) {
 		parsed:     s,
 		canonical:  printAvro(tree, known, defs, false),
 		normalized: printAvro(tree, known, defs, true),
+		// references written out: the same whether a type came from a
+		// reference or was given inline
+		equivalence: printAvro(tree, nil, defs, true),
 	}, nil
 }
 
@@ -79,6 +83,11 @@ func printAvro(tree any, known map[string]bool, defs map[string]avroDef, normali
 func (a *avroSchema) Type() Type         { return Avro }
 func (a *avroSchema) Canonical() string  { return a.canonical }
 func (a *avroSchema) Normalized() string { return a.normalized }
+
+// Equivalence is the text two schemas Confluent's AvroSchema.equivalent
+// takes as the same share: every named type written out where first used
+// (references included), properties and aliases sorted.
+func (a *avroSchema) Equivalence() string { return a.equivalence }
 
 // Backward reports why a (the reader) cannot read data written with
 // older (the writer), in Confluent's Difference format: "%s" stands for
