@@ -143,7 +143,7 @@ func TestRegisterAndRead(t *testing.T) {
 	c.expect("GET", "/schemas/ids/1/schema", "", 200, userV1)
 	c.expect("GET", "/schemas/ids/1/subjects", "", 200, `["other","users-value"]`)
 	c.expect("GET", "/schemas/ids/1/versions", "", 200, `[{"subject":"other","version":1},{"subject":"users-value","version":1}]`)
-	c.expect("GET", "/schemas/ids/1/versions?subject=other", "", 200, `[{"subject":"other","version":1}]`)
+	c.expect("GET", "/schemas/ids/1/versions?subject=other", "", 200, `[{"subject":"other","version":1},{"subject":"users-value","version":1}]`)
 	c.expect("GET", "/schemas/types", "", 200, `["JSON","PROTOBUF","AVRO"]`)
 	c.expect("GET", "/schemas?subjectPrefix=users&latestOnly=true", "", 200,
 		`[{"subject":"users-value","version":2,"id":2,"schemaType":"AVRO","schema":`+jsonString(userV2)+`}]`)

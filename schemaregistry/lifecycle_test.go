@@ -177,6 +177,9 @@ func TestDeletes(t *testing.T) {
 	c.expect("POST", "/subjects/s?deleted=true", avroBody(userV1), 200, `{"subject":"s","version":1,"id":1,"schemaType":"AVRO","schema":`+jsonString(userV1)+`}`)
 	// The schema keeps its id by id.
 	c.expect("GET", "/schemas/ids/1", "", 200, `{"schemaType":"AVRO","schema":`+jsonString(userV1)+`}`)
+	c.expect("GET", "/schemas/ids/1/versions", "", 200, `[]`)
+	c.expect("GET", "/schemas/ids/1/versions?deleted=true", "", 200, `[{"subject":"s","version":1}]`)
+	c.expect("GET", "/schemas/ids/1/subjects", "", 200, `[]`)
 	c.expect("DELETE", "/subjects/s?permanent=true", "", 404, `{"error_code":40405,"message":"Subject 's' was not deleted first before being permanently deleted"}`)
 	c.expect("DELETE", "/subjects/s", "", 200, `[2]`)
 	c.expect("DELETE", "/subjects/s", "", 404, `{"error_code":40404,"message":"Subject 's' was soft deleted.Set permanent=true to delete permanently"}`)

@@ -41,13 +41,11 @@ func (r *Registry) routeSchemas(req *http.Request, s []string) (any, *restError)
 	subject := req.URL.Query().Get("subject")
 	deleted := queryBool(req, "deleted")
 	if len(s) == 3 && (s[2] == "subjects" || s[2] == "versions") {
-		vs := st.VersionsByID(int(id), deleted)
-		if subject != "" {
-			vs = filterSubject(vs, subject)
-		}
-		if len(vs) == 0 {
+		// ?subject= names a context in Confluent, not a filter.
+		if len(st.VersionsByID(int(id), true)) == 0 {
 			return nil, errSchemaNotFound()
 		}
+		vs := st.VersionsByID(int(id), deleted)
 		if s[2] == "subjects" {
 			out := []string{}
 			for _, v := range vs {
