@@ -32,7 +32,7 @@ func TestDocsRESTExample(t *testing.T) {
 		{"POST", "/subjects/users-value/versions", `{"schema":"{\"type\":\"record\",\"name\":\"User\",\"fields\":[{\"name\":\"id\",\"type\":\"int\"}]}"}`,
 			200, `{"id":1,"version":1,"schemaType":"AVRO","schema":"{\"type\":\"record\",\"name\":\"User\",\"fields\":[{\"name\":\"id\",\"type\":\"int\"}]}"}`},
 		{"GET", "/schemas/ids/1", "",
-			200, `{"schemaType":"AVRO","schema":"{\"type\":\"record\",\"name\":\"User\",\"fields\":[{\"name\":\"id\",\"type\":\"int\"}]}"}`},
+			200, `{"subject":"users-value","version":1,"schemaType":"AVRO","schema":"{\"type\":\"record\",\"name\":\"User\",\"fields\":[{\"name\":\"id\",\"type\":\"int\"}]}"}`},
 		// A field with a default: BACKWARD compatible, version 2.
 		{"POST", "/subjects/users-value/versions", `{"schema":"{\"type\":\"record\",\"name\":\"User\",\"fields\":[{\"name\":\"id\",\"type\":\"int\"},{\"name\":\"email\",\"type\":\"string\",\"default\":\"\"}]}"}`,
 			200, `{"id":2,"version":2,"schemaType":"AVRO","schema":"{\"type\":\"record\",\"name\":\"User\",\"fields\":[{\"name\":\"id\",\"type\":\"int\"},{\"name\":\"email\",\"type\":\"string\",\"default\":\"\"}]}"}`},

@@ -139,7 +139,7 @@ func TestRegisterAndRead(t *testing.T) {
 	c.expect("GET", "/subjects/users-value/versions/-1", "", 200,
 		`{"subject":"users-value","version":2,"id":2,"schemaType":"AVRO","schema":`+jsonString(userV2)+`}`)
 	c.expect("GET", "/subjects/users-value/versions/1/schema", "", 200, userV1)
-	c.expect("GET", "/schemas/ids/1", "", 200, `{"schemaType":"AVRO","schema":`+jsonString(userV1)+`}`)
+	c.expect("GET", "/schemas/ids/1", "", 200, `{"subject":"other","version":1,"schemaType":"AVRO","schema":`+jsonString(userV1)+`}`)
 	c.expect("GET", "/schemas/ids/1/schema", "", 200, userV1)
 	c.expect("GET", "/schemas/ids/1/subjects", "", 200, `["other","users-value"]`)
 	c.expect("GET", "/schemas/ids/1/versions", "", 200, `[{"subject":"other","version":1},{"subject":"users-value","version":1}]`)

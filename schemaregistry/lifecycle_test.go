@@ -176,7 +176,7 @@ func TestDeletes(t *testing.T) {
 	c.expect("POST", "/subjects/s", avroBody(userV1), 404, `{"error_code":40403,"message":"Schema not found"}`)
 	c.expect("POST", "/subjects/s?deleted=true", avroBody(userV1), 200, `{"subject":"s","version":1,"id":1,"schemaType":"AVRO","schema":`+jsonString(userV1)+`}`)
 	// The schema keeps its id by id.
-	c.expect("GET", "/schemas/ids/1", "", 200, `{"schemaType":"AVRO","schema":`+jsonString(userV1)+`}`)
+	c.expect("GET", "/schemas/ids/1", "", 200, `{"subject":"s","version":1,"schemaType":"AVRO","schema":`+jsonString(userV1)+`}`)
 	c.expect("GET", "/schemas/ids/1/versions", "", 200, `[]`)
 	c.expect("GET", "/schemas/ids/1/versions?deleted=true", "", 200, `[{"subject":"s","version":1}]`)
 	c.expect("GET", "/schemas/ids/1/subjects", "", 200, `[]`)
@@ -223,7 +223,7 @@ func TestReferences(t *testing.T) {
 	refs := `"references":[{"name":"com.acme.Address","subject":"address","version":1}]`
 	c.expect("POST", "/subjects/order/versions", body, 200, `{"id":2,"version":1,"schemaType":"AVRO",`+refs+`,"schema":`+jsonString(orderCanon)+`}`)
 	c.expect("GET", "/subjects/order/versions/1", "", 200, `{"subject":"order","version":1,"id":2,"schemaType":"AVRO",`+refs+`,"schema":`+jsonString(orderCanon)+`}`)
-	c.expect("GET", "/schemas/ids/2", "", 200, `{"schemaType":"AVRO","schema":`+jsonString(orderCanon)+`,`+refs+`}`)
+	c.expect("GET", "/schemas/ids/2", "", 200, `{"subject":"order","version":1,"schemaType":"AVRO","schema":`+jsonString(orderCanon)+`,`+refs+`}`)
 	c.expect("POST", "/subjects/order", body, 200, `{"subject":"order","version":1,"id":2,"schemaType":"AVRO",`+refs+`,"schema":`+jsonString(orderCanon)+`}`)
 	c.expect("GET", "/subjects/address/versions/1/referencedby", "", 200, `[2]`)
 	c.expect("GET", "/subjects/order/versions/1/referencedby", "", 200, `[]`)

@@ -8,8 +8,11 @@ import (
 	"github.com/fakekafka/fakekafka/schemaregistry/schema"
 )
 
-// schemaString is Confluent's SchemaString (GET /schemas/ids/{id}).
+// schemaString is Confluent's SchemaString (GET /schemas/ids/{id}), with
+// the subject and version it was found under, as Confluent answers since 8.0.
 type schemaString struct {
+	Subject    string             `json:"subject,omitempty"`
+	Version    int                `json:"version,omitempty"`
 	SchemaType string             `json:"schemaType,omitempty"`
 	Schema     string             `json:"schema"`
 	References []schema.Reference `json:"references,omitempty"`
@@ -76,7 +79,7 @@ func (r *Registry) routeSchemas(req *http.Request, s []string) (any, *restError)
 		}
 		return rawText(v.Schema), nil
 	}
-	return schemaString{SchemaType: string(typeOrAvro(v.SchemaType)), Schema: v.Schema, References: v.References}, nil
+	return schemaString{Subject: v.Subject, Version: v.Version, SchemaType: string(typeOrAvro(v.SchemaType)), Schema: v.Schema, References: v.References}, nil
 }
 
 func filterSubject(vs []SubjectVersion, subject string) []SubjectVersion {
