@@ -6,9 +6,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/fakekafka/fakekafka/schemaregistry/schema"
 )
 
 // client talks to a Registry over real HTTP.
@@ -75,10 +78,15 @@ func (c *client) send(req *http.Request) (int, string) {
 	return resp.StatusCode, string(b)
 }
 
-// expect checks one exchange exactly.
+// expect checks one exchange exactly. When want names no "guid", each
+// guid of the answer is checked against its schema and references
+// (guidOf, pinned by TestGUIDIsConfluents) and left out of the comparison.
 func (c *client) expect(method, path, body string, wantStatus int, wantBody string) {
 	c.t.Helper()
 	status, got := c.do(method, path, body)
+	if !strings.Contains(wantBody, `"guid"`) {
+		got = c.checkedWithoutGUIDs(got)
+	}
 	if status != wantStatus || got != wantBody {
 		c.t.Fatalf("%s %s\n got %d %s\nwant %d %s", method, path, status, got, wantStatus, wantBody)
 	}
@@ -88,6 +96,37 @@ func (c *client) expect(method, path, body string, wantStatus int, wantBody stri
 func (c *client) register(subject, body string) (int, string) {
 	c.t.Helper()
 	return c.do("POST", "/subjects/"+subject+"/versions", body)
+}
+
+var guidField = regexp.MustCompile(`"guid":"([0-9a-f-]{36})",`)
+
+// checkedWithoutGUIDs removes the guids of an answer (an object or an
+// array of objects), failing the test when one is not its schema's.
+func (c *client) checkedWithoutGUIDs(body string) string {
+	c.t.Helper()
+	if !guidField.MatchString(body) {
+		return body
+	}
+	type withGUID struct {
+		GUID       string             `json:"guid"`
+		Schema     string             `json:"schema"`
+		References []schema.Reference `json:"references"`
+	}
+	var objs []withGUID
+	if !strings.HasPrefix(body, "[") {
+		body := "[" + body + "]"
+		if err := json.Unmarshal([]byte(body), &objs); err != nil {
+			c.t.Fatal(err)
+		}
+	} else if err := json.Unmarshal([]byte(body), &objs); err != nil {
+		c.t.Fatal(err)
+	}
+	for _, o := range objs {
+		if o.GUID != guidOf(o.Schema, o.References) {
+			c.t.Fatalf("guid %s is not the schema's (%s): %s", o.GUID, guidOf(o.Schema, o.References), body)
+		}
+	}
+	return guidField.ReplaceAllString(body, "")
 }
 
 func (c *client) observed() []Change {
@@ -247,4 +286,22 @@ func TestBasicAuth(t *testing.T) {
 	if status, body := c.send(req); status != 200 || body != `[]` {
 		t.Fatalf("right password: %d %s", status, body)
 	}
+}
+
+// The guid is Confluent's: values computed with Java's MessageDigest and
+// UUID as Confluent's Schema.updateHash does.
+func TestGUIDIsConfluents(t *testing.T) {
+	if got := guidOf(`"string"`, nil); got != "095d71cf-1255-6b9d-5e33-0ad575b3df5d" {
+		t.Fatal(got)
+	}
+	order := `{"type":"record","name":"Order","namespace":"com.acme","fields":[{"name":"ship","type":"Address"}]}`
+	if got := guidOf(order, []schema.Reference{{Name: "com.acme.Address", Subject: "address", Version: 1}}); got != "58367776-c40a-7843-3408-18fa7996e407" {
+		t.Fatal(got)
+	}
+	c := newClient(t)
+	c.expect("POST", "/subjects/s/versions", avroBody(`"string"`), 200, `{"id":1,"version":1,"guid":"095d71cf-1255-6b9d-5e33-0ad575b3df5d","schemaType":"AVRO","schema":"\"string\""}`)
+	c.expect("GET", "/subjects/s/versions/1", "", 200, `{"subject":"s","version":1,"id":1,"guid":"095d71cf-1255-6b9d-5e33-0ad575b3df5d","schemaType":"AVRO","schema":"\"string\""}`)
+	c.expect("GET", "/schemas/ids/1", "", 200, `{"subject":"s","version":1,"guid":"095d71cf-1255-6b9d-5e33-0ad575b3df5d","schemaType":"AVRO","schema":"\"string\""}`)
+	c.expect("GET", "/schemas/guids/095d71cf-1255-6b9d-5e33-0ad575b3df5d", "", 200, `{"subject":"s","version":1,"guid":"095d71cf-1255-6b9d-5e33-0ad575b3df5d","schemaType":"AVRO","schema":"\"string\""}`)
+	c.expect("GET", "/schemas/guids/00000000-1255-6b9d-5e33-0ad575b3df5d", "", 404, `{"error_code":40403,"message":"Schema 00000000-1255-6b9d-5e33-0ad575b3df5d not found"}`)
 }

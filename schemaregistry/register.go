@@ -25,6 +25,7 @@ type registerRequest struct {
 type registerResponse struct {
 	ID         int                `json:"id"`
 	Version    int                `json:"version,omitempty"`
+	GUID       string             `json:"guid,omitempty"`
 	SchemaType string             `json:"schemaType,omitempty"`
 	References []schema.Reference `json:"references,omitempty"`
 	Schema     string             `json:"schema,omitempty"`
@@ -324,7 +325,7 @@ func (r *Registry) register(req *http.Request, subject string) (any, *restError)
 }
 
 func responseOf(v SubjectVersion) registerResponse {
-	return registerResponse{ID: v.ID, Version: v.Version, SchemaType: string(typeOrAvro(v.SchemaType)), References: v.References, Schema: v.Schema}
+	return registerResponse{ID: v.ID, Version: v.Version, GUID: v.GUID(), SchemaType: string(typeOrAvro(v.SchemaType)), References: v.References, Schema: v.Schema}
 }
 
 // idOf is the id the registry gave this exact schema (in any subject,

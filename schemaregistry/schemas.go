@@ -13,6 +13,7 @@ import (
 type schemaString struct {
 	Subject    string             `json:"subject,omitempty"`
 	Version    int                `json:"version,omitempty"`
+	GUID       string             `json:"guid,omitempty"`
 	SchemaType string             `json:"schemaType,omitempty"`
 	Schema     string             `json:"schema"`
 	References []schema.Reference `json:"references,omitempty"`
@@ -34,6 +35,15 @@ func (r *Registry) routeSchemas(req *http.Request, s []string) (any, *restError)
 		return r.listSchemas(req), nil
 	case len(s) == 1 && s[0] == "types":
 		return []string{"JSON", "PROTOBUF", "AVRO"}, nil
+	case len(s) == 2 && s[0] == "guids":
+		for _, id := range st.IDs() {
+			for _, v := range st.VersionsByID(id, true) {
+				if v.GUID() == s[1] {
+					return schemaStringOf(v), nil
+				}
+			}
+		}
+		return nil, &restError{http.StatusNotFound, codeSchemaNotFound, "Schema " + s[1] + " not found"}
 	case s[0] != "ids" || len(s) < 2 || len(s) > 3:
 		return nil, notFound()
 	}
@@ -79,7 +89,11 @@ func (r *Registry) routeSchemas(req *http.Request, s []string) (any, *restError)
 		}
 		return rawText(v.Schema), nil
 	}
-	return schemaString{Subject: v.Subject, Version: v.Version, SchemaType: string(typeOrAvro(v.SchemaType)), Schema: v.Schema, References: v.References}, nil
+	return schemaStringOf(v), nil
+}
+
+func schemaStringOf(v SubjectVersion) schemaString {
+	return schemaString{Subject: v.Subject, Version: v.Version, GUID: v.GUID(), SchemaType: string(typeOrAvro(v.SchemaType)), Schema: v.Schema, References: v.References}
 }
 
 func filterSubject(vs []SubjectVersion, subject string) []SubjectVersion {

@@ -12,6 +12,7 @@ type schemaEntity struct {
 	Subject    string             `json:"subject,omitempty"`
 	Version    int                `json:"version,omitempty"`
 	ID         int                `json:"id,omitempty"`
+	GUID       string             `json:"guid,omitempty"`
 	SchemaType string             `json:"schemaType,omitempty"`
 	References []schema.Reference `json:"references,omitempty"`
 	Schema     string             `json:"schema,omitempty"`
@@ -19,7 +20,7 @@ type schemaEntity struct {
 
 func entityOf(v SubjectVersion) schemaEntity {
 	return schemaEntity{
-		Subject: v.Subject, Version: v.Version, ID: v.ID, SchemaType: string(typeOrAvro(v.SchemaType)),
+		Subject: v.Subject, Version: v.Version, ID: v.ID, GUID: v.GUID(), SchemaType: string(typeOrAvro(v.SchemaType)),
 		References: v.References, Schema: v.Schema,
 	}
 }
