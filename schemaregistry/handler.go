@@ -304,3 +304,16 @@ func decodeBody(req *http.Request, v any) *restError {
 	}
 	return nil
 }
+
+// page applies the offset and limit query parameters of Confluent's
+// listings: skip offset entries, then keep at most limit (none: all).
+func page[T any](req *http.Request, list []T) []T {
+	q := req.URL.Query()
+	if off, err := strconv.Atoi(q.Get("offset")); err == nil && off > 0 {
+		list = list[min(off, len(list)):]
+	}
+	if lim, err := strconv.Atoi(q.Get("limit")); err == nil && lim > 0 && lim < len(list) {
+		list = list[:lim]
+	}
+	return list
+}

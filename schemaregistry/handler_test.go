@@ -171,6 +171,10 @@ func TestRegisterAndRead(t *testing.T) {
 	c.expect("GET", "/subjects", "", 200, `["other","users-value"]`)
 	c.expect("GET", "/subjects?subjectPrefix=us", "", 200, `["users-value"]`)
 	c.expect("GET", "/subjects/users-value/versions", "", 200, `[1,2]`)
+	c.expect("GET", "/subjects/users-value/versions?offset=1", "", 200, `[2]`)
+	c.expect("GET", "/subjects/users-value/versions?limit=1", "", 200, `[1]`)
+	c.expect("GET", "/subjects?offset=1&limit=5", "", 200, `["users-value"]`)
+	c.expect("GET", "/subjects?offset=9", "", 200, `[]`)
 	c.expect("GET", "/subjects/users-value/versions/1", "", 200,
 		`{"subject":"users-value","version":1,"id":1,"schemaType":"AVRO","schema":`+jsonString(userV1)+`}`)
 	c.expect("GET", "/subjects/users-value/versions/latest", "", 200,

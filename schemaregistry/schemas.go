@@ -66,13 +66,13 @@ func (r *Registry) routeSchemas(req *http.Request, s []string) (any, *restError)
 					out = append(out, v.Subject)
 				}
 			}
-			return out, nil
+			return page(req, out), nil
 		}
 		out := make([]subjectVersionEntry, 0, len(vs))
 		for _, v := range vs {
 			out = append(out, subjectVersionEntry{v.Subject, v.Version})
 		}
-		return out, nil
+		return page(req, out), nil
 	}
 	v, ok := st.SchemaByID(int(id))
 	if subject != "" {
@@ -126,5 +126,5 @@ func (r *Registry) listSchemas(req *http.Request) []schemaEntity {
 			out = append(out, entityOf(v))
 		}
 	}
-	return out
+	return page(req, out)
 }

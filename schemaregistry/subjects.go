@@ -87,7 +87,7 @@ func (r *Registry) listSubjects(req *http.Request) []string {
 	if out == nil {
 		out = []string{}
 	}
-	return out
+	return page(req, out)
 }
 
 func (r *Registry) listVersions(req *http.Request, subject string) (any, *restError) {
@@ -105,7 +105,7 @@ func (r *Registry) listVersions(req *http.Request, subject string) (any, *restEr
 		}
 		out = append(out, v.Version)
 	}
-	return out, nil
+	return page(req, out), nil
 }
 
 func (r *Registry) getVersion(req *http.Request, subject, version string) (schemaEntity, *restError) {
@@ -135,7 +135,7 @@ func (r *Registry) referencedBy(req *http.Request, subject, version string) (any
 	if ids == nil {
 		ids = []int{}
 	}
-	return ids, nil
+	return page(req, ids), nil
 }
 
 // lookup answers POST /subjects/{subject}: the version of subject that
