@@ -175,6 +175,13 @@ func TestRegisterAndRead(t *testing.T) {
 	c.expect("GET", "/subjects/users-value/versions?limit=1", "", 200, `[1]`)
 	c.expect("GET", "/subjects?offset=1&limit=5", "", 200, `["users-value"]`)
 	c.expect("GET", "/subjects?offset=9", "", 200, `[]`)
+	req := httptest.NewRequest("GET", "/schemas?limit=5000", nil)
+	if got := len(pageMax(req, make([]int, 1500), schemaSearchLimit)); got != 1000 {
+		t.Fatalf("GET /schemas?limit=5000 keeps %d of 1500", got)
+	}
+	if got := len(pageMax(httptest.NewRequest("GET", "/schemas?offset=1", nil), make([]int, 1500), schemaSearchLimit)); got != 1000 {
+		t.Fatalf("GET /schemas keeps %d of 1500", got)
+	}
 	c.expect("GET", "/subjects/users-value/versions/1", "", 200,
 		`{"subject":"users-value","version":1,"id":1,"schemaType":"AVRO","schema":`+jsonString(userV1)+`}`)
 	c.expect("GET", "/subjects/users-value/versions/latest", "", 200,

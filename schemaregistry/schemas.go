@@ -126,5 +126,9 @@ func (r *Registry) listSchemas(req *http.Request) []schemaEntity {
 			out = append(out, entityOf(v))
 		}
 	}
-	return page(req, out)
+	return pageMax(req, out, schemaSearchLimit)
 }
+
+// schemaSearchLimit is Confluent's default schema.search.default.limit and
+// schema.search.max.limit.
+const schemaSearchLimit = 1000
