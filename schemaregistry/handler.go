@@ -294,7 +294,7 @@ func decodeBody(req *http.Request, v any) *restError {
 		return errBadBody(err)
 	}
 	if len(body) > maxBody {
-		return &restError{http.StatusRequestEntityTooLarge, 42209, "Request body is too large"}
+		return &restError{http.StatusUnprocessableEntity, codeSchemaTooLarge, "Register operation failed because schema is too large"}
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		return errBadBody(errors.New("empty body"))

@@ -285,6 +285,12 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
+func TestTooLargeBody(t *testing.T) {
+	c := newClient(t)
+	huge := `{"schema":"\"` + strings.Repeat("x", maxBody) + `\""}`
+	c.expect("POST", "/subjects/s/versions", huge, 422, `{"error_code":42209,"message":"Register operation failed because schema is too large"}`)
+}
+
 func TestBasicAuth(t *testing.T) {
 	c := newClientWith(t, NewMemStore(), Options{Authenticate: func(u, p string) bool { return u == "alice" && p == "secret" }})
 	c.expect("GET", "/subjects", "", 401, `{"error_code":401,"message":"Unauthorized"}`)
