@@ -230,6 +230,9 @@ func (r *Registry) register(req *http.Request, subject string) (any, *restError)
 	defer r.mu.Unlock()
 	st := r.state()
 	mode := st.effectiveMode(subject)
+	// IMPORT (and FORWARD, Confluent's import-like mode for a linked
+	// registry) take ids and versions as given, unchecked.
+	importing := mode == modeImport || mode == modeForward
 	reqID, reqVersion := -1, 0
 	if b.ID != nil {
 		reqID = *b.ID
@@ -240,7 +243,7 @@ func (r *Registry) register(req *http.Request, subject string) (any, *restError)
 	switch {
 	case mode == modeReadOnly || mode == modeReadOnlyOverride:
 		return nil, errReadOnly(subject)
-	case reqID >= 0 && mode != modeImport:
+	case reqID >= 0 && !importing:
 		return nil, errNotPermitted(sprintf("Subject %s in context . is not in import mode", subject))
 	case reqID < 0 && mode != modeReadWrite:
 		return nil, errNotPermitted(sprintf("Subject %s in context . is not in read-write mode", subject))
@@ -249,7 +252,7 @@ func (r *Registry) register(req *http.Request, subject string) (any, *restError)
 	if rerr != nil {
 		return nil, rerr
 	}
-	normalize := mode != modeImport && (queryBool(req, "normalize") || st.normalizeByConfig(subject))
+	normalize := !importing && (queryBool(req, "normalize") || st.normalizeByConfig(subject))
 	if normalize {
 		refs = sortedReferences(refs)
 	}
@@ -276,7 +279,7 @@ func (r *Registry) register(req *http.Request, subject string) (any, *restError)
 			}
 		}
 	}
-	if mode != modeImport {
+	if !importing {
 		level := st.effectiveConfig(subject).CompatibilityLevel
 		if msgs := r.incompatibilities(st, level, p, live); len(msgs) > 0 {
 			r.observe(Change{Kind: SchemaIncompatible, Subject: subject, SchemaType: string(p.Type()), Messages: msgs})
@@ -290,7 +293,7 @@ func (r *Registry) register(req *http.Request, subject string) (any, *restError)
 	}
 	version := newVersion
 	if reqVersion > 0 {
-		if reqVersion != newVersion && mode != modeImport {
+		if reqVersion != newVersion && !importing {
 			return nil, errInvalidSchema("Version is not one more than previous version")
 		}
 		version = reqVersion
