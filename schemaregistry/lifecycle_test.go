@@ -160,6 +160,11 @@ func TestMode(t *testing.T) {
 	// New ids follow the highest imported one.
 	c.expect("POST", "/subjects/imp/versions", avroBody(`{"type":"record","name":"User","namespace":"com.acme","fields":[{"name":"id","type":"int"},{"name":"email","type":["null","string"],"default":null},{"name":"n","type":"int","default":1}]}`), 200,
 		`{"id":101,"version":8,"schemaType":"AVRO","schema":"{\"type\":\"record\",\"name\":\"User\",\"namespace\":\"com.acme\",\"fields\":[{\"name\":\"id\",\"type\":\"int\"},{\"name\":\"email\",\"type\":[\"null\",\"string\"],\"default\":null},{\"name\":\"n\",\"type\":\"int\",\"default\":1}]}"}`)
+	// FORWARD is global only, and registers as IMPORT does.
+	c.expect("PUT", "/mode/imp", `{"mode":"FORWARD"}`, 422, `{"error_code":42204,"message":"Forward mode only supported on global level"}`)
+	c.expect("PUT", "/mode", `{"mode":"forward"}`, 200, `{"mode":"FORWARD"}`)
+	c.expect("POST", "/subjects/fwd/versions", `{"schema":"\"int\"","id":500,"version":3}`, 200, `{"id":500,"version":3,"schemaType":"AVRO","schema":"\"int\""}`)
+	c.expect("POST", "/subjects/fwd/versions", avroBody(`"long"`), 422, `{"error_code":42205,"message":"Subject fwd in context . is not in read-write mode"}`)
 }
 
 func TestDeletes(t *testing.T) {
