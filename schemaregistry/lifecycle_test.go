@@ -44,6 +44,10 @@ func TestCompatibility(t *testing.T) {
 	if status, body := c.register("u", avroBody(removed)); status != 200 || !strings.HasPrefix(body, `{"id":2,"version":2,`) {
 		t.Fatalf("NONE: %d %s", status, body)
 	}
+	// force skips the check.
+	c.expect("POST", "/subjects/forced/versions", avroBody(userV1), 200, `{"id":1,"version":1,"schemaType":"AVRO","schema":`+jsonString(userV1)+`}`)
+	c.expect("POST", "/subjects/forced/versions", avroBody(userBad), 409, strings.ReplaceAll(want409, `subject \"u\"`, `subject \"forced\"`))
+	c.expect("POST", "/subjects/forced/versions?force=true", avroBody(userBad), 200, `{"id":3,"version":2,"schemaType":"AVRO","schema":`+jsonString(userBad)+`}`)
 }
 
 // The _TRANSITIVE levels check every version, the others the latest only.

@@ -279,7 +279,8 @@ func (r *Registry) register(req *http.Request, subject string) (any, *restError)
 			}
 		}
 	}
-	if !importing {
+	// ?force=true skips the compatibility check, as Confluent 8 does.
+	if !importing && !queryBool(req, "force") {
 		level := st.effectiveConfig(subject).CompatibilityLevel
 		if msgs := r.incompatibilities(st, level, p, live); len(msgs) > 0 {
 			r.observe(Change{Kind: SchemaIncompatible, Subject: subject, SchemaType: string(p.Type()), Messages: msgs})
