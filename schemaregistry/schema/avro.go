@@ -34,7 +34,7 @@ func parseAvro(text string, deps map[string]string) (Parsed, error) {
 		var failed []string
 		var lastErr error
 		for _, name := range pending {
-			s, err := avro.ParseWithCache(deps[name], "", cache)
+			s, err := avro.ParseWithCache(avroForHamba(deps[name]), "", cache)
 			if err != nil {
 				failed, lastErr = append(failed, name), fmt.Errorf("reference %q: %w", name, err)
 				continue
@@ -51,7 +51,7 @@ func parseAvro(text string, deps map[string]string) (Parsed, error) {
 		}
 		pending = failed
 	}
-	s, err := avro.ParseWithCache(text, "", cache)
+	s, err := avro.ParseWithCache(avroForHamba(text), "", cache)
 	if err != nil {
 		return nil, fmt.Errorf("invalid Avro schema: %w", err)
 	}
@@ -60,6 +60,9 @@ func parseAvro(text string, deps map[string]string) (Parsed, error) {
 		// hamba reads a bare name (not JSON) as a type name; Avro Java
 		// wants JSON.
 		tree = strings.TrimSpace(text)
+	}
+	if err := avroIntegralDefaults(tree); err != nil {
+		return nil, fmt.Errorf("invalid Avro schema: %w", err)
 	}
 	return &avroSchema{
 		parsed:     s,
