@@ -41,7 +41,7 @@ func (r *Registry) checkOne(st *State, level string, p schema.Parsed, old Subjec
 	if typeOrAvro(old.SchemaType) != p.Type() {
 		return []string{differentSchemaType}
 	}
-	prev, err := st.parseVersionSchema(old)
+	prev, err := r.parseVersion(st, old)
 	if err != nil {
 		return []string{sprintf("{errorType:'INVALID_OLD_SCHEMA', description:'Version %d of subject %s cannot be parsed: %s'}", old.Version, old.Subject, err.Error())}
 	}

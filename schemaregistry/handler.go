@@ -21,7 +21,8 @@ type Registry struct {
 	opts  Options
 	// mu serialises writes: each computes its records from the state,
 	// writes them and waits for their replay before the next starts.
-	mu sync.Mutex
+	mu     sync.Mutex
+	parsed parseCache
 }
 
 // New is a registry over store.

@@ -118,15 +118,6 @@ func (st *State) resolveReferences(refs []schema.Reference) (map[string]string, 
 	return deps, resolved, err
 }
 
-// parseVersionSchema parses a stored version with its references.
-func (st *State) parseVersionSchema(v SubjectVersion) (schema.Parsed, error) {
-	deps, _, err := st.resolveReferences(v.References)
-	if err != nil {
-		return nil, err
-	}
-	return schema.Parse(typeOrAvro(v.SchemaType), v.Schema, deps)
-}
-
 func schemaDescription(subject string, b *registerRequest, t schema.Type) string {
 	refs := make([]string, len(b.References))
 	for i, r := range b.References {
@@ -153,7 +144,7 @@ func (r *Registry) parseRequest(st *State, subject string, b *registerRequest) (
 	deps, refs, err := st.resolveReferences(b.References)
 	if err == nil {
 		var p schema.Parsed
-		if p, err = schema.Parse(t, b.Schema, deps); err == nil {
+		if p, err = r.parsed.parse(t, b.Schema, deps); err == nil {
 			return p, refs, nil
 		}
 	}
@@ -207,7 +198,7 @@ func (r *Registry) sameSchema(st *State, p schema.Parsed, refs []schema.Referenc
 	if !sameRefs && !(len(refs) == 0 && len(v.References) > 0) || !ok && !normalize {
 		return false
 	}
-	old, err := st.parseVersionSchema(v)
+	old, err := r.parseVersion(st, v)
 	if err != nil {
 		return false
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 
@@ -223,5 +224,33 @@ func TestConcurrentRegistrations(t *testing.T) {
 	}
 	if total != n {
 		t.Fatalf("%d versions, want %d", total, n)
+	}
+}
+
+// Look-ups and compatibility checks run in parallel on the same cached
+// parsed schemas (go test -race).
+func TestConcurrentReadsShareParsedSchemas(t *testing.T) {
+	c := newClient(t)
+	c.register("u", avroBody(userV1))
+	c.register("u", avroBody(userV2))
+	var wg sync.WaitGroup
+	errs := make(chan string, 40)
+	for i := range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			path, body, want := "/subjects/u", avroBody(userV1), `"version":1`
+			if i%2 == 1 {
+				path, body, want = "/compatibility/subjects/u/versions?verbose=true", avroBody(userBad), `"is_compatible":false`
+			}
+			if status, got := c.do("POST", path, body); status != 200 || !strings.Contains(got, want) {
+				errs <- fmt.Sprintf("%s: %d %s", path, status, got)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
 	}
 }
