@@ -243,6 +243,7 @@ func viewOf(s *jsonschema.Schema) jsView {
 
 // jsonDiff walks an original (older) and an update (newer) schema.
 type jsonDiff struct {
+	raw        func(location string) (any, bool) // a schema's JSON by its location
 	path       []string
 	diffs      []jsonDifference
 	inProgress map[[2]*jsonschema.Schema]bool
@@ -262,7 +263,7 @@ func (c *jsonDiff) enter(p string) { c.path = append(c.path, p) }
 func (c *jsonDiff) leave()         { c.path = c.path[:len(c.path)-1] }
 
 func (c *jsonDiff) sub() *jsonDiff {
-	return &jsonDiff{path: append([]string(nil), c.path...), inProgress: c.inProgress}
+	return &jsonDiff{raw: c.raw, path: append([]string(nil), c.path...), inProgress: c.inProgress}
 }
 
 func (c *jsonDiff) compatible() bool {
@@ -274,10 +275,35 @@ func (c *jsonDiff) compatible() bool {
 	return true
 }
 
-func jsonCompare(original, update *jsonschema.Schema) []jsonDifference {
-	c := &jsonDiff{inProgress: map[[2]*jsonschema.Schema]bool{}}
-	c.compare(original, update)
+func jsonCompare(original, update *jsonSchema) []jsonDifference {
+	raw := func(loc string) (any, bool) {
+		if v, ok := original.rawAt(loc); ok {
+			return v, true
+		}
+		return update.rawAt(loc)
+	}
+	c := &jsonDiff{raw: raw, inProgress: map[[2]*jsonschema.Schema]bool{}}
+	c.compare(original.root, update.root)
 	return c.diffs
+}
+
+// distinct drops subschemas whose JSON equals an earlier one's.
+func (c *jsonDiff) distinct(views []jsView) []jsView {
+	var out []jsView
+	seen := map[string]bool{}
+	for _, v := range views {
+		if !v.part {
+			if doc, ok := c.raw(v.s.Location); ok {
+				key := canonicalValue(doc)
+				if seen[key] {
+					continue
+				}
+				seen[key] = true
+			}
+		}
+		out = append(out, v)
+	}
+	return out
 }
 
 func (c *jsonDiff) compare(o, u *jsonschema.Schema) {

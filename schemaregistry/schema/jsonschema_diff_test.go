@@ -16,7 +16,7 @@ func mustJSON(t *testing.T, text string, deps map[string]string) *jsonSchema {
 
 func jsonDiffNames(older, newer *jsonSchema) []string {
 	var out []string
-	for _, d := range jsonCompare(older.root, newer.root) {
+	for _, d := range jsonCompare(older, newer) {
 		out = append(out, d.kind+" "+d.path)
 	}
 	return out

@@ -126,7 +126,9 @@ func (c *jsonDiff) compareCombined(o, u jsView) {
 			return
 		}
 	}
-	on, un := len(o.subs), len(u.subs)
+	// Equal subschemas count once.
+	osubs, usubs := c.distinct(o.subs), c.distinct(u.subs)
+	on, un := len(osubs), len(usubs)
 	switch {
 	case on < un:
 		if u.criterion == "allOf" {
@@ -144,10 +146,10 @@ func (c *jsonDiff) compareCombined(o, u jsView) {
 	// Every subschema of the smaller side must pair with a compatible one
 	// of the other: a maximum bipartite matching of compatible pairs.
 	edges := make([][][]jsonDifference, on)
-	for i, os := range o.subs {
+	for i, os := range osubs {
 		edges[i] = make([][]jsonDifference, un)
 		c.enter(o.criterion + "/" + strconv.Itoa(i))
-		for j, us := range u.subs {
+		for j, us := range usubs {
 			if sub := c.sub(); sub.compareViewsTo(os, us) {
 				edges[i][j] = append([]jsonDifference{}, sub.diffs...)
 			}
@@ -248,8 +250,8 @@ func additional(v any) (permits bool, schema *jsonschema.Schema) {
 	case bool:
 		return v, nil
 	case *jsonschema.Schema:
-		if v.Bool != nil && !*v.Bool {
-			return false, nil
+		if v.Bool != nil {
+			return *v.Bool, nil
 		}
 		return true, v
 	}
@@ -505,14 +507,20 @@ func itemsOf(s *jsonschema.Schema) arrayItems {
 		a.all = it
 	case []*jsonschema.Schema:
 		a.tuple = it
-		a.additional = s.AdditionalItems
 	}
-	if s.PrefixItems != nil {
+	// Kept even without a tuple, as Confluent's loader keeps it.
+	a.additional = s.AdditionalItems
+	// 2020-12: "items" after "prefixItems", or a boolean "items", is what
+	// additionalItems was.
+	switch {
+	case s.PrefixItems != nil:
 		a.tuple = s.PrefixItems
 		if s.Items2020 != nil {
 			a.additional = s.Items2020
 		}
-	} else if s.Items2020 != nil {
+	case s.Items2020 != nil && s.Items2020.Bool != nil:
+		a.additional = s.Items2020
+	case s.Items2020 != nil:
 		a.all = s.Items2020
 	}
 	return a
