@@ -12,10 +12,11 @@ require (
 )
 
 require (
-	github.com/bufbuild/protocompile v0.14.1 // indirect
-	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
-	golang.org/x/sync v0.8.0 // indirect
-	golang.org/x/text v0.14.0 // indirect
-	google.golang.org/protobuf v1.34.2 // indirect
+	github.com/bufbuild/protocompile v0.14.1
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
+	golang.org/x/text v0.14.0
+	google.golang.org/protobuf v1.34.2
 )
+
+require golang.org/x/sync v0.8.0 // indirect
 

@@ -15,6 +15,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
 )
 
 // jsonParses numbers the parses: each compiles its schema at its own URL,
@@ -67,6 +69,24 @@ func parseJSON(text string, deps map[string]string) (Parsed, error) {
 }
 
 func jsonErrorText(err error, dir string) string {
+	// Against its draft's meta-schema: say where and what, briefly.
+	var sve *jsonschema.SchemaValidationError
+	var ve *jsonschema.ValidationError
+	if errors.As(err, &sve) && errors.As(sve.Err, &ve) {
+		var parts []string
+		var leaves func(e *jsonschema.ValidationError)
+		leaves = func(e *jsonschema.ValidationError) {
+			if len(e.Causes) == 0 {
+				parts = append(parts, fmt.Sprintf("at '/%s': %s", strings.Join(e.InstanceLocation, "/"),
+					e.ErrorKind.LocalizedString(message.NewPrinter(language.English))))
+			}
+			for _, c := range e.Causes {
+				leaves(c)
+			}
+		}
+		leaves(ve)
+		return "not valid against its meta-schema: " + strings.Join(parts, "; ")
+	}
 	msg := strings.ReplaceAll(err.Error(), dir+jsonSchemaFile, "schema")
 	msg = strings.ReplaceAll(msg, dir, "")
 	return strings.ReplaceAll(msg, "\n", "; ")
