@@ -118,8 +118,23 @@ type jsView struct {
 	s         *jsonschema.Schema
 	integer   bool   // number: "type": "integer"
 	criterion string // combined: allOf, anyOf, oneOf
-	subs      []jsView
+	subs      []jsSub
 	part      bool // one kind of a schema with several: its annotations belong to the whole
+}
+
+// jsSub is a subschema of a combination: a schema, seen only when compared
+// (so a schema that contains itself is no endless loop), or one kind of a
+// schema with several.
+type jsSub struct {
+	s    *jsonschema.Schema
+	part *jsView
+}
+
+func (x jsSub) view() jsView {
+	if x.part != nil {
+		return *x.part
+	}
+	return viewOf(x.s)
 }
 
 // deref follows a $ref that has no other keywords (before draft 2019-09
@@ -168,24 +183,28 @@ func typedView(s *jsonschema.Schema, t string) jsView {
 
 func viewOf(s *jsonschema.Schema) jsView {
 	s = deref(s)
+	if s.Ref != nil && !hasOwnKeywords(s) {
+		return jsView{kind: "empty", s: s} // $refs that only lead to each other
+	}
 	if s.Bool != nil {
 		if *s.Bool {
 			return jsView{kind: "true", s: s}
 		}
 		return jsView{kind: "false", s: s}
 	}
-	var parts []jsView
+	var parts []jsSub
+	add := func(v jsView) { parts = append(parts, jsSub{part: &v}) }
 	if s.Ref != nil {
-		parts = append(parts, viewOf(s.Ref))
+		parts = append(parts, jsSub{s: s.Ref})
 	}
 	if s.Enum != nil {
-		parts = append(parts, jsView{kind: "enum", s: s})
+		add(jsView{kind: "enum", s: s})
 	}
 	if s.Const != nil {
-		parts = append(parts, jsView{kind: "const", s: s})
+		add(jsView{kind: "const", s: s})
 	}
 	if s.Not != nil {
-		parts = append(parts, jsView{kind: "not", s: s})
+		add(jsView{kind: "not", s: s})
 	}
 	for _, c := range []struct {
 		name string
@@ -194,48 +213,54 @@ func viewOf(s *jsonschema.Schema) jsView {
 		if len(c.list) > 0 {
 			v := jsView{kind: "combined", s: s, criterion: c.name}
 			for _, sub := range c.list {
-				v.subs = append(v.subs, viewOf(sub))
+				v.subs = append(v.subs, jsSub{s: sub})
 			}
-			parts = append(parts, v)
+			add(v)
 		}
 	}
 	if s.Types != nil && !s.Types.IsEmpty() {
 		types := s.Types.ToStrings()
 		if len(types) == 1 {
-			parts = append(parts, typedView(s, types[0]))
+			add(typedView(s, types[0]))
 		} else {
 			v := jsView{kind: "combined", s: s, criterion: "anyOf"}
 			for _, t := range types {
 				tv := typedView(s, t)
 				tv.part = true
-				v.subs = append(v.subs, tv)
+				v.subs = append(v.subs, jsSub{part: &tv})
 			}
-			parts = append(parts, v)
+			add(v)
 		}
 	} else {
 		// No "type": the keywords say which kinds the schema constrains.
 		if hasObjectKeywords(s) {
-			parts = append(parts, jsView{kind: "object", s: s})
+			add(jsView{kind: "object", s: s})
 		}
 		if hasArrayKeywords(s) {
-			parts = append(parts, jsView{kind: "array", s: s})
+			add(jsView{kind: "array", s: s})
 		}
 		if hasNumberKeywords(s) {
-			parts = append(parts, jsView{kind: "number", s: s})
+			add(jsView{kind: "number", s: s})
 		}
 		if hasStringKeywords(s) {
-			parts = append(parts, jsView{kind: "string", s: s})
+			add(jsView{kind: "string", s: s})
 		}
 	}
 	switch len(parts) {
 	case 0:
 		return jsView{kind: "empty", s: s}
 	case 1:
-		return parts[0]
+		if parts[0].part != nil {
+			return *parts[0].part
+		}
 	}
 	v := jsView{kind: "combined", s: s, criterion: "allOf"}
 	for _, p := range parts {
-		p.part = true
+		if p.part != nil {
+			pv := *p.part
+			pv.part = true
+			p.part = &pv
+		}
 		v.subs = append(v.subs, p)
 	}
 	return v
@@ -288,11 +313,11 @@ func jsonCompare(original, update *jsonSchema) []jsonDifference {
 }
 
 // distinct drops subschemas whose JSON equals an earlier one's.
-func (c *jsonDiff) distinct(views []jsView) []jsView {
-	var out []jsView
+func (c *jsonDiff) distinct(subs []jsSub) []jsSub {
+	var out []jsSub
 	seen := map[string]bool{}
-	for _, v := range views {
-		if !v.part {
+	for _, v := range subs {
+		if v.part == nil {
 			if doc, ok := c.raw(v.s.Location); ok {
 				key := canonicalValue(doc)
 				if seen[key] {
@@ -317,28 +342,29 @@ func (c *jsonDiff) compare(o, u *jsonschema.Schema) {
 		c.add("SCHEMA_REMOVED")
 		return
 	}
-	o, u = deref(o), deref(u)
-	key := [2]*jsonschema.Schema{o, u}
-	if c.inProgress[key] {
-		return // a recursive schema: the pair is being compared further up
-	}
-	c.inProgress[key] = true
-	defer delete(c.inProgress, key)
 	c.compareViews(viewOf(o), viewOf(u))
 }
 
 func isEmptyView(v jsView) bool { return v.kind == "empty" || v.kind == "true" }
 
 func (c *jsonDiff) compareViews(o, u jsView) {
+	if !o.part && !u.part {
+		key := [2]*jsonschema.Schema{o.s, u.s}
+		if c.inProgress[key] {
+			return // a recursive schema: the pair is being compared further up
+		}
+		c.inProgress[key] = true
+		defer delete(c.inProgress, key)
+	}
 	if o.kind != "combined" && u.kind == "combined" {
 		if len(u.subs) == 1 {
-			if sub := c.sub(); sub.compareViewsTo(o, u.subs[0]) {
+			if sub := c.sub(); sub.compareViewsTo(o, u.subs[0].view()) {
 				c.diffs = append(c.diffs, sub.diffs...)
 				return
 			}
 		} else if u.criterion == "anyOf" || u.criterion == "oneOf" {
 			for _, us := range u.subs {
-				if sub := c.sub(); sub.compareViewsTo(o, us) {
+				if sub := c.sub(); sub.compareViewsTo(o, us.view()) {
 					c.diffs = append(c.diffs, sub.diffs...)
 					c.add("SUM_TYPE_EXTENDED")
 					return
@@ -347,13 +373,13 @@ func (c *jsonDiff) compareViews(o, u jsView) {
 		}
 	} else if o.kind == "combined" && u.kind != "combined" {
 		if len(o.subs) == 1 {
-			if sub := c.sub(); sub.compareViewsTo(o.subs[0], u) {
+			if sub := c.sub(); sub.compareViewsTo(o.subs[0].view(), u) {
 				c.diffs = append(c.diffs, sub.diffs...)
 				return
 			}
 		} else if o.criterion == "allOf" {
 			for _, os := range o.subs {
-				if sub := c.sub(); sub.compareViewsTo(os, u) {
+				if sub := c.sub(); sub.compareViewsTo(os.view(), u) {
 					c.diffs = append(c.diffs, sub.diffs...)
 					c.add("PRODUCT_TYPE_NARROWED")
 					return

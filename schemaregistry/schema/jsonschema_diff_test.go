@@ -238,3 +238,26 @@ func TestJSONSchemaMessages(t *testing.T) {
 		t.Fatalf("messages = %q\nwant %q", got, want)
 	}
 }
+
+// TestJSONSchemaSelfReference: schemas that contain themselves through
+// $ref (in a combination, under not, in a cycle of $refs) are compared
+// without end-less recursion, and a change beside the cycle still counts.
+func TestJSONSchemaSelfReference(t *testing.T) {
+	for _, text := range []string{
+		`{"allOf":[{"$ref":"#"}]}`,
+		`{"anyOf":[{"$ref":"#"},{"type":"string"}]}`,
+		`{"$ref":"#"}`,
+		`{"definitions":{"a":{"$ref":"#/definitions/b"},"b":{"$ref":"#/definitions/a"}},"$ref":"#/definitions/a"}`,
+		`{"not":{"$ref":"#"}}`,
+	} {
+		s := mustJSON(t, text, nil)
+		if got := s.Backward(mustJSON(t, text, nil)); len(got) != 0 {
+			t.Errorf("%s against itself: %q", text, got)
+		}
+	}
+	older := mustJSON(t, `{"anyOf":[{"$ref":"#"},{"type":"string","maxLength":5}]}`, nil)
+	newer := mustJSON(t, `{"anyOf":[{"$ref":"#"},{"type":"string","maxLength":3}]}`, nil)
+	if got := newer.Backward(older); len(got) == 0 {
+		t.Error("a narrowed maxLength beside a self-reference was found compatible")
+	}
+}

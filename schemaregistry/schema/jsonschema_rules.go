@@ -150,7 +150,7 @@ func (c *jsonDiff) compareCombined(o, u jsView) {
 		edges[i] = make([][]jsonDifference, un)
 		c.enter(o.criterion + "/" + strconv.Itoa(i))
 		for j, us := range usubs {
-			if sub := c.sub(); sub.compareViewsTo(os, us) {
+			if sub := c.sub(); sub.compareViewsTo(os.view(), us.view()) {
 				edges[i][j] = append([]jsonDifference{}, sub.diffs...)
 			}
 		}
