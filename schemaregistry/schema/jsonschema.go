@@ -104,10 +104,14 @@ func (s *jsonSchema) Backward(older Parsed) []string {
 		return []string{differentSchemaType}
 	}
 	var msgs []string
-	for _, d := range jsonCompare(o, s) {
+	diffs, dropped := jsonCompareAll(o, s)
+	for _, d := range diffs {
 		if !jsonCompatibleChanges[d.kind] {
 			msgs = append(msgs, d.String())
 		}
+	}
+	if dropped {
+		msgs = append(msgs, fmt.Sprintf("More incompatible differences than the first %d listed", maxJSONDifferences))
 	}
 	return msgs
 }

@@ -268,14 +268,40 @@ func viewOf(s *jsonschema.Schema) jsView {
 
 // jsonDiff walks an original (older) and an update (newer) schema.
 type jsonDiff struct {
-	raw        func(location string) (any, bool) // a schema's JSON by its location
-	path       []string
-	diffs      []jsonDifference
-	inProgress map[[2]*jsonschema.Schema]bool
+	raw   func(location string) (any, bool) // a schema's JSON by its location
+	path  []string
+	diffs []jsonDifference
+	walk  *jsonWalk
+	// dropped: an incompatible difference beyond maxJSONDifferences
+	dropped bool
 }
 
 func (c *jsonDiff) add(kind string) {
-	c.diffs = append(c.diffs, jsonDifference{kind, "#/" + strings.Join(c.path, "/")})
+	c.push(jsonDifference{kind, "#/" + strings.Join(c.path, "/")})
+}
+
+// maxJSONDifferences bounds the differences listed: one definition reached
+// along many paths differs at every one of them.
+const maxJSONDifferences = 1000
+
+// push records differences up to the bound; an incompatible one beyond it
+// still makes the comparison incompatible.
+func (c *jsonDiff) push(ds ...jsonDifference) {
+	for _, d := range ds {
+		if len(c.diffs) >= maxJSONDifferences {
+			if !jsonCompatibleChanges[d.kind] {
+				c.dropped = true
+			}
+			continue
+		}
+		c.diffs = append(c.diffs, d)
+	}
+}
+
+// merge takes a sub-comparison's differences.
+func (c *jsonDiff) merge(sub *jsonDiff) {
+	c.push(sub.diffs...)
+	c.dropped = c.dropped || sub.dropped
 }
 
 func (c *jsonDiff) addAt(attr, kind string) {
@@ -288,10 +314,13 @@ func (c *jsonDiff) enter(p string) { c.path = append(c.path, p) }
 func (c *jsonDiff) leave()         { c.path = c.path[:len(c.path)-1] }
 
 func (c *jsonDiff) sub() *jsonDiff {
-	return &jsonDiff{raw: c.raw, path: append([]string(nil), c.path...), inProgress: c.inProgress}
+	return &jsonDiff{raw: c.raw, path: append([]string(nil), c.path...), walk: c.walk}
 }
 
 func (c *jsonDiff) compatible() bool {
+	if c.dropped {
+		return false
+	}
 	for _, d := range c.diffs {
 		if !jsonCompatibleChanges[d.kind] {
 			return false
@@ -301,15 +330,25 @@ func (c *jsonDiff) compatible() bool {
 }
 
 func jsonCompare(original, update *jsonSchema) []jsonDifference {
+	diffs, _ := jsonCompareAll(original, update)
+	return diffs
+}
+
+// jsonCompareAll also says whether incompatible differences beyond
+// maxJSONDifferences were left out.
+func jsonCompareAll(original, update *jsonSchema) ([]jsonDifference, bool) {
 	raw := func(loc string) (any, bool) {
 		if v, ok := original.rawAt(loc); ok {
 			return v, true
 		}
 		return update.rawAt(loc)
 	}
-	c := &jsonDiff{raw: raw, inProgress: map[[2]*jsonschema.Schema]bool{}}
+	c := &jsonDiff{raw: raw, walk: &jsonWalk{
+		inProgress: map[[2]*jsonschema.Schema]bool{},
+		memo:       map[[2]*jsonschema.Schema]jsonMemo{},
+	}}
 	c.compare(original.root, update.root)
-	return c.diffs
+	return c.diffs, c.dropped
 }
 
 // distinct drops subschemas whose JSON equals an earlier one's.
@@ -331,6 +370,16 @@ func (c *jsonDiff) distinct(subs []jsSub) []jsSub {
 	return out
 }
 
+// jsonWalk is what one comparison shares: the pairs being compared (a
+// pair met again inside itself counts as compatible), and the differences
+// of each pair already compared, relative to the pair, so that a schema
+// referenced from many places is compared once.
+type jsonWalk struct {
+	inProgress map[[2]*jsonschema.Schema]bool
+	memo       map[[2]*jsonschema.Schema]jsonMemo
+	cut        int // recursions cut short: results that depend on one are not kept
+}
+
 func (c *jsonDiff) compare(o, u *jsonschema.Schema) {
 	switch {
 	case o == nil && u == nil:
@@ -342,7 +391,35 @@ func (c *jsonDiff) compare(o, u *jsonschema.Schema) {
 		c.add("SCHEMA_REMOVED")
 		return
 	}
-	c.compareViews(viewOf(o), viewOf(u))
+	key := [2]*jsonschema.Schema{deref(o), deref(u)}
+	m, ok := c.walk.memo[key]
+	if !ok {
+		sub := &jsonDiff{raw: c.raw, walk: c.walk}
+		cut := c.walk.cut
+		sub.compareViews(viewOf(o), viewOf(u))
+		m = jsonMemo{sub.diffs, sub.dropped}
+		if c.walk.cut == cut {
+			c.walk.memo[key] = m
+		}
+	}
+	c.dropped = c.dropped || m.dropped
+	prefix := "#/" + strings.Join(c.path, "/")
+	for _, d := range m.diffs {
+		rest := strings.TrimPrefix(d.path, "#/")
+		switch {
+		case len(c.path) == 0:
+		case rest == "":
+			d.path = prefix
+		default:
+			d.path = prefix + "/" + rest
+		}
+		c.push(d)
+	}
+}
+
+type jsonMemo struct {
+	diffs   []jsonDifference
+	dropped bool
 }
 
 func isEmptyView(v jsView) bool { return v.kind == "empty" || v.kind == "true" }
@@ -350,22 +427,23 @@ func isEmptyView(v jsView) bool { return v.kind == "empty" || v.kind == "true" }
 func (c *jsonDiff) compareViews(o, u jsView) {
 	if !o.part && !u.part {
 		key := [2]*jsonschema.Schema{o.s, u.s}
-		if c.inProgress[key] {
+		if c.walk.inProgress[key] {
+			c.walk.cut++
 			return // a recursive schema: the pair is being compared further up
 		}
-		c.inProgress[key] = true
-		defer delete(c.inProgress, key)
+		c.walk.inProgress[key] = true
+		defer delete(c.walk.inProgress, key)
 	}
 	if o.kind != "combined" && u.kind == "combined" {
 		if len(u.subs) == 1 {
 			if sub := c.sub(); sub.compareViewsTo(o, u.subs[0].view()) {
-				c.diffs = append(c.diffs, sub.diffs...)
+				c.merge(sub)
 				return
 			}
 		} else if u.criterion == "anyOf" || u.criterion == "oneOf" {
 			for _, us := range u.subs {
 				if sub := c.sub(); sub.compareViewsTo(o, us.view()) {
-					c.diffs = append(c.diffs, sub.diffs...)
+					c.merge(sub)
 					c.add("SUM_TYPE_EXTENDED")
 					return
 				}
@@ -374,13 +452,13 @@ func (c *jsonDiff) compareViews(o, u jsView) {
 	} else if o.kind == "combined" && u.kind != "combined" {
 		if len(o.subs) == 1 {
 			if sub := c.sub(); sub.compareViewsTo(o.subs[0].view(), u) {
-				c.diffs = append(c.diffs, sub.diffs...)
+				c.merge(sub)
 				return
 			}
 		} else if o.criterion == "allOf" {
 			for _, os := range o.subs {
 				if sub := c.sub(); sub.compareViewsTo(os.view(), u) {
-					c.diffs = append(c.diffs, sub.diffs...)
+					c.merge(sub)
 					c.add("PRODUCT_TYPE_NARROWED")
 					return
 				}

@@ -161,7 +161,7 @@ func (c *jsonDiff) compareCombined(o, u jsView) {
 	for i, j := range match {
 		if j >= 0 {
 			matched++
-			c.diffs = append(c.diffs, edges[i][j]...)
+			c.push(edges[i][j]...)
 		}
 	}
 	if matched < min(on, un) {
@@ -386,7 +386,7 @@ func (c *jsonDiff) propertyRemoved(op, u *jsonschema.Schema, name string) {
 	if ps := partialSchema(u, name); ps != nil {
 		sub := c.sub()
 		sub.compare(op, ps)
-		c.diffs = append(c.diffs, sub.diffs...)
+		c.merge(sub)
 		if sub.compatible() {
 			c.add("PROPERTY_REMOVED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL")
 		} else {
@@ -418,7 +418,7 @@ func (c *jsonDiff) propertyAdded(o, u, up *jsonschema.Schema, name string) {
 	if ps := partialSchema(o, name); ps != nil {
 		sub := c.sub()
 		sub.compare(ps, up)
-		c.diffs = append(c.diffs, sub.diffs...)
+		c.merge(sub)
 		if sub.compatible() {
 			c.add("PROPERTY_ADDED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL")
 		} else {
@@ -567,7 +567,7 @@ func (c *jsonDiff) compareArray(o, u *jsonschema.Schema) {
 		case ps != nil:
 			sub := c.sub()
 			sub.compare(oi.tuple[i], ps)
-			c.diffs = append(c.diffs, sub.diffs...)
+			c.merge(sub)
 			if sub.compatible() {
 				c.add("ITEM_REMOVED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL")
 			} else {
@@ -590,7 +590,7 @@ func (c *jsonDiff) compareArray(o, u *jsonschema.Schema) {
 		case ps != nil:
 			sub := c.sub()
 			sub.compare(ps, ui.tuple[i])
-			c.diffs = append(c.diffs, sub.diffs...)
+			c.merge(sub)
 			if sub.compatible() {
 				c.add("ITEM_ADDED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL")
 			} else {
