@@ -28,9 +28,8 @@ type protobufSchema struct {
 }
 
 func parseProtobuf(text string, deps map[string]string) (Parsed, error) {
-	if strings.TrimSpace(text) == "" {
-		return nil, errors.New("invalid protobuf schema: empty")
-	}
+	// An empty file is a valid (if useless) schema, as in Confluent's
+	// registry: the normal form of `syntax = "proto2";` is empty.
 	sources := make(map[string]string, len(deps)+len(protobufKnownFiles)+1)
 	for name, known := range protobufKnownFiles {
 		sources[name] = known
