@@ -78,7 +78,7 @@ var (
 // String is Confluent's message for the difference (with its two %s verbs,
 // see FormatMessages, and its closing quote as Confluent writes it).
 func (d jsonDifference) String() string {
-	p := strings.ReplaceAll(d.path, "%", "%%")
+	p := d.path
 	var desc string
 	switch t := d.kind; {
 	case jsonKeywordAddedOrRemoved[t]:
