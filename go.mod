@@ -12,6 +12,7 @@ require (
 	github.com/twmb/franz-go v1.22.3
 	github.com/twmb/franz-go/pkg/kadm v1.20.0
 	github.com/twmb/franz-go/pkg/kmsg v1.15.1
+	golang.org/x/text v0.14.0
 	google.golang.org/protobuf v1.34.2
 )
 
@@ -21,6 +22,5 @@ require (
 	github.com/modern-go/concurrent v0.0.0-20180306012644-bacd9c7ef1dd // indirect
 	github.com/modern-go/reflect2 v1.0.2 // indirect
 	golang.org/x/sync v0.19.0 // indirect
-	golang.org/x/text v0.14.0 // indirect
 )
 

@@ -11,18 +11,26 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
 )
 
-// jsonSchemaURL is where the registered schema sits while compiling; a
-// relative $ref without an $id resolves against it to mem:///<name>.
-const jsonSchemaURL = "mem:///%3Cschema%3E.json"
+// jsonParses numbers the parses: each compiles its schema at its own URL,
+// mem:///<n>/<schema>.json, so the locations of two versions' subschemas
+// differ. A relative $ref without an $id resolves to mem:///<n>/<name>.
+var jsonParses atomic.Uint64
+
+const jsonSchemaFile = "%3Cschema%3E.json"
 
 // jsonSchema is a JSON Schema compiled with its references.
 type jsonSchema struct {
-	root       *jsonschema.Schema
+	root *jsonschema.Schema
+	docs map[string]any // decoded documents by URL: the schema's and its references'
+
 	canonical  string
 	normalized string
 }
@@ -33,6 +41,8 @@ func parseJSON(text string, deps map[string]string) (Parsed, error) {
 		return nil, fmt.Errorf("invalid JSON schema: %v", err)
 	}
 	normalized, _ := compactJSON(text, true)
+	dir := "mem:///" + strconv.FormatUint(jsonParses.Add(1), 10) + "/"
+	jsonSchemaURL := dir + jsonSchemaFile
 	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(text))
 	if err != nil {
 		return nil, fmt.Errorf("invalid JSON schema: %v", err)
@@ -45,20 +55,40 @@ func parseJSON(text string, deps map[string]string) (Parsed, error) {
 	c := jsonschema.NewCompiler()
 	// Confluent's default when a schema names no $schema.
 	c.DefaultDraft(jsonschema.Draft7)
-	c.UseLoader(&jsonRefLoader{deps: deps})
+	docs := map[string]any{jsonSchemaURL: doc}
+	c.UseLoader(&jsonRefLoader{dir: dir, deps: deps, loaded: docs})
 	c.UseRegexpEngine(lenientRegexp)
 	if err := c.AddResource(jsonSchemaURL, doc); err != nil {
 		return nil, fmt.Errorf("invalid JSON schema: %v", err)
 	}
 	root, err := c.Compile(jsonSchemaURL)
 	if err != nil {
-		return nil, fmt.Errorf("invalid JSON schema: %s", jsonErrorText(err))
+		return nil, fmt.Errorf("invalid JSON schema: %s", jsonErrorText(err, dir))
 	}
-	return &jsonSchema{root: root, canonical: canonical, normalized: normalized}, nil
+	return &jsonSchema{root: root, docs: docs, canonical: canonical, normalized: normalized}, nil
 }
 
-func jsonErrorText(err error) string {
-	msg := strings.ReplaceAll(err.Error(), jsonSchemaURL, "schema")
+func jsonErrorText(err error, dir string) string {
+	// Against its draft's meta-schema: say where and what, briefly.
+	var sve *jsonschema.SchemaValidationError
+	var ve *jsonschema.ValidationError
+	if errors.As(err, &sve) && errors.As(sve.Err, &ve) {
+		var parts []string
+		var leaves func(e *jsonschema.ValidationError)
+		leaves = func(e *jsonschema.ValidationError) {
+			if len(e.Causes) == 0 {
+				parts = append(parts, fmt.Sprintf("at '/%s': %s", strings.Join(e.InstanceLocation, "/"),
+					e.ErrorKind.LocalizedString(message.NewPrinter(language.English))))
+			}
+			for _, c := range e.Causes {
+				leaves(c)
+			}
+		}
+		leaves(ve)
+		return "not valid against its meta-schema: " + strings.Join(parts, "; ")
+	}
+	msg := strings.ReplaceAll(err.Error(), dir+jsonSchemaFile, "schema")
+	msg = strings.ReplaceAll(msg, dir, "")
 	return strings.ReplaceAll(msg, "\n", "; ")
 }
 
@@ -74,10 +104,14 @@ func (s *jsonSchema) Backward(older Parsed) []string {
 		return []string{differentSchemaType}
 	}
 	var msgs []string
-	for _, d := range jsonCompare(o.root, s.root) {
+	diffs, dropped := jsonCompareAll(o, s)
+	for _, d := range diffs {
 		if !jsonCompatibleChanges[d.kind] {
 			msgs = append(msgs, d.String())
 		}
+	}
+	if dropped {
+		msgs = append(msgs, fmt.Sprintf("More incompatible differences than the first %d listed", maxJSONDifferences))
 	}
 	return msgs
 }
@@ -87,7 +121,9 @@ func (s *jsonSchema) Backward(older Parsed) []string {
 // file name the schema's $ref uses, resolved against the schema's $id).
 // Nothing is fetched from the network.
 type jsonRefLoader struct {
-	deps map[string]string
+	dir    string
+	deps   map[string]string
+	loaded map[string]any
 }
 
 func (l *jsonRefLoader) Load(u string) (any, error) {
@@ -95,11 +131,9 @@ func (l *jsonRefLoader) Load(u string) (any, error) {
 	if _, ok := l.deps[u]; ok {
 		name = u
 	} else {
-		path := u
-		if pu, err := url.Parse(u); err == nil {
-			if pu.Scheme == "mem" {
-				path = strings.TrimPrefix(pu.Path, "/")
-			}
+		path := strings.TrimPrefix(u, l.dir)
+		if p, err := url.PathUnescape(path); err == nil {
+			path = p
 		}
 		if _, ok := l.deps[path]; ok {
 			name = path
@@ -113,13 +147,47 @@ func (l *jsonRefLoader) Load(u string) (any, error) {
 		}
 	}
 	if name == "" {
-		return nil, fmt.Errorf("no schema reference named %q", strings.TrimPrefix(u, "mem:///"))
+		return nil, fmt.Errorf("no schema reference named %q", strings.TrimPrefix(u, l.dir))
 	}
 	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(l.deps[name]))
 	if err != nil {
 		return nil, fmt.Errorf("schema reference %q: %v", name, err)
 	}
+	l.loaded[u] = doc
 	return doc, nil
+}
+
+// rawAt is the decoded JSON at a schema location "url#/json/pointer".
+func (s *jsonSchema) rawAt(location string) (any, bool) {
+	u, frag, _ := strings.Cut(location, "#")
+	doc, ok := s.docs[u]
+	if !ok {
+		return nil, false
+	}
+	if frag == "" {
+		return doc, true
+	}
+	if f, err := url.PathUnescape(frag); err == nil {
+		frag = f
+	}
+	for _, tok := range strings.Split(strings.TrimPrefix(frag, "/"), "/") {
+		tok = strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
+		switch d := doc.(type) {
+		case map[string]any:
+			if doc, ok = d[tok]; !ok {
+				return nil, false
+			}
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(d) {
+				return nil, false
+			}
+			doc = d[i]
+		default:
+			return nil, false
+		}
+	}
+	return doc, true
 }
 
 // lenientRegexp compiles a pattern with Go's engine; one Go cannot compile

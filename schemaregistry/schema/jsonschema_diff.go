@@ -78,7 +78,7 @@ var (
 // String is Confluent's message for the difference (with its two %s verbs,
 // see FormatMessages, and its closing quote as Confluent writes it).
 func (d jsonDifference) String() string {
-	p := strings.ReplaceAll(d.path, "%", "%%")
+	p := d.path
 	var desc string
 	switch t := d.kind; {
 	case jsonKeywordAddedOrRemoved[t]:
@@ -118,8 +118,23 @@ type jsView struct {
 	s         *jsonschema.Schema
 	integer   bool   // number: "type": "integer"
 	criterion string // combined: allOf, anyOf, oneOf
-	subs      []jsView
+	subs      []jsSub
 	part      bool // one kind of a schema with several: its annotations belong to the whole
+}
+
+// jsSub is a subschema of a combination: a schema, seen only when compared
+// (so a schema that contains itself is no endless loop), or one kind of a
+// schema with several.
+type jsSub struct {
+	s    *jsonschema.Schema
+	part *jsView
+}
+
+func (x jsSub) view() jsView {
+	if x.part != nil {
+		return *x.part
+	}
+	return viewOf(x.s)
 }
 
 // deref follows a $ref that has no other keywords (before draft 2019-09
@@ -168,24 +183,28 @@ func typedView(s *jsonschema.Schema, t string) jsView {
 
 func viewOf(s *jsonschema.Schema) jsView {
 	s = deref(s)
+	if s.Ref != nil && !hasOwnKeywords(s) {
+		return jsView{kind: "empty", s: s} // $refs that only lead to each other
+	}
 	if s.Bool != nil {
 		if *s.Bool {
 			return jsView{kind: "true", s: s}
 		}
 		return jsView{kind: "false", s: s}
 	}
-	var parts []jsView
+	var parts []jsSub
+	add := func(v jsView) { parts = append(parts, jsSub{part: &v}) }
 	if s.Ref != nil {
-		parts = append(parts, viewOf(s.Ref))
+		parts = append(parts, jsSub{s: s.Ref})
 	}
 	if s.Enum != nil {
-		parts = append(parts, jsView{kind: "enum", s: s})
+		add(jsView{kind: "enum", s: s})
 	}
 	if s.Const != nil {
-		parts = append(parts, jsView{kind: "const", s: s})
+		add(jsView{kind: "const", s: s})
 	}
 	if s.Not != nil {
-		parts = append(parts, jsView{kind: "not", s: s})
+		add(jsView{kind: "not", s: s})
 	}
 	for _, c := range []struct {
 		name string
@@ -194,48 +213,54 @@ func viewOf(s *jsonschema.Schema) jsView {
 		if len(c.list) > 0 {
 			v := jsView{kind: "combined", s: s, criterion: c.name}
 			for _, sub := range c.list {
-				v.subs = append(v.subs, viewOf(sub))
+				v.subs = append(v.subs, jsSub{s: sub})
 			}
-			parts = append(parts, v)
+			add(v)
 		}
 	}
 	if s.Types != nil && !s.Types.IsEmpty() {
 		types := s.Types.ToStrings()
 		if len(types) == 1 {
-			parts = append(parts, typedView(s, types[0]))
+			add(typedView(s, types[0]))
 		} else {
 			v := jsView{kind: "combined", s: s, criterion: "anyOf"}
 			for _, t := range types {
 				tv := typedView(s, t)
 				tv.part = true
-				v.subs = append(v.subs, tv)
+				v.subs = append(v.subs, jsSub{part: &tv})
 			}
-			parts = append(parts, v)
+			add(v)
 		}
 	} else {
 		// No "type": the keywords say which kinds the schema constrains.
 		if hasObjectKeywords(s) {
-			parts = append(parts, jsView{kind: "object", s: s})
+			add(jsView{kind: "object", s: s})
 		}
 		if hasArrayKeywords(s) {
-			parts = append(parts, jsView{kind: "array", s: s})
+			add(jsView{kind: "array", s: s})
 		}
 		if hasNumberKeywords(s) {
-			parts = append(parts, jsView{kind: "number", s: s})
+			add(jsView{kind: "number", s: s})
 		}
 		if hasStringKeywords(s) {
-			parts = append(parts, jsView{kind: "string", s: s})
+			add(jsView{kind: "string", s: s})
 		}
 	}
 	switch len(parts) {
 	case 0:
 		return jsView{kind: "empty", s: s}
 	case 1:
-		return parts[0]
+		if parts[0].part != nil {
+			return *parts[0].part
+		}
 	}
 	v := jsView{kind: "combined", s: s, criterion: "allOf"}
 	for _, p := range parts {
-		p.part = true
+		if p.part != nil {
+			pv := *p.part
+			pv.part = true
+			p.part = &pv
+		}
 		v.subs = append(v.subs, p)
 	}
 	return v
@@ -243,13 +268,40 @@ func viewOf(s *jsonschema.Schema) jsView {
 
 // jsonDiff walks an original (older) and an update (newer) schema.
 type jsonDiff struct {
-	path       []string
-	diffs      []jsonDifference
-	inProgress map[[2]*jsonschema.Schema]bool
+	raw   func(location string) (any, bool) // a schema's JSON by its location
+	path  []string
+	diffs []jsonDifference
+	walk  *jsonWalk
+	// dropped: an incompatible difference beyond maxJSONDifferences
+	dropped bool
 }
 
 func (c *jsonDiff) add(kind string) {
-	c.diffs = append(c.diffs, jsonDifference{kind, "#/" + strings.Join(c.path, "/")})
+	c.push(jsonDifference{kind, "#/" + strings.Join(c.path, "/")})
+}
+
+// maxJSONDifferences bounds the differences listed: one definition reached
+// along many paths differs at every one of them.
+const maxJSONDifferences = 1000
+
+// push records differences up to the bound; an incompatible one beyond it
+// still makes the comparison incompatible.
+func (c *jsonDiff) push(ds ...jsonDifference) {
+	for _, d := range ds {
+		if len(c.diffs) >= maxJSONDifferences {
+			if !jsonCompatibleChanges[d.kind] {
+				c.dropped = true
+			}
+			continue
+		}
+		c.diffs = append(c.diffs, d)
+	}
+}
+
+// merge takes a sub-comparison's differences.
+func (c *jsonDiff) merge(sub *jsonDiff) {
+	c.push(sub.diffs...)
+	c.dropped = c.dropped || sub.dropped
 }
 
 func (c *jsonDiff) addAt(attr, kind string) {
@@ -262,10 +314,13 @@ func (c *jsonDiff) enter(p string) { c.path = append(c.path, p) }
 func (c *jsonDiff) leave()         { c.path = c.path[:len(c.path)-1] }
 
 func (c *jsonDiff) sub() *jsonDiff {
-	return &jsonDiff{path: append([]string(nil), c.path...), inProgress: c.inProgress}
+	return &jsonDiff{raw: c.raw, path: append([]string(nil), c.path...), walk: c.walk}
 }
 
 func (c *jsonDiff) compatible() bool {
+	if c.dropped {
+		return false
+	}
 	for _, d := range c.diffs {
 		if !jsonCompatibleChanges[d.kind] {
 			return false
@@ -274,10 +329,55 @@ func (c *jsonDiff) compatible() bool {
 	return true
 }
 
-func jsonCompare(original, update *jsonschema.Schema) []jsonDifference {
-	c := &jsonDiff{inProgress: map[[2]*jsonschema.Schema]bool{}}
-	c.compare(original, update)
-	return c.diffs
+func jsonCompare(original, update *jsonSchema) []jsonDifference {
+	diffs, _ := jsonCompareAll(original, update)
+	return diffs
+}
+
+// jsonCompareAll also says whether incompatible differences beyond
+// maxJSONDifferences were left out.
+func jsonCompareAll(original, update *jsonSchema) ([]jsonDifference, bool) {
+	raw := func(loc string) (any, bool) {
+		if v, ok := original.rawAt(loc); ok {
+			return v, true
+		}
+		return update.rawAt(loc)
+	}
+	c := &jsonDiff{raw: raw, walk: &jsonWalk{
+		inProgress: map[[2]*jsonschema.Schema]bool{},
+		memo:       map[[2]*jsonschema.Schema]jsonMemo{},
+	}}
+	c.compare(original.root, update.root)
+	return c.diffs, c.dropped
+}
+
+// distinct drops subschemas whose JSON equals an earlier one's.
+func (c *jsonDiff) distinct(subs []jsSub) []jsSub {
+	var out []jsSub
+	seen := map[string]bool{}
+	for _, v := range subs {
+		if v.part == nil {
+			if doc, ok := c.raw(v.s.Location); ok {
+				key := canonicalValue(doc)
+				if seen[key] {
+					continue
+				}
+				seen[key] = true
+			}
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// jsonWalk is what one comparison shares: the pairs being compared (a
+// pair met again inside itself counts as compatible), and the differences
+// of each pair already compared, relative to the pair, so that a schema
+// referenced from many places is compared once.
+type jsonWalk struct {
+	inProgress map[[2]*jsonschema.Schema]bool
+	memo       map[[2]*jsonschema.Schema]jsonMemo
+	cut        int // recursions cut short: results that depend on one are not kept
 }
 
 func (c *jsonDiff) compare(o, u *jsonschema.Schema) {
@@ -291,29 +391,59 @@ func (c *jsonDiff) compare(o, u *jsonschema.Schema) {
 		c.add("SCHEMA_REMOVED")
 		return
 	}
-	o, u = deref(o), deref(u)
-	key := [2]*jsonschema.Schema{o, u}
-	if c.inProgress[key] {
-		return // a recursive schema: the pair is being compared further up
+	key := [2]*jsonschema.Schema{deref(o), deref(u)}
+	m, ok := c.walk.memo[key]
+	if !ok {
+		sub := &jsonDiff{raw: c.raw, walk: c.walk}
+		cut := c.walk.cut
+		sub.compareViews(viewOf(o), viewOf(u))
+		m = jsonMemo{sub.diffs, sub.dropped}
+		if c.walk.cut == cut {
+			c.walk.memo[key] = m
+		}
 	}
-	c.inProgress[key] = true
-	defer delete(c.inProgress, key)
-	c.compareViews(viewOf(o), viewOf(u))
+	c.dropped = c.dropped || m.dropped
+	prefix := "#/" + strings.Join(c.path, "/")
+	for _, d := range m.diffs {
+		rest := strings.TrimPrefix(d.path, "#/")
+		switch {
+		case len(c.path) == 0:
+		case rest == "":
+			d.path = prefix
+		default:
+			d.path = prefix + "/" + rest
+		}
+		c.push(d)
+	}
+}
+
+type jsonMemo struct {
+	diffs   []jsonDifference
+	dropped bool
 }
 
 func isEmptyView(v jsView) bool { return v.kind == "empty" || v.kind == "true" }
 
 func (c *jsonDiff) compareViews(o, u jsView) {
+	if !o.part && !u.part {
+		key := [2]*jsonschema.Schema{o.s, u.s}
+		if c.walk.inProgress[key] {
+			c.walk.cut++
+			return // a recursive schema: the pair is being compared further up
+		}
+		c.walk.inProgress[key] = true
+		defer delete(c.walk.inProgress, key)
+	}
 	if o.kind != "combined" && u.kind == "combined" {
 		if len(u.subs) == 1 {
-			if sub := c.sub(); sub.compareViewsTo(o, u.subs[0]) {
-				c.diffs = append(c.diffs, sub.diffs...)
+			if sub := c.sub(); sub.compareViewsTo(o, u.subs[0].view()) {
+				c.merge(sub)
 				return
 			}
 		} else if u.criterion == "anyOf" || u.criterion == "oneOf" {
 			for _, us := range u.subs {
-				if sub := c.sub(); sub.compareViewsTo(o, us) {
-					c.diffs = append(c.diffs, sub.diffs...)
+				if sub := c.sub(); sub.compareViewsTo(o, us.view()) {
+					c.merge(sub)
 					c.add("SUM_TYPE_EXTENDED")
 					return
 				}
@@ -321,14 +451,14 @@ func (c *jsonDiff) compareViews(o, u jsView) {
 		}
 	} else if o.kind == "combined" && u.kind != "combined" {
 		if len(o.subs) == 1 {
-			if sub := c.sub(); sub.compareViewsTo(o.subs[0], u) {
-				c.diffs = append(c.diffs, sub.diffs...)
+			if sub := c.sub(); sub.compareViewsTo(o.subs[0].view(), u) {
+				c.merge(sub)
 				return
 			}
 		} else if o.criterion == "allOf" {
 			for _, os := range o.subs {
-				if sub := c.sub(); sub.compareViewsTo(os, u) {
-					c.diffs = append(c.diffs, sub.diffs...)
+				if sub := c.sub(); sub.compareViewsTo(os.view(), u) {
+					c.merge(sub)
 					c.add("PRODUCT_TYPE_NARROWED")
 					return
 				}

@@ -1,7 +1,9 @@
 package schema
 
 import (
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -16,7 +18,7 @@ func mustJSON(t *testing.T, text string, deps map[string]string) *jsonSchema {
 
 func jsonDiffNames(older, newer *jsonSchema) []string {
 	var out []string
-	for _, d := range jsonCompare(older.root, newer.root) {
+	for _, d := range jsonCompare(older, newer) {
 		out = append(out, d.kind+" "+d.path)
 	}
 	return out
@@ -236,5 +238,55 @@ func TestJSONSchemaMessages(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("messages = %q\nwant %q", got, want)
+	}
+}
+
+// TestJSONSchemaSelfReference: schemas that contain themselves through
+// $ref (in a combination, under not, in a cycle of $refs) are compared
+// without end-less recursion, and a change beside the cycle still counts.
+func TestJSONSchemaSelfReference(t *testing.T) {
+	for _, text := range []string{
+		`{"allOf":[{"$ref":"#"}]}`,
+		`{"anyOf":[{"$ref":"#"},{"type":"string"}]}`,
+		`{"$ref":"#"}`,
+		`{"definitions":{"a":{"$ref":"#/definitions/b"},"b":{"$ref":"#/definitions/a"}},"$ref":"#/definitions/a"}`,
+		`{"not":{"$ref":"#"}}`,
+	} {
+		s := mustJSON(t, text, nil)
+		if got := s.Backward(mustJSON(t, text, nil)); len(got) != 0 {
+			t.Errorf("%s against itself: %q", text, got)
+		}
+	}
+	older := mustJSON(t, `{"anyOf":[{"$ref":"#"},{"type":"string","maxLength":5}]}`, nil)
+	newer := mustJSON(t, `{"anyOf":[{"$ref":"#"},{"type":"string","maxLength":3}]}`, nil)
+	if got := newer.Backward(older); len(got) == 0 {
+		t.Error("a narrowed maxLength beside a self-reference was found compatible")
+	}
+}
+
+// TestJSONSchemaManyPaths: a definition reached along 2^30 paths is
+// compared once; the differences listed are bounded, and the verdict
+// stands even when the incompatible one is beyond the bound.
+func TestJSONSchemaManyPaths(t *testing.T) {
+	gen := func(leaf string) string {
+		var b strings.Builder
+		b.WriteString(`{"$ref":"#/definitions/d0","definitions":{`)
+		for i := 0; i < 30; i++ {
+			fmt.Fprintf(&b, `"d%d":{"type":"object","properties":{"a":{"$ref":"#/definitions/d%d"},"b":{"$ref":"#/definitions/d%d"}}},`, i, i+1, i+1)
+		}
+		b.WriteString(`"d30":{"type":"object","properties":{"v":{"type":"` + leaf + `"}}}}}`)
+		return b.String()
+	}
+	older, newer := mustJSON(t, gen("string"), nil), mustJSON(t, gen("integer"), nil)
+	diffs, dropped := jsonCompareAll(older, newer)
+	if len(diffs) != maxJSONDifferences || !dropped {
+		t.Fatalf("%d differences, dropped=%v", len(diffs), dropped)
+	}
+	msgs := newer.Backward(older)
+	if len(msgs) != maxJSONDifferences+1 || msgs[len(msgs)-1] != "More incompatible differences than the first 1000 listed" {
+		t.Fatalf("%d messages, last %q", len(msgs), msgs[len(msgs)-1])
+	}
+	if got := jsonCompare(older, mustJSON(t, gen("string"), nil)); len(got) != 0 {
+		t.Fatalf("identical: %q", got[:min(3, len(got))])
 	}
 }

@@ -126,7 +126,9 @@ func (c *jsonDiff) compareCombined(o, u jsView) {
 			return
 		}
 	}
-	on, un := len(o.subs), len(u.subs)
+	// Equal subschemas count once.
+	osubs, usubs := c.distinct(o.subs), c.distinct(u.subs)
+	on, un := len(osubs), len(usubs)
 	switch {
 	case on < un:
 		if u.criterion == "allOf" {
@@ -144,11 +146,11 @@ func (c *jsonDiff) compareCombined(o, u jsView) {
 	// Every subschema of the smaller side must pair with a compatible one
 	// of the other: a maximum bipartite matching of compatible pairs.
 	edges := make([][][]jsonDifference, on)
-	for i, os := range o.subs {
+	for i, os := range osubs {
 		edges[i] = make([][]jsonDifference, un)
 		c.enter(o.criterion + "/" + strconv.Itoa(i))
-		for j, us := range u.subs {
-			if sub := c.sub(); sub.compareViewsTo(os, us) {
+		for j, us := range usubs {
+			if sub := c.sub(); sub.compareViewsTo(os.view(), us.view()) {
 				edges[i][j] = append([]jsonDifference{}, sub.diffs...)
 			}
 		}
@@ -159,7 +161,7 @@ func (c *jsonDiff) compareCombined(o, u jsView) {
 	for i, j := range match {
 		if j >= 0 {
 			matched++
-			c.diffs = append(c.diffs, edges[i][j]...)
+			c.push(edges[i][j]...)
 		}
 	}
 	if matched < min(on, un) {
@@ -248,8 +250,8 @@ func additional(v any) (permits bool, schema *jsonschema.Schema) {
 	case bool:
 		return v, nil
 	case *jsonschema.Schema:
-		if v.Bool != nil && !*v.Bool {
-			return false, nil
+		if v.Bool != nil {
+			return *v.Bool, nil
 		}
 		return true, v
 	}
@@ -384,7 +386,7 @@ func (c *jsonDiff) propertyRemoved(op, u *jsonschema.Schema, name string) {
 	if ps := partialSchema(u, name); ps != nil {
 		sub := c.sub()
 		sub.compare(op, ps)
-		c.diffs = append(c.diffs, sub.diffs...)
+		c.merge(sub)
 		if sub.compatible() {
 			c.add("PROPERTY_REMOVED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL")
 		} else {
@@ -416,7 +418,7 @@ func (c *jsonDiff) propertyAdded(o, u, up *jsonschema.Schema, name string) {
 	if ps := partialSchema(o, name); ps != nil {
 		sub := c.sub()
 		sub.compare(ps, up)
-		c.diffs = append(c.diffs, sub.diffs...)
+		c.merge(sub)
 		if sub.compatible() {
 			c.add("PROPERTY_ADDED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL")
 		} else {
@@ -505,14 +507,20 @@ func itemsOf(s *jsonschema.Schema) arrayItems {
 		a.all = it
 	case []*jsonschema.Schema:
 		a.tuple = it
-		a.additional = s.AdditionalItems
 	}
-	if s.PrefixItems != nil {
+	// Kept even without a tuple, as Confluent's loader keeps it.
+	a.additional = s.AdditionalItems
+	// 2020-12: "items" after "prefixItems", or a boolean "items", is what
+	// additionalItems was.
+	switch {
+	case s.PrefixItems != nil:
 		a.tuple = s.PrefixItems
 		if s.Items2020 != nil {
 			a.additional = s.Items2020
 		}
-	} else if s.Items2020 != nil {
+	case s.Items2020 != nil && s.Items2020.Bool != nil:
+		a.additional = s.Items2020
+	case s.Items2020 != nil:
 		a.all = s.Items2020
 	}
 	return a
@@ -559,7 +567,7 @@ func (c *jsonDiff) compareArray(o, u *jsonschema.Schema) {
 		case ps != nil:
 			sub := c.sub()
 			sub.compare(oi.tuple[i], ps)
-			c.diffs = append(c.diffs, sub.diffs...)
+			c.merge(sub)
 			if sub.compatible() {
 				c.add("ITEM_REMOVED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL")
 			} else {
@@ -582,7 +590,7 @@ func (c *jsonDiff) compareArray(o, u *jsonschema.Schema) {
 		case ps != nil:
 			sub := c.sub()
 			sub.compare(ps, ui.tuple[i])
-			c.diffs = append(c.diffs, sub.diffs...)
+			c.merge(sub)
 			if sub.compatible() {
 				c.add("ITEM_ADDED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL")
 			} else {

@@ -1,9 +1,6 @@
 package schema
 
-import (
-	"fmt"
-	"strings"
-)
+import "strings"
 
 // differentSchemaType is Confluent's message when two versions of a subject
 // have different types.
@@ -14,17 +11,13 @@ const differentSchemaType = "Incompatible because of different schema type"
 // names the schema that reads (the receiver of Backward), the second the
 // one whose data it reads. Confluent says "new" and "old": for BACKWARD
 // (newer.Backward(older)) that is FormatMessages(m, "new", "old"), for
-// FORWARD (older.Backward(newer)) FormatMessages(m, "old", "new"). A
-// message without verbs is returned as it is.
+// FORWARD (older.Backward(newer)) FormatMessages(m, "old", "new"). The
+// verbs are replaced as text, so a '%' in a name or path stays as it is.
 func FormatMessages(msgs []string, reader, writer string) []string {
 	out := make([]string, len(msgs))
 	for i, m := range msgs {
-		if strings.Contains(m, "%s") {
-			// Paths in the descriptions have any '%' doubled.
-			out[i] = fmt.Sprintf(m, reader, writer)
-		} else {
-			out[i] = m
-		}
+		m = strings.Replace(m, "%s", reader, 1)
+		out[i] = strings.Replace(m, "%s", writer, 1)
 	}
 	return out
 }

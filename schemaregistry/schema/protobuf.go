@@ -28,19 +28,21 @@ type protobufSchema struct {
 }
 
 func parseProtobuf(text string, deps map[string]string) (Parsed, error) {
-	if strings.TrimSpace(text) == "" {
-		return nil, errors.New("invalid protobuf schema: empty")
+	// An empty file is a valid (if useless) schema, as in Confluent's
+	// registry: the normal form of `syntax = "proto2";` is empty.
+	sources := make(map[string]string, len(deps)+len(protobufKnownFiles)+1)
+	for name, known := range protobufKnownFiles {
+		sources[name] = known
 	}
-	sources := make(map[string]string, len(deps)+1)
 	for name, dep := range deps {
 		sources[name] = dep
 	}
 	sources[protobufFile] = text
 	var firstErr error
 	c := protocompile.Compiler{
-		// Well-known imports (google/protobuf/*.proto) resolve without a
-		// reference, as Confluent's registry does; a reference of the same
-		// name wins.
+		// Well-known imports (google/protobuf/*.proto, confluent/meta.proto,
+		// confluent/type/decimal.proto) resolve without a reference, as in
+		// Confluent's registry; a reference of the same name wins.
 		Resolver: protocompile.WithStandardImports(&protocompile.SourceResolver{
 			Accessor: protocompile.SourceAccessorFromMap(sources),
 		}),

@@ -94,13 +94,24 @@ func (d protoDifference) String() string {
 type protoDiff struct {
 	path  []string
 	diffs []protoDifference
-	// comparing holds the original messages being compared, so recursive
-	// message types end.
-	comparing map[protoreflect.FullName]bool
+	walk  *protoWalk
+	seen  map[protoDifference]bool
 }
 
 func (c *protoDiff) add(kind string) {
-	c.diffs = append(c.diffs, protoDifference{kind, "#/" + strings.Join(c.path, "/")})
+	c.push(protoDifference{kind, "#/" + strings.Join(c.path, "/")})
+}
+
+// push records a difference once: a message type used by many fields is
+// reported once, not once per field (which could be exponentially many).
+func (c *protoDiff) push(d protoDifference) {
+	if c.seen == nil {
+		c.seen = map[protoDifference]bool{}
+	}
+	if !c.seen[d] {
+		c.seen[d] = true
+		c.diffs = append(c.diffs, d)
+	}
 }
 
 func (c *protoDiff) enter(p string) { c.path = append(c.path, p) }
@@ -115,9 +126,21 @@ func (c *protoDiff) compatible() bool {
 	return true
 }
 
+// protoWalk is what one comparison shares: the original messages being
+// compared (so recursive message types end), and the differences inside
+// each pair of message types already compared.
+type protoWalk struct {
+	comparing map[protoreflect.FullName]bool
+	memo      map[[2]protoreflect.FullName][]protoDifference
+	cut       int // recursions cut short: results that depend on one are not kept
+}
+
 // protoCompare lists every difference between original and update.
 func protoCompare(original, update protoreflect.FileDescriptor) []protoDifference {
-	c := &protoDiff{comparing: map[protoreflect.FullName]bool{}}
+	c := &protoDiff{walk: &protoWalk{
+		comparing: map[protoreflect.FullName]bool{},
+		memo:      map[[2]protoreflect.FullName][]protoDifference{},
+	}}
 	if original.Package() != update.Package() {
 		c.add(protoPackageChanged)
 	}
@@ -252,11 +275,12 @@ func realOneof(f protoreflect.FieldDescriptor) string {
 }
 
 func (c *protoDiff) compareMessages(o, u protoreflect.MessageDescriptor) {
-	if c.comparing[o.FullName()] {
+	if c.walk.comparing[o.FullName()] {
+		c.walk.cut++
 		return
 	}
-	c.comparing[o.FullName()] = true
-	defer delete(c.comparing, o.FullName())
+	c.walk.comparing[o.FullName()] = true
+	defer delete(c.walk.comparing, o.FullName())
 
 	fields := func(m protoreflect.MessageDescriptor) (map[protoreflect.FieldNumber]protoreflect.FieldDescriptor, map[string]bool) {
 		byNum := map[protoreflect.FieldNumber]protoreflect.FieldDescriptor{}
@@ -522,10 +546,23 @@ func (c *protoDiff) compareMessageTypes(o, u protoreflect.MessageDescriptor) {
 		c.add(protoFieldNamedTypeChanged)
 		return
 	}
-	sub := &protoDiff{path: strings.Split(on, "."), comparing: c.comparing}
-	sub.compareMessages(o, u)
-	c.diffs = append(c.diffs, sub.diffs...)
-	if !sub.compatible() {
+	// The differences inside are at the type's own path, whichever field
+	// uses it: compared once, kept for the other fields.
+	key := [2]protoreflect.FullName{o.FullName(), u.FullName()}
+	diffs, ok := c.walk.memo[key]
+	if !ok {
+		sub := &protoDiff{path: strings.Split(on, "."), walk: c.walk}
+		cut := c.walk.cut
+		sub.compareMessages(o, u)
+		diffs = sub.diffs
+		if c.walk.cut == cut {
+			c.walk.memo[key] = diffs
+		}
+	}
+	for _, d := range diffs {
+		c.push(d)
+	}
+	if !(&protoDiff{diffs: diffs}).compatible() {
 		c.add(protoFieldNamedTypeChanged)
 	}
 }
