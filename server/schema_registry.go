@@ -11,6 +11,7 @@ import (
 	"context"
 	"crypto/subtle"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"strings"
@@ -70,7 +71,8 @@ func (c *Cluster) startSchemaRegistry() error {
 	if err != nil {
 		return fmt.Errorf("schema registry listener: %v", err)
 	}
-	srv := &http.Server{Handler: reg, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: reg, ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog: slog.NewLogLogger(c.log.Handler(), slog.LevelInfo)} // the cluster's log, not stderr
 	c.sr = &schemaRegistry{store: store, registry: reg, srv: srv, url: "http://" + ln.Addr().String()}
 	c.wg.Add(1)
 	go func() {
