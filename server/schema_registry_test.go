@@ -440,3 +440,26 @@ func TestSchemaRegistryNoLeader(t *testing.T) {
 		t.Fatalf("version 2 got version 1's id %d", id)
 	}
 }
+
+// A SASL listener that checks passwords (PLAIN, SCRAM) turns basic auth on
+// even before any user exists; one with OAUTHBEARER alone has no passwords
+// to check, and leaves the registry open.
+func TestSchemaRegistryAuthFollowsSASLListeners(t *testing.T) {
+	for _, c := range []struct {
+		mechanisms []string
+		want       int
+	}{
+		{nil, 401},
+		{[]string{"OAUTHBEARER"}, 200},
+	} {
+		cl := server.NewTestCluster(t, server.Config{
+			Brokers:        1,
+			Listeners:      []server.Listener{{Name: "SASL_PLAINTEXT", Listen: "127.0.0.1:0"}},
+			SASLMechanisms: c.mechanisms,
+			SchemaRegistry: &server.SchemaRegistryConfig{},
+		})
+		if status, got := srDo(t, http.MethodGet, cl.SchemaRegistryURL()+"/subjects", ""); status != c.want {
+			t.Errorf("mechanisms %v: %d %s, want %d", c.mechanisms, status, got, c.want)
+		}
+	}
+}
