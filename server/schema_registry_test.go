@@ -463,3 +463,22 @@ func TestSchemaRegistryAuthFollowsSASLListeners(t *testing.T) {
 		}
 	}
 }
+
+// A schema whose record is larger than the producer's max.request.size
+// (1 MiB) is refused as Confluent refuses it (422, 42209), and nothing
+// reaches _schemas.
+func TestSchemaRegistrySchemaTooLarge(t *testing.T) {
+	c := server.NewTestCluster(t, server.Config{SchemaRegistry: &server.SchemaRegistryConfig{}})
+	url := c.SchemaRegistryURL()
+	before, _ := c.Partition("_schemas", 0)
+	big := `{"type":"record","name":"Big","doc":"` + strings.Repeat("x", 1<<20) + `","fields":[{"name":"id","type":"long"}]}`
+	body, _ := json.Marshal(map[string]string{"schema": big})
+	status, got := srDo(t, http.MethodPost, url+"/subjects/big-value/versions", string(body))
+	if status != 422 || !strings.Contains(got, `"error_code":42209`) {
+		t.Fatalf("register %d bytes: %d %.300s", len(big), status, got)
+	}
+	if after, _ := c.Partition("_schemas", 0); after.Replicas[0].LogEndOffset != before.Replicas[0].LogEndOffset {
+		t.Fatalf("_schemas grew from %d to %d", before.Replicas[0].LogEndOffset, after.Replicas[0].LogEndOffset)
+	}
+	register(t, url, "small-value", orderV1) // and the next write goes on (after Confluent's NOOP)
+}
