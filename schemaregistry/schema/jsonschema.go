@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
 	"net/url"
 	"regexp"
 	"sort"
@@ -311,12 +312,75 @@ func writeOrdered(b *bytes.Buffer, v any, sortKeys bool) {
 	case string:
 		writeJSONString(b, v)
 	case json.Number:
-		b.WriteString(string(v))
+		b.WriteString(jacksonNumber(string(v)))
 	case bool:
 		b.WriteString(strconv.FormatBool(v))
 	case nil:
 		b.WriteString("null")
 	}
+}
+
+// jacksonNumber prints a number literal as Confluent's Jackson does: an
+// integer as its value ("-0" is 0), any other number as Java's
+// BigDecimal.toString of the literal ("1.50" stays, "1e2" is "1E+2").
+func jacksonNumber(lit string) string {
+	if !strings.ContainsAny(lit, ".eE") {
+		if i, ok := new(big.Int).SetString(lit, 10); ok {
+			return i.String()
+		}
+		return lit
+	}
+	mant, exp := lit, 0
+	if i := strings.IndexAny(lit, "eE"); i >= 0 {
+		e, err := strconv.Atoi(lit[i+1:])
+		if err != nil {
+			return lit
+		}
+		mant, exp = lit[:i], e
+	}
+	neg := strings.HasPrefix(mant, "-")
+	mant = strings.TrimPrefix(mant, "-")
+	scale := 0
+	if i := strings.IndexByte(mant, '.'); i >= 0 {
+		scale = len(mant) - i - 1
+		mant = mant[:i] + mant[i+1:]
+	}
+	scale -= exp
+	digits := strings.TrimLeft(mant, "0")
+	if digits == "" {
+		digits, neg = "0", false
+	}
+	adjusted := -scale + len(digits) - 1
+	var out string
+	switch {
+	case scale >= 0 && adjusted >= -6:
+		if scale == 0 {
+			out = digits
+		} else {
+			if len(digits) <= scale {
+				digits = strings.Repeat("0", scale-len(digits)+1) + digits
+			}
+			out = digits[:len(digits)-scale] + "." + digits[len(digits)-scale:]
+		}
+	default:
+		out = digits[:1]
+		if len(digits) > 1 {
+			out += "." + digits[1:]
+		}
+		if digits == "0" {
+			// Zero keeps its scale in the exponent, as BigDecimal does.
+			adjusted = -scale
+		}
+		out += "E"
+		if adjusted >= 0 {
+			out += "+"
+		}
+		out += strconv.Itoa(adjusted)
+	}
+	if neg {
+		out = "-" + out
+	}
+	return out
 }
 
 // writeJSONString escapes as Jackson does: quotes, backslashes and
