@@ -192,8 +192,6 @@ func (p *protoPrinter) appendOptionList(opts []protoOption) string {
 	return b.String()
 }
 
-func (p *protoPrinter) appendOptions(nodes []protoOption) string { return p.appendOptionList(nodes) }
-
 func (p *protoPrinter) valueList(list []optVal) string {
 	if len(list) == 1 {
 		return "[" + p.formatValue(list[0]) + "]"
