@@ -307,6 +307,15 @@ func (p *protoPrinter) resolveExtension(name string) string {
 // becomes a message literal), sorted by name, and the uses of one
 // non-repeated custom option merged into one.
 func (p *protoPrinter) filterOptions(opts []protoOption) []protoOption {
+	if p.noExt {
+		var kept []protoOption
+		for _, o := range opts {
+			if !o.paren || strings.HasPrefix(o.name, "confluent.") {
+				kept = append(kept, o)
+			}
+		}
+		opts = kept
+	}
 	if !p.norm || len(opts) == 0 {
 		return opts
 	}

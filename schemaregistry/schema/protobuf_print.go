@@ -24,10 +24,19 @@ func printProto(res linker.Result, normalize bool) string {
 	return p.printFile()
 }
 
+// printProtoWithoutExtensions is Confluent's format=ignore_extensions: the
+// canonical text without custom options (but Confluent's own, confluent.*),
+// extension ranges and extend blocks.
+func printProtoWithoutExtensions(res linker.Result) string {
+	p := &protoPrinter{file: res.AST(), res: res, noExt: true}
+	return p.printFile()
+}
+
 type protoPrinter struct {
 	file  *ast.FileNode
 	res   linker.Result
 	norm  bool
+	noExt bool // leave out custom options and extensions
 	syms  *protoSymbols
 	scope []string // enclosing message names
 }
@@ -125,7 +134,7 @@ func (p *protoPrinter) printFile() string {
 			b.WriteString(p.enum(e))
 		}
 	}
-	if len(extends) > 0 {
+	if len(extends) > 0 && !p.noExt {
 		b.WriteByte('\n')
 		for _, e := range p.extends(extends) {
 			b.WriteString(e)

@@ -317,13 +317,13 @@ func (p *protoPrinter) message(m *ast.MessageNode) string {
 			appendIndented(&b, p.group(g))
 		}
 	}
-	if len(extRanges) > 0 {
+	if len(extRanges) > 0 && !p.noExt {
 		b.WriteByte('\n')
 		for _, s := range p.extensionRanges(extRanges) {
 			appendIndented(&b, s)
 		}
 	}
-	if len(extends) > 0 {
+	if len(extends) > 0 && !p.noExt {
 		b.WriteByte('\n')
 		for _, e := range p.extends(extends) {
 			appendIndented(&b, e)
