@@ -7,19 +7,12 @@ import (
 	"google.golang.org/protobuf/reflect/protodesc"
 )
 
-// Formatter is implemented by the schema types that render a schema in
-// other formats than its canonical text, as the REST API's ?format= asks.
-type Formatter interface {
-	// Formatted is the schema in format; false when the type has no such
-	// format (Confluent then answers the canonical text).
-	Formatted(format string) (string, bool)
-}
-
-// Formatted gives Confluent's Protobuf formats: "serialized", the schema as
+// Formatted gives Confluent's Protobuf formats for the REST API's
+// ?format= (the registry's optional formatter, as Avro's "resolved"): "serialized", the schema as
 // a base64 FileDescriptorProto (what confluent-kafka-python's and .NET's
 // deserialisers ask for), named "default" as Confluent names it; and
 // "ignore_extensions", the canonical text without custom options and
-// extensions.
+// extensions. false for a format Protobuf does not have.
 func (s *protobufSchema) Formatted(format string) (string, bool) {
 	switch format {
 	case "serialized":
