@@ -8,11 +8,12 @@ import (
 )
 
 // Formatted gives Confluent's Protobuf formats for the REST API's
-// ?format= (the registry's optional formatter, as Avro's "resolved"): "serialized", the schema as
-// a base64 FileDescriptorProto (what confluent-kafka-python's and .NET's
-// deserialisers ask for), named "default" as Confluent names it; and
-// "ignore_extensions", the canonical text without custom options and
-// extensions. false for a format Protobuf does not have.
+// ?format= (the registry's optional formatter, as Avro's "resolved"):
+// "serialized", the schema as a base64 FileDescriptorProto (what
+// confluent-kafka-python's and .NET's deserialisers ask for), named
+// "default" as Confluent names it; "ignore_extensions", the canonical text
+// without custom options and extensions. false for a format Protobuf does
+// not have.
 func (s *protobufSchema) Formatted(format string) (string, bool) {
 	switch format {
 	case "serialized":
