@@ -91,6 +91,9 @@ func errBadBody(err error) *restError {
 // errStore is Confluent's answer when the _schemas write fails: 50002
 // when it timed out, 50001 otherwise, with the store's reason.
 func errStore(what string, err error) *restError {
+	if errors.Is(err, ErrEntryTooLarge) { // Confluent's SchemaTooLargeException
+		return &restError{http.StatusUnprocessableEntity, codeSchemaTooLarge, "Register operation failed because schema is too large"}
+	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return &restError{http.StatusInternalServerError, codeOperationTimeout, what + " operation timed out: " + err.Error()}
 	}

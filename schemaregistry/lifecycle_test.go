@@ -236,6 +236,14 @@ func TestReferences(t *testing.T) {
 	c.expect("POST", "/subjects/order", body, 200, `{"subject":"order","version":1,"id":2,"schemaType":"AVRO",`+refs+`,"schema":`+jsonString(orderCanon)+`}`)
 	c.expect("GET", "/subjects/address/versions/1/referencedby", "", 200, `[2]`)
 	c.expect("GET", "/subjects/order/versions/1/referencedby", "", 200, `[]`)
+	// ?format=resolved writes the referenced types out (Avro Java's
+	// Schema.toString()); an unknown format is ignored.
+	resolved := `{"type":"record","name":"Order","namespace":"com.acme","fields":[{"name":"ship","type":{"type":"record","name":"Address","fields":[{"name":"city","type":"string"}]}}]}`
+	c.expect("GET", "/subjects/order/versions/1/schema?format=RESOLVED", "", 200, resolved)
+	// (the guid stays the stored schema's, as in Confluent)
+	c.expect("GET", "/schemas/ids/2?format=resolved", "", 200,
+		`{"subject":"order","version":1,"guid":"58367776-c40a-7843-3408-18fa7996e407","schemaType":"AVRO","schema":`+jsonString(resolved)+`,`+refs+`}`)
+	c.expect("GET", "/schemas/ids/2/schema?format=nosuch", "", 200, orderCanon)
 	// The same schema with the reference written out (what a serialiser
 	// that generates its schema sends) finds the version with the reference.
 	inlined := `{"type":"record","name":"Order","namespace":"com.acme","fields":[{"name":"ship","type":` + addr + `}]}`

@@ -1,6 +1,7 @@
 package schemaregistry
 
 import (
+	"net/http"
 	"sort"
 	"strings"
 	"sync"
@@ -68,4 +69,30 @@ func (r *Registry) parseVersion(st *State, v SubjectVersion) (schema.Parsed, err
 		return nil, err
 	}
 	return r.parsed.parse(typeOrAvro(v.SchemaType), v.Schema, deps)
+}
+
+// formatter is what a schema type may offer for ?format= (Confluent's
+// ParsedSchema.formattedString): Avro's "resolved", Protobuf's
+// "serialized" and the like.
+type formatter interface {
+	Formatted(format string) (string, bool)
+}
+
+// formatted is the version's schema text as ?format= asks; a format its
+// type does not know is ignored, as Confluent ignores it.
+func (r *Registry) formatted(req *http.Request, st *State, v SubjectVersion) string {
+	format := req.URL.Query().Get("format")
+	if format == "" {
+		return v.Schema
+	}
+	p, err := r.parseVersion(st, v)
+	if err != nil {
+		return v.Schema
+	}
+	if f, ok := p.(formatter); ok {
+		if text, ok := f.Formatted(format); ok {
+			return text
+		}
+	}
+	return v.Schema
 }

@@ -253,7 +253,7 @@ func (r *Registry) register(req *http.Request, subject string) (any, *restError)
 
 	// The same schema (type, text, references) anywhere keeps its id.
 	schemaID := -1
-	if id, ok := r.idOf(st, p.Type(), text, refs); ok && (reqID < 0 || reqID == id) {
+	if id, ok := st.IDOf(p.Type(), text, refs); ok && (reqID < 0 || reqID == id) {
 		if reqVersion == 0 {
 			for _, v := range live {
 				if v.ID == id {
@@ -321,17 +321,4 @@ func (r *Registry) register(req *http.Request, subject string) (any, *restError)
 
 func responseOf(v SubjectVersion) registerResponse {
 	return registerResponse{ID: v.ID, Version: v.Version, GUID: v.GUID(), SchemaType: string(typeOrAvro(v.SchemaType)), References: v.References, Schema: v.Schema}
-}
-
-// idOf is the id the registry gave this exact schema (in any subject,
-// soft-deleted versions included), as Confluent's lookup by hash.
-func (r *Registry) idOf(st *State, t schema.Type, text string, refs []schema.Reference) (int, bool) {
-	for _, id := range st.IDs() {
-		for _, v := range st.VersionsByID(id, true) {
-			if v.Schema == text && typeOrAvro(v.SchemaType) == t && slices.Equal(v.References, refs) {
-				return id, true
-			}
-		}
-	}
-	return 0, false
 }

@@ -87,9 +87,11 @@ func (r *Registry) routeSchemas(req *http.Request, s []string) (any, *restError)
 		if s[2] != "schema" {
 			return nil, notFound()
 		}
-		return rawText(v.Schema), nil
+		return rawText(r.formatted(req, st, v)), nil
 	}
-	return schemaStringOf(v), nil
+	out := schemaStringOf(v)
+	out.Schema = r.formatted(req, st, v)
+	return out, nil
 }
 
 func schemaStringOf(v SubjectVersion) schemaString {

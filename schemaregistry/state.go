@@ -22,6 +22,7 @@ type State struct {
 	mu       sync.RWMutex
 	versions map[string]map[int]*SchemaValue // subject → version → value
 	byID     map[int]map[svKey]struct{}      // id → the versions carrying it
+	byText   map[string]map[svKey]struct{}   // contentKey → the versions holding it
 	configs  map[string]ConfigValue          // "" = global
 	modes    map[string]string               // "" = global
 	maxID    int                             // the highest id any SCHEMA record carried
@@ -37,6 +38,7 @@ func NewState() *State {
 	return &State{
 		versions: map[string]map[int]*SchemaValue{},
 		byID:     map[int]map[svKey]struct{}{},
+		byText:   map[string]map[svKey]struct{}{},
 		configs:  map[string]ConfigValue{},
 		modes:    map[string]string{},
 	}
@@ -90,6 +92,11 @@ func (s *State) Replay(rec Record) error {
 			s.byID[v.ID] = map[svKey]struct{}{}
 		}
 		s.byID[v.ID][key] = struct{}{}
+		ck := contentKey(schema.Type(v.SchemaType), v.Schema, v.References)
+		if s.byText[ck] == nil {
+			s.byText[ck] = map[svKey]struct{}{}
+		}
+		s.byText[ck][key] = struct{}{}
 		s.maxID = max(s.maxID, v.ID)
 	case keyConfig:
 		if rec.Value == nil {
@@ -165,6 +172,11 @@ func (s *State) removeVersion(key svKey) {
 	delete(s.byID[old.ID], key)
 	if len(s.byID[old.ID]) == 0 {
 		delete(s.byID, old.ID)
+	}
+	ck := contentKey(schema.Type(old.SchemaType), old.Schema, old.References)
+	delete(s.byText[ck], key)
+	if len(s.byText[ck]) == 0 {
+		delete(s.byText, ck)
 	}
 }
 
@@ -265,6 +277,30 @@ func (s *State) VersionsByID(id int, deleted bool) []SubjectVersion {
 		return out[i].Version < out[j].Version
 	})
 	return out
+}
+
+// contentKey identifies a schema's content: type, text, references.
+func contentKey(t schema.Type, text string, refs []schema.Reference) string {
+	var b strings.Builder
+	b.WriteString(string(t))
+	b.WriteByte(0)
+	b.WriteString(text)
+	for _, r := range refs {
+		fmt.Fprintf(&b, "\x00%s\x01%s\x01%d", r.Name, r.Subject, r.Version)
+	}
+	return b.String()
+}
+
+// IDOf is the id of a schema with this type, text and references (in any
+// subject, soft-deleted versions included), as Confluent's look-up by
+// hash finds it.
+func (s *State) IDOf(t schema.Type, text string, refs []schema.Reference) (int, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for k := range s.byText[contentKey(t, text, refs)] {
+		return s.versions[k.subject][k.version].ID, true
+	}
+	return 0, false
 }
 
 // IDs lists every id in use, ascending.

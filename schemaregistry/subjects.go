@@ -113,11 +113,14 @@ func (r *Registry) getVersion(req *http.Request, subject, version string) (schem
 	if rerr != nil {
 		return schemaEntity{}, rerr
 	}
-	sv, rerr := r.state().lookupVersion(subject, v, queryBool(req, "deleted"))
+	st := r.state()
+	sv, rerr := st.lookupVersion(subject, v, queryBool(req, "deleted"))
 	if rerr != nil {
 		return schemaEntity{}, rerr
 	}
-	return entityOf(sv), nil
+	e := entityOf(sv)
+	e.Schema = r.formatted(req, st, sv)
+	return e, nil
 }
 
 func (r *Registry) referencedBy(req *http.Request, subject, version string) (any, *restError) {

@@ -31,10 +31,10 @@ var apart = map[string][]string{
 	"group":       {"transaction"},
 	"transaction": {"group", "share"},
 	"share":       {"group", "transaction"},
-	// schema parsing knows nothing of the registry that stores schemas
-	"schemaregistry/schema": {"schemaregistry"},
 	// The registry knows nothing of brokers: its Store is server's.
 	"schemaregistry": {"coordinator", "replication", "group", "transaction", "share", "storage", "protocol"},
+	// schema parsing knows nothing of the registry that stores schemas
+	"schemaregistry/schema": {"schemaregistry"},
 }
 
 type listedPackage struct {
@@ -158,14 +158,13 @@ func TestLayoutViolationsCatchBreaks(t *testing.T) {
 		{modulePath + "/server", []string{modulePath + "/api", modulePath + "/group"}, false},
 		{modulePath + "/control", []string{modulePath + "/server"}, false},
 		{modulePath + "/cmd/fakekafka", []string{modulePath + "/server", modulePath + "/control"}, false},
-		{modulePath + "/schemaregistry", []string{modulePath + "/schemaregistry/schema"}, false},
-		{modulePath + "/schemaregistry", []string{modulePath + "/server"}, true},
-		{modulePath + "/schemaregistry/schema", []string{modulePath + "/control"}, true},
-		{modulePath + "/schemaregistry/schema", []string{modulePath + "/schemaregistry"}, true},
 		{modulePath + "/schemaregistry", []string{modulePath + "/schemaregistry/schema", "github.com/hamba/avro/v2"}, false},
+		{modulePath + "/schemaregistry", []string{modulePath + "/server"}, true},
 		{modulePath + "/schemaregistry", []string{modulePath + "/control"}, true},
 		{modulePath + "/schemaregistry", []string{modulePath + "/coordinator"}, true},
 		{modulePath + "/schemaregistry/schema", []string{modulePath + "/server"}, true},
+		{modulePath + "/schemaregistry/schema", []string{modulePath + "/control"}, true},
+		{modulePath + "/schemaregistry/schema", []string{modulePath + "/schemaregistry"}, true},
 		{modulePath + "/server", []string{modulePath + "/schemaregistry"}, false},
 	} {
 		if got := layoutViolations(c.path, c.deps); (len(got) > 0) != c.bad {

@@ -11,8 +11,10 @@ import (
 	"context"
 	"crypto/subtle"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -70,7 +72,8 @@ func (c *Cluster) startSchemaRegistry() error {
 	if err != nil {
 		return fmt.Errorf("schema registry listener: %v", err)
 	}
-	srv := &http.Server{Handler: reg, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: reg, ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog: slog.NewLogLogger(c.log.Handler(), slog.LevelInfo)} // the cluster's log, not stderr
 	c.sr = &schemaRegistry{store: store, registry: reg, srv: srv, url: "http://" + ln.Addr().String()}
 	c.wg.Add(1)
 	go func() {
@@ -113,14 +116,16 @@ func (c *Cluster) SchemaRegistry() *schemaregistry.Registry {
 	return c.sr.registry
 }
 
-// saslOn says whether the cluster authenticates with SASL: a SASL
-// listener, or SASL users configured.
+// saslOn says whether the cluster authenticates users by password: SASL
+// users configured, or a SASL listener that takes PLAIN or SCRAM (one
+// with OAUTHBEARER alone has no passwords to check).
 func (c *Cluster) saslOn() bool {
 	if len(c.cfg.SASLUsers) > 0 {
 		return true
 	}
+	passwords := slices.ContainsFunc(c.cfg.SASLMechanisms, func(m string) bool { return m != sasl.OAuthBearer })
 	for _, l := range c.cfg.Listeners {
-		if strings.HasPrefix(l.SecurityProtocol, "SASL_") {
+		if strings.HasPrefix(l.SecurityProtocol, "SASL_") && passwords {
 			return true
 		}
 	}

@@ -226,11 +226,17 @@ func (s *schemaStore) findEnd(ctx context.Context) error {
 
 // put is one put of Confluent's store, under mu.
 func (s *schemaStore) put(ctx context.Context, recs []schemaregistry.Record) error {
+	s.noop = true // until it succeeds
 	out := make([]coordinator.Record, len(recs))
 	for i, r := range recs {
 		out[i] = coordinator.Record{Key: r.Key, Value: r.Value}
+		// The producer refuses a record larger than max.request.size
+		// before sending it (RecordTooLargeException).
+		if n := recordSizeUpperBound(r); n > producerMaxRequestSize {
+			return &schemaregistry.StoreError{TooLarge: true, Cause: fmt.Sprintf(
+				"RecordTooLargeException: The message is %d bytes when serialized which is larger than %d, which is the value of the max.request.size configuration.", n, producerMaxRequestSize)}
+		}
 	}
-	s.noop = true // until it succeeds
 	end := s.c.now().Add(kafkastoreTimeout)
 	deadline := s.c.cfg.Clock.NewTimer(kafkastoreTimeout)
 	defer deadline.Stop()
@@ -245,7 +251,7 @@ func (s *schemaStore) put(ctx context.Context, recs []schemaregistry.Record) err
 			return nil
 		}
 		if code == kerr.MessageTooLarge.Code || code == kerr.RecordListTooLarge.Code {
-			return &schemaregistry.StoreError{Cause: schemasCause(code)} // not retriable
+			return &schemaregistry.StoreError{TooLarge: true, Cause: schemasCause(code)} // not retriable
 		}
 		if !s.backoff(ctx, deadline.C) {
 			break
@@ -302,6 +308,33 @@ func (s *schemaStore) writeOnce(recs []coordinator.Record, end time.Time) (code 
 		return s.last, true
 	}
 	return s.last, false
+}
+
+// producerMaxRequestSize is the producer's max.request.size default.
+const producerMaxRequestSize = 1048576
+
+// recordSizeUpperBound is Kafka's AbstractRecords.estimateSizeInBytesUpperBound
+// of one record without headers, what the producer checks against
+// max.request.size: the batch overhead, the record's widest overhead, and
+// key and value with their zigzag varint lengths (a null value 1 byte).
+func recordSizeUpperBound(r schemaregistry.Record) int {
+	const batchOverhead, maxRecordOverhead = 61, 21                                              // DefaultRecordBatch.RECORD_BATCH_OVERHEAD, DefaultRecord.MAX_RECORD_OVERHEAD
+	n := batchOverhead + maxRecordOverhead + varintSize(len(r.Key)) + len(r.Key) + varintSize(0) // no headers
+	if r.Value == nil {
+		return n + 1
+	}
+	return n + varintSize(len(r.Value)) + len(r.Value)
+}
+
+// varintSize is ByteUtils.sizeOfVarint: the bytes of n zigzag-encoded.
+func varintSize(n int) int {
+	v := uint32(int32(n)<<1) ^ uint32(int32(n)>>31)
+	size := 1
+	for v >= 0x80 {
+		v >>= 7
+		size++
+	}
+	return size
 }
 
 // schemasCause names a Kafka error on _schemas-0 with Kafka's message.

@@ -290,3 +290,20 @@ func TestSchemaStoreChecksExistingTopic(t *testing.T) {
 		}
 	}
 }
+
+// The producer's size estimate, as Kafka's estimateSizeInBytesUpperBound
+// computes it.
+func TestRecordSizeUpperBound(t *testing.T) {
+	for _, c := range []struct{ n, want int }{{0, 1}, {63, 1}, {64, 2}, {8191, 2}, {8192, 3}, {1 << 20, 4}} {
+		if got := varintSize(c.n); got != c.want {
+			t.Errorf("varintSize(%d) = %d, want %d", c.n, got, c.want)
+		}
+	}
+	key := make([]byte, 10)
+	if got := recordSizeUpperBound(schemaregistry.Record{Key: key, Value: make([]byte, 200)}); got != 61+21+1+10+1+2+200 {
+		t.Errorf("key 10, value 200: %d", got)
+	}
+	if got := recordSizeUpperBound(schemaregistry.Record{Key: key}); got != 61+21+1+10+1+1 {
+		t.Errorf("key 10, null value: %d", got)
+	}
+}

@@ -17,6 +17,7 @@ type avroSchema struct {
 	canonical   string
 	normalized  string
 	equivalence string
+	resolved    string
 }
 
 func parseAvro(text string, deps map[string]string) (Parsed, error) {
@@ -71,6 +72,7 @@ func parseAvro(text string, deps map[string]string) (Parsed, error) {
 		// references written out: the same whether a type came from a
 		// reference or was given inline
 		equivalence: printAvro(tree, nil, defs, true),
+		resolved:    printAvro(tree, nil, defs, false),
 	}, nil
 }
 
@@ -91,6 +93,19 @@ func (a *avroSchema) Normalized() string { return a.normalized }
 // takes as the same share: every named type written out where first used
 // (references included), properties and aliases sorted.
 func (a *avroSchema) Equivalence() string { return a.equivalence }
+
+// Formatted is the text of ?format=: "resolved" writes out the types
+// taken from references (Avro Java's Schema.toString()), "default" is the
+// canonical text.
+func (a *avroSchema) Formatted(format string) (string, bool) {
+	switch strings.ToLower(format) {
+	case "resolved":
+		return a.resolved, true
+	case "default":
+		return a.canonical, true
+	}
+	return "", false
+}
 
 // Backward reports why a (the reader) cannot read data written with
 // older (the writer), in Confluent's Difference format: "%s" stands for
