@@ -100,9 +100,6 @@ func (s *protobufSchema) Backward(older Parsed) []string {
 	return msgs
 }
 
-// protoAST is the file's syntax tree.
-func protoAST(f linker.Result) *ast.FileNode { return f.AST() }
-
 // protoSyntax is the syntax the file declares ("" when it declares none).
 func protoSyntax(n *ast.FileNode) string {
 	if n.Syntax != nil {
@@ -111,7 +108,7 @@ func protoSyntax(n *ast.FileNode) string {
 	return ""
 }
 
-// protoDescriptors collects every message, enum and extension of f and its
+// protoSymbols collects every message, enum and extension of f and its
 // imports, by full name.
 type protoSymbols struct {
 	messages   map[protoreflect.FullName]protoreflect.MessageDescriptor
