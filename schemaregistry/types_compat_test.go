@@ -77,3 +77,26 @@ func equalStrings(a, b []string) bool {
 	}
 	return true
 }
+
+// TestProtobufSerializedFormatOverREST: GET /schemas/ids/{id}?format=serialized
+// answers the base64 FileDescriptorProto Python's and .NET's Protobuf
+// deserialisers ask for.
+func TestProtobufSerializedFormatOverREST(t *testing.T) {
+	c := newClient(t)
+	text := "syntax = \"proto3\";\npackage shop;\n\nmessage Order {\n  string id = 1;\n}\n"
+	if status, body := c.register("o", typedBody(schema.Protobuf, text)); status != 200 {
+		t.Fatalf("register: %d %s", status, body)
+	}
+	p, err := schema.Parse(schema.Protobuf, text, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	serialized, _ := p.(interface {
+		Formatted(string) (string, bool)
+	}).Formatted("serialized")
+	status, body := c.do("GET", "/schemas/ids/1?format=serialized", "")
+	var ans struct{ Schema, SchemaType string }
+	if status != 200 || json.Unmarshal([]byte(body), &ans) != nil || ans.SchemaType != "PROTOBUF" || ans.Schema != serialized {
+		t.Fatalf("got %d %s\nwant the schema %s", status, body, serialized)
+	}
+}

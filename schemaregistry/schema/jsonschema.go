@@ -1,18 +1,13 @@
 package schema
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/url"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/text/language"
@@ -204,150 +199,3 @@ type textRegexp string
 
 func (r textRegexp) String() string          { return string(r) }
 func (r textRegexp) MatchString(string) bool { return false }
-
-// compactJSON re-serialises a JSON text without insignificant whitespace,
-// keeping member order (Confluent's canonical form, Jackson's compact
-// output) or sorting members by name (its normalised form). Numbers keep
-// their literal text.
-func compactJSON(text string, sortKeys bool) (string, error) {
-	dec := json.NewDecoder(strings.NewReader(text))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return "", err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return "", errors.New("unexpected data after the schema")
-	}
-	// Decode again keeping member order.
-	dec = json.NewDecoder(strings.NewReader(text))
-	dec.UseNumber()
-	node, err := readOrdered(dec)
-	if err != nil {
-		return "", err
-	}
-	var b bytes.Buffer
-	writeOrdered(&b, node, sortKeys)
-	return b.String(), nil
-}
-
-// orderedObject is a JSON object with its members in document order; a
-// repeated name keeps its first position and last value, as Jackson does.
-type orderedObject struct {
-	keys   []string
-	values map[string]any
-}
-
-func readOrdered(dec *json.Decoder) (any, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	switch t := tok.(type) {
-	case json.Delim:
-		switch t {
-		case '{':
-			obj := &orderedObject{values: map[string]any{}}
-			for dec.More() {
-				kt, err := dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				k := kt.(string)
-				v, err := readOrdered(dec)
-				if err != nil {
-					return nil, err
-				}
-				if _, dup := obj.values[k]; !dup {
-					obj.keys = append(obj.keys, k)
-				}
-				obj.values[k] = v
-			}
-			_, err := dec.Token()
-			return obj, err
-		case '[':
-			arr := []any{}
-			for dec.More() {
-				v, err := readOrdered(dec)
-				if err != nil {
-					return nil, err
-				}
-				arr = append(arr, v)
-			}
-			_, err := dec.Token()
-			return arr, err
-		}
-	}
-	return tok, nil
-}
-
-func writeOrdered(b *bytes.Buffer, v any, sortKeys bool) {
-	switch v := v.(type) {
-	case *orderedObject:
-		keys := v.keys
-		if sortKeys {
-			keys = append([]string(nil), keys...)
-			sort.Strings(keys)
-		}
-		b.WriteByte('{')
-		for i, k := range keys {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			writeJSONString(b, k)
-			b.WriteByte(':')
-			writeOrdered(b, v.values[k], sortKeys)
-		}
-		b.WriteByte('}')
-	case []any:
-		b.WriteByte('[')
-		for i, e := range v {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			writeOrdered(b, e, sortKeys)
-		}
-		b.WriteByte(']')
-	case string:
-		writeJSONString(b, v)
-	case json.Number:
-		b.WriteString(string(v))
-	case bool:
-		b.WriteString(strconv.FormatBool(v))
-	case nil:
-		b.WriteString("null")
-	}
-}
-
-// writeJSONString escapes as Jackson does: quotes, backslashes and
-// control characters only.
-func writeJSONString(b *bytes.Buffer, s string) {
-	b.WriteByte('"')
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		switch r {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\f':
-			b.WriteString(`\f`)
-		default:
-			if r < 0x20 {
-				fmt.Fprintf(b, `\u%04X`, r)
-			} else {
-				b.WriteRune(r)
-			}
-		}
-	}
-	b.WriteByte('"')
-}

@@ -117,6 +117,7 @@ func TestJSONSchemaCompatibilityRules(t *testing.T) {
 		{"union narrowed to one type", `{"type":["string","null"]}`, `{"type":"string"}`, []string{"TYPE_CHANGED #/"}, false},
 		{"anything to the empty schema", `{"type":"string"}`, `{}`, nil, true},
 		{"empty schema to a type", `{}`, `{"type":"string"}`, []string{"TYPE_CHANGED #/"}, false},
+		{"Kafka Connect bytes change type", `{"type":"number","connect.type":"bytes"}`, `{"type":"string","connect.type":"bytes"}`, nil, true},
 		{"false to anything", `false`, `{"type":"string"}`, nil, true},
 		// strings
 		{"maxLength added", `{"type":"string"}`, `{"type":"string","maxLength":5}`, []string{"MAX_LENGTH_ADDED #/maxLength"}, false},

@@ -12,7 +12,7 @@ func TestJSONSchemaCanonicalAndNormalized(t *testing.T) {
   "type": "object",
   "properties": {
     "id": { "type": "string", "description": "tab\there, \"quoted\", é, <b>&" },
-    "amount": { "type": "number", "maximum": 1.50, "minimum": 1e2 }
+    "amount": { "type": "number", "maximum": 1.50, "minimum": 1e2, "multipleOf": 0.0000001, "default": -0 }
   },
   "required": [ "id" ],
   "additionalProperties": false
@@ -21,14 +21,16 @@ func TestJSONSchemaCanonicalAndNormalized(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Member order kept, no whitespace, numbers as written, only quotes,
-	// backslashes and control characters escaped.
-	wantCanonical := `{"$schema":"http://json-schema.org/draft-07/schema#","title":"Order","type":"object","properties":{"id":{"type":"string","description":"tab\there, \"quoted\", é, <b>&"},"amount":{"type":"number","maximum":1.50,"minimum":1e2}},"required":["id"],"additionalProperties":false}`
+	// Member order kept, no whitespace, numbers as Jackson writes them
+	// (integers by value, others as Java's BigDecimal: scale kept,
+	// exponents normalised), only quotes, backslashes and control
+	// characters escaped.
+	wantCanonical := `{"$schema":"http://json-schema.org/draft-07/schema#","title":"Order","type":"object","properties":{"id":{"type":"string","description":"tab\there, \"quoted\", é, <b>&"},"amount":{"type":"number","maximum":1.50,"minimum":1E+2,"multipleOf":1E-7,"default":0}},"required":["id"],"additionalProperties":false}`
 	if got := p.Canonical(); got != wantCanonical {
 		t.Errorf("canonical:\n%s\nwant:\n%s", got, wantCanonical)
 	}
 	// Members sorted by name at every level; arrays keep their order.
-	wantNormalized := `{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"amount":{"maximum":1.50,"minimum":1e2,"type":"number"},"id":{"description":"tab\there, \"quoted\", é, <b>&","type":"string"}},"required":["id"],"title":"Order","type":"object"}`
+	wantNormalized := `{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"amount":{"default":0,"maximum":1.50,"minimum":1E+2,"multipleOf":1E-7,"type":"number"},"id":{"description":"tab\there, \"quoted\", é, <b>&","type":"string"}},"required":["id"],"title":"Order","type":"object"}`
 	if got := p.Normalized(); got != wantNormalized {
 		t.Errorf("normalized:\n%s\nwant:\n%s", got, wantNormalized)
 	}

@@ -30,9 +30,11 @@ type protobufSchema struct {
 func parseProtobuf(text string, deps map[string]string) (Parsed, error) {
 	// An empty file is a valid (if useless) schema, as in Confluent's
 	// registry: the normal form of `syntax = "proto2";` is empty.
-	sources := make(map[string]string, len(deps)+len(protobufKnownFiles)+1)
-	for name, known := range protobufKnownFiles {
-		sources[name] = known
+	sources := make(map[string]string, len(deps)+len(protobufKnownFiles)+len(googleTypeFiles)+1)
+	for _, known := range []map[string]string{protobufKnownFiles, googleTypeFiles} {
+		for name, text := range known {
+			sources[name] = text
+		}
 	}
 	for name, dep := range deps {
 		sources[name] = dep
@@ -40,9 +42,10 @@ func parseProtobuf(text string, deps map[string]string) (Parsed, error) {
 	sources[protobufFile] = text
 	var firstErr error
 	c := protocompile.Compiler{
-		// Well-known imports (google/protobuf/*.proto, confluent/meta.proto,
-		// confluent/type/decimal.proto) resolve without a reference, as in
-		// Confluent's registry; a reference of the same name wins.
+		// Well-known imports (google/protobuf/*.proto, google/type/*.proto,
+		// confluent/meta.proto, confluent/type/decimal.proto) resolve
+		// without a reference, as in Confluent's registry; a reference of
+		// the same name wins.
 		Resolver: protocompile.WithStandardImports(&protocompile.SourceResolver{
 			Accessor: protocompile.SourceAccessorFromMap(sources),
 		}),
@@ -97,9 +100,6 @@ func (s *protobufSchema) Backward(older Parsed) []string {
 	return msgs
 }
 
-// protoAST is the file's syntax tree.
-func protoAST(f linker.Result) *ast.FileNode { return f.AST() }
-
 // protoSyntax is the syntax the file declares ("" when it declares none).
 func protoSyntax(n *ast.FileNode) string {
 	if n.Syntax != nil {
@@ -108,7 +108,7 @@ func protoSyntax(n *ast.FileNode) string {
 	return ""
 }
 
-// protoDescriptors collects every message, enum and extension of f and its
+// protoSymbols collects every message, enum and extension of f and its
 // imports, by full name.
 type protoSymbols struct {
 	messages   map[protoreflect.FullName]protoreflect.MessageDescriptor

@@ -158,7 +158,7 @@ func (c *protoDiff) compareTypes(om protoreflect.MessageDescriptors, oe protoref
 		out := map[protoreflect.Name]indexed{}
 		n := 0
 		for i := 0; i < ms.Len(); i++ {
-			if m := ms.Get(i); !m.IsMapEntry() {
+			if m := ms.Get(i); !m.IsMapEntry() && !isGroupMessage(m) {
 				out[m.Name()] = indexed{m, n}
 				n++
 			}
@@ -265,6 +265,23 @@ func (c *protoDiff) compareEnums(o, u protoreflect.EnumDescriptor) {
 	}
 }
 
+// isGroupMessage reports whether m is the message of a proto2 group.
+// Confluent's parser keeps groups apart from fields and types, and its
+// rules look at neither.
+func isGroupMessage(m protoreflect.MessageDescriptor) bool {
+	parent, ok := m.Parent().(protoreflect.MessageDescriptor)
+	if !ok {
+		return false
+	}
+	fields := parent.Fields()
+	for i := 0; i < fields.Len(); i++ {
+		if f := fields.Get(i); f.Kind() == protoreflect.GroupKind && f.Message() == m {
+			return true
+		}
+	}
+	return false
+}
+
 // realOneof is the oneof a field belongs to, ignoring the synthetic ones
 // of proto3 optional fields (Confluent's parser has none).
 func realOneof(f protoreflect.FieldDescriptor) string {
@@ -287,7 +304,9 @@ func (c *protoDiff) compareMessages(o, u protoreflect.MessageDescriptor) {
 		oneofs := map[string]bool{}
 		for i := 0; i < m.Fields().Len(); i++ {
 			f := m.Fields().Get(i)
-			byNum[f.Number()] = f
+			if f.Kind() != protoreflect.GroupKind {
+				byNum[f.Number()] = f
+			}
 		}
 		for i := 0; i < m.Oneofs().Len(); i++ {
 			if of := m.Oneofs().Get(i); !of.IsSynthetic() {

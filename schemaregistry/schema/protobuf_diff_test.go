@@ -145,6 +145,8 @@ func TestProtobufCompatibilityRules(t *testing.T) {
 			nil, true},
 		{"recursive message", p3 + `message T { T child = 1; int32 v = 2; }`, p3 + `message T { T child = 1; int64 v = 2; string s = 3; }`, nil,
 			[]string{"FIELD_ADDED #/T/3"}, true},
+		{"proto2 groups are not compared", `syntax = "proto2"; message A { optional group G = 1 { optional int32 x = 2; } }`,
+			`syntax = "proto2"; message A { optional int32 y = 3; }`, nil, []string{"FIELD_ADDED #/A/3"}, true},
 		{"well-known type kept", p3 + `import "google/protobuf/timestamp.proto"; message A { google.protobuf.Timestamp t = 1; }`,
 			p3 + `import "google/protobuf/timestamp.proto"; message A { google.protobuf.Timestamp t = 1; }`, nil, nil, true},
 	}

@@ -192,8 +192,6 @@ func (p *protoPrinter) appendOptionList(opts []protoOption) string {
 	return b.String()
 }
 
-func (p *protoPrinter) appendOptions(nodes []protoOption) string { return p.appendOptionList(nodes) }
-
 func (p *protoPrinter) valueList(list []optVal) string {
 	if len(list) == 1 {
 		return "[" + p.formatValue(list[0]) + "]"
@@ -309,6 +307,15 @@ func (p *protoPrinter) resolveExtension(name string) string {
 // becomes a message literal), sorted by name, and the uses of one
 // non-repeated custom option merged into one.
 func (p *protoPrinter) filterOptions(opts []protoOption) []protoOption {
+	if p.noExt {
+		var kept []protoOption
+		for _, o := range opts {
+			if !o.paren || strings.HasPrefix(o.name, "confluent.") {
+				kept = append(kept, o)
+			}
+		}
+		opts = kept
+	}
 	if !p.norm || len(opts) == 0 {
 		return opts
 	}

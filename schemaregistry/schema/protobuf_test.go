@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -285,5 +286,38 @@ func TestProtobufParseErrors(t *testing.T) {
 		if err == nil || err.Error() != c.want {
 			t.Errorf("Parse(%q) = %v, want %q", c.text, err, c.want)
 		}
+	}
+}
+
+// TestProtobufBuiltInImports: the files Confluent's serialisers never
+// register as references import without one; a reference of the same
+// name is used instead when given.
+func TestProtobufBuiltInImports(t *testing.T) {
+	var names []string
+	for _, known := range []map[string]string{protobufKnownFiles, googleTypeFiles} {
+		for name := range known {
+			names = append(names, name)
+		}
+	}
+	names = append(names, "google/protobuf/timestamp.proto", "google/protobuf/struct.proto", "google/protobuf/descriptor.proto")
+	for _, name := range names {
+		if _, err := Parse(Protobuf, `syntax = "proto3"; import "`+name+`"; message M { }`, nil); err != nil {
+			t.Errorf("import %s: %v", name, err)
+		}
+	}
+	order := `syntax = "proto3"; package shop;
+import "google/type/money.proto"; import "google/type/date.proto"; import "confluent/type/decimal.proto";
+message Order { google.type.Money total = 1; google.type.Date day = 2; confluent.type.Decimal tax = 3; }`
+	older := mustProto(t, order, nil)
+	newer := mustProto(t, strings.Replace(order, "google.type.Date day = 2", "google.type.Money day = 2", 1), nil)
+	if got := protoDiffNames(older, newer); len(got) != 1 || got[0] != "FIELD_NAMED_TYPE_CHANGED #/Order/2" {
+		t.Errorf("differences = %q", got)
+	}
+	// A reference named like a built-in file wins over it.
+	own := map[string]string{"google/type/date.proto": `syntax = "proto3"; package google.type; message Date { string iso = 1; }`}
+	text := `syntax = "proto3"; import "google/type/date.proto"; message M { google.type.Date d = 1; }`
+	want := []string{"FIELD_NAME_CHANGED #/Date/1", "FIELD_SCALAR_KIND_CHANGED #/Date/1", "FIELD_REMOVED #/Date/2", "FIELD_REMOVED #/Date/3", "FIELD_NAMED_TYPE_CHANGED #/M/1"}
+	if got := protoDiffNames(mustProto(t, text, nil), mustProto(t, text, own)); !reflect.DeepEqual(got, want) {
+		t.Errorf("built-in against own google/type/date.proto: %q, want %q", got, want)
 	}
 }
