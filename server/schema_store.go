@@ -318,8 +318,10 @@ const producerMaxRequestSize = 1048576
 // max.request.size: the batch overhead, the record's widest overhead, and
 // key and value with their zigzag varint lengths (a null value 1 byte).
 func recordSizeUpperBound(r schemaregistry.Record) int {
-	const batchOverhead, maxRecordOverhead = 61, 21                                              // DefaultRecordBatch.RECORD_BATCH_OVERHEAD, DefaultRecord.MAX_RECORD_OVERHEAD
-	n := batchOverhead + maxRecordOverhead + varintSize(len(r.Key)) + len(r.Key) + varintSize(0) // no headers
+	// DefaultRecordBatch.RECORD_BATCH_OVERHEAD, DefaultRecord.MAX_RECORD_OVERHEAD
+	const batchOverhead, maxRecordOverhead = 61, 21
+	n := batchOverhead + maxRecordOverhead + varintSize(len(r.Key)) + len(r.Key)
+	n += varintSize(0) // the header count: none
 	if r.Value == nil {
 		return n + 1
 	}
