@@ -53,7 +53,7 @@ func (c *Cluster) startSchemaRegistry() error {
 		return fmt.Errorf("schema registry: %v", err)
 	}
 	store.State() // loads it on the leader
-	opts := schemaregistry.Options{Logger: c.log}
+	opts := schemaregistry.Options{Logger: c.log, Observe: c.observeSchemaRegistry}
 	if c.saslOn() {
 		opts.Authenticate = c.basicAuth
 	}
@@ -62,7 +62,7 @@ func (c *Cluster) startSchemaRegistry() error {
 	if err != nil {
 		return fmt.Errorf("schema registry listener: %v", err)
 	}
-	srv := &http.Server{Handler: reg, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: c.SchemaRegistryFaultHandler(reg), ReadHeaderTimeout: 10 * time.Second}
 	c.sr = &schemaRegistry{store: store, registry: reg, srv: srv, url: "http://" + ln.Addr().String()}
 	c.wg.Add(1)
 	go func() {

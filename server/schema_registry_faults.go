@@ -74,10 +74,13 @@ var schemaRegistryMethods = []string{http.MethodGet, http.MethodHead, http.Metho
 //	rule, err := c.InjectSchemaRegistryFault(api.SchemaRegistryFault{Method: "POST",
 //		Path: "/subjects/*/versions", ErrorCode: 50001, Count: 2})
 //
-// It fails for an unknown method, a path pattern that is not one, a status
+// It fails when the registry is off (ErrSchemaRegistryOff), for an unknown method, a path pattern that is not one, a status
 // outside 400-599, an error code with no status in it, or a negative count
 // or delay.
 func (c *Cluster) InjectSchemaRegistryFault(f api.SchemaRegistryFault) (*SchemaRegistryFaultRule, error) {
+	if c.sr == nil {
+		return nil, ErrSchemaRegistryOff
+	}
 	f.Method = strings.ToUpper(strings.TrimSpace(f.Method))
 	if f.Method != "" && !slices.Contains(schemaRegistryMethods, f.Method) {
 		return nil, fmt.Errorf("unknown method %q: use one of %s, or none for any", f.Method, strings.Join(schemaRegistryMethods, ", "))
@@ -461,4 +464,5 @@ func matchPathPattern(pattern, segs []string) bool {
 	return len(segs) == len(pattern)
 }
 
-var errSchemaRegistryOff = errors.New("the schema registry is off (Config.SchemaRegistry is nil; the binary's --schema-registry is empty)")
+// ErrSchemaRegistryOff: the cluster runs no schema registry.
+var ErrSchemaRegistryOff = errors.New("the schema registry is off (Config.SchemaRegistry is nil; the binary's --schema-registry is empty)")

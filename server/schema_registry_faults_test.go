@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -66,7 +67,7 @@ func TestStatusOfErrorCode(t *testing.T) {
 }
 
 func TestSchemaRegistryFaultRefusals(t *testing.T) {
-	c := NewTestCluster(t, Config{Brokers: 1})
+	c := NewTestCluster(t, Config{Brokers: 1, SchemaRegistry: &SchemaRegistryConfig{}})
 	for _, f := range []api.SchemaRegistryFault{
 		{Method: "FETCH"},
 		{Path: "subjects"},
@@ -84,6 +85,10 @@ func TestSchemaRegistryFaultRefusals(t *testing.T) {
 	}
 	if got := c.SchemaRegistryFaults(); len(got) != 0 {
 		t.Errorf("refused rules are listed: %+v", got)
+	}
+	off := NewTestCluster(t, Config{Brokers: 1})
+	if _, err := off.InjectSchemaRegistryFault(api.SchemaRegistryFault{ErrorCode: 50001}); !errors.Is(err, ErrSchemaRegistryOff) {
+		t.Errorf("a cluster without a registry: %v, want ErrSchemaRegistryOff", err)
 	}
 }
 
@@ -124,7 +129,7 @@ func tryRegistryCall(method, url, body string) (registryAnswer, error) {
 // leaves other methods and paths alone, then lets requests through; its
 // state, events and removal are as documented.
 func TestSchemaRegistryFaultMiddleware(t *testing.T) {
-	c := NewTestCluster(t, Config{Brokers: 1})
+	c := NewTestCluster(t, Config{Brokers: 1, SchemaRegistry: &SchemaRegistryConfig{}})
 	var served atomic.Int32
 	srv := httptest.NewServer(c.SchemaRegistryFaultHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		served.Add(1)
@@ -202,7 +207,7 @@ func TestSchemaRegistryFaultMiddleware(t *testing.T) {
 // match are not held meanwhile. Clear removes what is left.
 func TestSchemaRegistryFaultDelayOnTheClusterClock(t *testing.T) {
 	clk := clock.NewManual(time.Unix(1_700_000_000, 0))
-	c := NewTestCluster(t, Config{Brokers: 1, Clock: clk})
+	c := NewTestCluster(t, Config{Brokers: 1, Clock: clk, SchemaRegistry: &SchemaRegistryConfig{}})
 	srv := httptest.NewServer(c.SchemaRegistryFaultHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, r.URL.Path)
 	})))
