@@ -217,7 +217,7 @@ func (s *schemaStore) Write(ctx context.Context, recs []schemaregistry.Record) e
 			return nil
 		}
 		if code == kerr.MessageTooLarge.Code || code == kerr.RecordListTooLarge.Code {
-			return &schemaregistry.StoreError{TooLarge: true, Cause: schemasCause(code)}
+			return &schemaregistry.StoreError{Cause: schemasCause(code)} // not retriable
 		}
 		if !s.backoff(ctx, deadline.C) {
 			break
