@@ -49,18 +49,28 @@ func errReadOnly(subject string) *restError {
 	return errNotPermitted(sprintf("Subject %s in context . is in read-only mode", subject))
 }
 
-// effectiveConfig is subject's config, else the global one, else
-// Confluent's default (BACKWARD).
+// effectiveConfig is subject's config, its unset fields taken from the
+// global one, else Confluent's default (BACKWARD).
 func (st *State) effectiveConfig(subject string) ConfigValue {
+	out := ConfigValue{Subject: subject}
+	scopes := []string{""}
 	if subject != "" {
-		if c, ok := st.Config(subject); ok && c.CompatibilityLevel != "" {
-			return c
+		scopes = []string{subject, ""}
+	}
+	for _, s := range scopes {
+		if c, ok := st.Config(s); ok {
+			if out.CompatibilityLevel == "" {
+				out.CompatibilityLevel = c.CompatibilityLevel
+			}
+			if out.Normalize == nil {
+				out.Normalize = c.Normalize
+			}
 		}
 	}
-	if c, ok := st.Config(""); ok && c.CompatibilityLevel != "" {
-		return c
+	if out.CompatibilityLevel == "" {
+		out.CompatibilityLevel = compatBackward
 	}
-	return ConfigValue{CompatibilityLevel: compatBackward}
+	return out
 }
 
 func (st *State) normalizeByConfig(subject string) bool {

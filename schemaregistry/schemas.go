@@ -10,8 +10,8 @@ import (
 
 // schemaString is Confluent's SchemaString (GET /schemas/ids/{id}).
 type schemaString struct {
-	SchemaType string                 `json:"schemaType,omitempty"`
-	Schema     string                 `json:"schema"`
+	SchemaType string             `json:"schemaType,omitempty"`
+	Schema     string             `json:"schema"`
 	References []schema.Reference `json:"references,omitempty"`
 }
 

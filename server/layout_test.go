@@ -33,6 +33,8 @@ var apart = map[string][]string{
 	"share":       {"group", "transaction"},
 	// The registry knows nothing of brokers: its Store is server's.
 	"schemaregistry": {"coordinator", "replication", "group", "transaction", "share", "storage", "protocol"},
+	// schema parsing knows nothing of the registry that stores schemas
+	"schemaregistry/schema": {"schemaregistry"},
 }
 
 type listedPackage struct {
@@ -162,6 +164,9 @@ func TestLayoutViolationsCatchBreaks(t *testing.T) {
 		{modulePath + "/schemaregistry", []string{modulePath + "/coordinator"}, true},
 		{modulePath + "/schemaregistry/schema", []string{modulePath + "/server"}, true},
 		{modulePath + "/server", []string{modulePath + "/schemaregistry"}, false},
+		{modulePath + "/schemaregistry", []string{modulePath + "/schemaregistry/schema"}, false},
+		{modulePath + "/schemaregistry/schema", []string{modulePath + "/control"}, true},
+		{modulePath + "/schemaregistry/schema", []string{modulePath + "/schemaregistry"}, true},
 	} {
 		if got := layoutViolations(c.path, c.deps); (len(got) > 0) != c.bad {
 			t.Errorf("%s with %v: violations %q, want some: %v", c.path, c.deps, got, c.bad)
