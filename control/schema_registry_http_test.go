@@ -1,8 +1,11 @@
 package control
 
 import (
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -121,4 +124,70 @@ func TestSchemaRegistryStateEmpty(t *testing.T) {
 	if st.URL != c.SchemaRegistryURL() || st.Compatibility != "BACKWARD" || st.Mode != "READWRITE" || st.Subjects == nil || len(st.Subjects) != 0 {
 		t.Errorf("state %+v", st)
 	}
+}
+
+// GET /v1/schema-registry after registrations over the registry's REST
+// API: subjects with their versions, ids, types, schema text, references,
+// settings and deleted flags; the events of the subject, filtered by
+// ?subject=.
+func TestSchemaRegistryStateAndEvents(t *testing.T) {
+	c, srv := registryCluster(t)
+	url := c.SchemaRegistryURL()
+	call := func(method, path, body string) {
+		t.Helper()
+		req, err := http.NewRequest(method, url+path, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/vnd.schemaregistry.v1+json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("%s %s: %d", method, path, resp.StatusCode)
+		}
+	}
+	address := `{"type":"record","name":"Address","fields":[{"name":"city","type":"string"}]}`
+	call("POST", "/subjects/address/versions", `{"schema":`+quoteJSON(address)+`}`)
+	person := `{"type":"record","name":"Person","fields":[{"name":"home","type":"Address"}]}`
+	call("POST", "/subjects/person-value/versions", `{"schema":`+quoteJSON(person)+`,"references":[{"name":"Address","subject":"address","version":1}]}`)
+	call("POST", "/subjects/gone/versions", `{"schema":"\"string\""}`)
+	call("DELETE", "/subjects/gone", "")
+	call("PUT", "/config/person-value", `{"compatibility":"FULL_TRANSITIVE"}`)
+	call("PUT", "/mode", `{"mode":"READONLY"}`)
+
+	var st api.SchemaRegistryState
+	if code := controlCall(t, srv, "GET", "/v1/schema-registry", "", &st); code != http.StatusOK {
+		t.Fatalf("GET: %d", code)
+	}
+	want := api.SchemaRegistryState{URL: url, Compatibility: "BACKWARD", Mode: "READONLY", Subjects: []api.SchemaSubjectState{
+		{Subject: "address", Versions: []api.SchemaVersionState{{Version: 1, ID: 1, SchemaType: "AVRO", Schema: address}}},
+		{Subject: "gone", Deleted: true, Versions: []api.SchemaVersionState{{Version: 1, ID: 3, SchemaType: "AVRO", Schema: `"string"`, Deleted: true}}},
+		{Subject: "person-value", Compatibility: "FULL_TRANSITIVE", Versions: []api.SchemaVersionState{{Version: 1, ID: 2, SchemaType: "AVRO", Schema: person,
+			References: []api.SchemaReference{{Name: "Address", Subject: "address", Version: 1}}}}},
+	}}
+	if !reflect.DeepEqual(st, want) {
+		t.Errorf("state\n%+v\nwant\n%+v", st, want)
+	}
+
+	var evs struct {
+		Events []api.Event `json:"events"`
+	}
+	if code := controlCall(t, srv, "GET", "/v1/events?subject=gone", "", &evs); code != http.StatusOK {
+		t.Fatalf("GET events: %d", code)
+	}
+	var got []string
+	for _, e := range evs.Events {
+		got = append(got, fmt.Sprintf("%s %s v%d id %d %s permanent=%v", e.Type, e.Subject, e.Version, e.SchemaID, e.SchemaType, e.Permanent))
+	}
+	if strings.Join(got, "\n") != "schema_registered gone v1 id 3 AVRO permanent=false\nschema_deleted gone v1 id 3 AVRO permanent=false" {
+		t.Errorf("events of subject gone:\n%s", strings.Join(got, "\n"))
+	}
+}
+
+func quoteJSON(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }
