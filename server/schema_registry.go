@@ -62,7 +62,7 @@ func (c *Cluster) startSchemaRegistry() error {
 	if err != nil {
 		return fmt.Errorf("schema registry listener: %v", err)
 	}
-	srv := &http.Server{Handler: c.SchemaRegistryFaultHandler(reg), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: c.schemaRegistryFaultHandler(reg), ReadHeaderTimeout: 10 * time.Second}
 	c.sr = &schemaRegistry{store: store, registry: reg, srv: srv, url: "http://" + ln.Addr().String()}
 	c.wg.Add(1)
 	go func() {

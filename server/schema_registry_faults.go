@@ -301,10 +301,10 @@ func (r *SchemaRegistryFaultRule) describe() string {
 	return "schema registry " + method + " " + path + ": " + strings.Join(what, ", ")
 }
 
-// SchemaRegistryFaultHandler wraps the registry's REST API with the
-// cluster's registry fault rules. The registry's listener serves through
-// it; it is exported for a registry mounted elsewhere.
-func (c *Cluster) SchemaRegistryFaultHandler(next http.Handler) http.Handler {
+// schemaRegistryFaultHandler wraps the registry's REST API with the
+// cluster's registry fault rules; the registry's listener serves through
+// it.
+func (c *Cluster) schemaRegistryFaultHandler(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		rules := c.srFaults.rules.Load()
 		if rules == nil {

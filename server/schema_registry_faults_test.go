@@ -131,7 +131,7 @@ func tryRegistryCall(method, url, body string) (registryAnswer, error) {
 func TestSchemaRegistryFaultMiddleware(t *testing.T) {
 	c := NewTestCluster(t, Config{Brokers: 1, SchemaRegistry: &SchemaRegistryConfig{}})
 	var served atomic.Int32
-	srv := httptest.NewServer(c.SchemaRegistryFaultHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewServer(c.schemaRegistryFaultHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		served.Add(1)
 		io.WriteString(w, `{"id":1}`)
 	})))
@@ -208,7 +208,7 @@ func TestSchemaRegistryFaultMiddleware(t *testing.T) {
 func TestSchemaRegistryFaultDelayOnTheClusterClock(t *testing.T) {
 	clk := clock.NewManual(time.Unix(1_700_000_000, 0))
 	c := NewTestCluster(t, Config{Brokers: 1, Clock: clk, SchemaRegistry: &SchemaRegistryConfig{}})
-	srv := httptest.NewServer(c.SchemaRegistryFaultHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewServer(c.schemaRegistryFaultHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, r.URL.Path)
 	})))
 	t.Cleanup(srv.Close)

@@ -7,10 +7,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fakekafka/fakekafka/api"
 	"github.com/fakekafka/fakekafka/server"
 )
 
-// TestDashboardSchemaRegistry: two versions of a subject registered over
+// TestDashboardSchemaRegistry: a registry fault rule shows in the panel
+// with its hit and goes with its Remove button; two versions of a subject registered over
 // the registry's REST API show in the Schema registry panel; picking the
 // subject selects its newest version, whose schema shows beside its diff
 // to version 1 (the added field's lines marked added, nothing removed);
@@ -22,6 +24,31 @@ func TestDashboardSchemaRegistry(t *testing.T) {
 	c, url := dashboardCluster(t, server.Config{ClusterID: "dashboard-schemas", SchemaRegistry: &server.SchemaRegistryConfig{}})
 	loadDashboard(t, p, url)
 	waitJS(t, p, "an empty registry", `document.querySelector("#schemas-summary").textContent.includes("0 subjects")`)
+
+	// A fault rule shows with its hits and goes with its Remove button.
+	rule, err := c.InjectSchemaRegistryFault(api.SchemaRegistryFault{Method: "POST", Path: "/subjects/*/versions", ErrorCode: 50001, Count: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	faultRow := `#schemas tr[data-schema-fault="` + rule.ID() + `"]`
+	waitVisible(t, p, faultRow)
+	resp, err := http.Post(c.SchemaRegistryURL()+"/subjects/orders-value/versions", "application/vnd.schemaregistry.v1+json", strings.NewReader(`{"schema":"\"string\""}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 500 {
+		t.Fatalf("faulted registration: %d", resp.StatusCode)
+	}
+	waitJS(t, p, "the hit shown", `document.querySelector('`+faultRow+` .hits').textContent === "1"`)
+	if got := text(t, p, faultRow); !strings.Contains(got, "/subjects/*/versions") || !strings.Contains(got, "500 error_code 50001") {
+		t.Errorf("fault row %q", got)
+	}
+	click(t, p, faultRow+` button`)
+	waitJS(t, p, "the rule removed", `!document.querySelector('`+faultRow+`')`)
+	if n := len(c.SchemaRegistryFaults()); n != 0 {
+		t.Errorf("%d rules left after Remove", n)
+	}
 
 	v1 := `{"type":"record","name":"Order","fields":[{"name":"id","type":"string"}]}`
 	v2 := `{"type":"record","name":"Order","fields":[{"name":"id","type":"string"},{"name":"note","type":"string","default":""}]}`

@@ -5,10 +5,12 @@
 // registry (404) says so.
 "use strict";
 
-const schemas = { json: null, loading: false, st: null, subject: null, version: null };
+const schemas = { json: null, loading: false, st: null, faults: [], subject: null, version: null };
 
 async function loadSchemas() {
-  if (schemas.loading) return;
+  // A cluster gets its registry when it starts or never: once off, the
+  // page stops asking.
+  if (schemas.loading || schemas.json === "off") return;
   schemas.loading = true;
   try {
     const resp = await fetch("/v1/schema-registry");
@@ -22,10 +24,12 @@ async function loadSchemas() {
     }
     const st = await resp.json();
     if (!resp.ok) throw new Error(st.error || `HTTP ${resp.status}`);
-    const json = JSON.stringify(st);
+    const faults = (await api("GET", "/v1/schema-registry/faults")).faults || [];
+    const json = JSON.stringify([st, faults]);
     if (json !== schemas.json) {
       schemas.json = json;
       schemas.st = st;
+      schemas.faults = faults;
       renderSchemas();
     }
   } catch (e) {
@@ -62,8 +66,9 @@ function drawSchemas() {
   const st = schemas.st;
   $("#schemas-summary").textContent = `${st.url} · compatibility ${st.compatibility} · mode ${st.mode} · ` +
     `${st.subjects.length} subject${st.subjects.length === 1 ? "" : "s"}`;
+  const faults = schemaFaults();
   if (st.subjects.length === 0) {
-    $("#schemas").replaceChildren(h("p", { class: "empty" }, "No subjects yet."));
+    $("#schemas").replaceChildren(...faults, h("p", { class: "empty" }, "No subjects yet."));
     return;
   }
   const subject = st.subjects.find((s) => s.subject === schemas.subject);
@@ -79,7 +84,7 @@ function drawSchemas() {
         h("td", {}, s.compatibility || "-"), h("td", {}, s.mode || "-"), h("td", {}, s.deleted ? "deleted" : ""));
     }));
   if (!subject) {
-    $("#schemas").replaceChildren(subjects, h("p", { class: "legend" }, "Pick a subject to see its versions."));
+    $("#schemas").replaceChildren(...faults, subjects, h("p", { class: "legend" }, "Pick a subject to see its versions."));
     return;
   }
   const versions = h("div", { class: "schema-versions", role: "group", "aria-label": `versions of ${subject.subject}` },
@@ -102,7 +107,23 @@ function drawSchemas() {
           lineDiff(schemaLines(prev.schema), schemaLines(v.schema)).map(([op, line]) =>
             h("span", { class: op === "+" ? "add" : op === "-" ? "del" : "same" }, `${op} ${line}\n`))) : null)));
   }
-  $("#schemas").replaceChildren(subjects, versions, ...view);
+  $("#schemas").replaceChildren(...faults, subjects, versions, ...view);
+}
+
+// schemaFaults is the table of the registry's fault rules (none: nothing),
+// each with a Remove button.
+function schemaFaults() {
+  if (schemas.faults.length === 0) return [];
+  return [h("table", { class: "schema-faults" },
+    h("caption", {}, "Fault rules on the registry's API"),
+    h("tr", {}, ["id", "method", "path", "answer", "delay", "hits", "remaining", ""].map((c) => h("th", {}, c))),
+    schemas.faults.map((f) => h("tr", { "data-schema-fault": f.id },
+      h("td", {}, f.id), h("td", {}, f.method || "any"), h("td", {}, f.path || "any"),
+      h("td", {}, f.status ? `${f.status} error_code ${f.error_code}` : "served"),
+      h("td", { class: "num" }, `${f.delay_ms} ms`), h("td", { class: "num hits" }, f.hits),
+      h("td", { class: "num" }, f.remaining < 0 ? "∞" : f.remaining),
+      h("td", {}, h("button", { "data-key": `schema-fault-${f.id}-rm`,
+        onclick: () => act(`remove schema registry fault ${f.id}`, "DELETE", `/v1/schema-registry/faults/${f.id}`) }, "Remove")))))];
 }
 
 // schemaLines is a schema's text as lines: JSON (Avro, JSON Schema)
