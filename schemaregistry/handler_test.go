@@ -223,9 +223,9 @@ func TestBadInput(t *testing.T) {
 		{"POST", "/subjects/s/versions", `{"schema":""}`, 422, `{"error_code":42201,"message":"Empty schema"}`},
 		{"POST", "/subjects/s/versions", `{"schema":"\"string\"","schemaType":"XML"}`, 422, `{"error_code":42201,"message":"Invalid schema type XML"}`},
 		{"POST", "/subjects/s/versions", avroBody(`{"type":"record","name":"R"}`), 422,
-			`{"error_code":42201,"message":"Invalid schema {subject=s, version=0, id=-1, schemaType=AVRO, references=[], schema={\"type\":\"record\",\"name\":\"R\"}}, details: invalid Avro schema: avro: record must have an array of fields"}`},
+			`{"error_code":42201,"message":"Invalid schema {subject=s,version=0,id=-1,schemaType=AVRO,references=[],metadata=null,ruleSet=null,schema={\"type\":\"record\",\"name\":\"R\"}}, details: invalid Avro schema: avro: record must have an array of fields"}`},
 		{"POST", "/subjects/s/versions", `{"schema":"\"string\"","references":[{"name":"x","subject":"gone","version":1}]}`, 422,
-			`{"error_code":42201,"message":"Invalid schema {subject=s, version=0, id=-1, schemaType=AVRO, references=[{name='x', subject='gone', version=1}], schema=\"string\"}, details: No schema reference found for subject \"gone\" and version 1"}`},
+			`{"error_code":42201,"message":"Invalid schema {subject=s,version=0,id=-1,schemaType=AVRO,references=[{name='x', subject='gone', version=1}],metadata=null,ruleSet=null,schema=\"string\"}, details: No schema reference found for subject \"gone\" and version 1"}`},
 		{"POST", "/compatibility/subjects/s/versions/9", avroBody(userV1), 404, `{"error_code":40402,"message":"Version 9 not found."}`},
 	} {
 		status, got := c.do(tc.method, tc.path, tc.body)

@@ -28,7 +28,7 @@ func TestCompatibility(t *testing.T) {
 	// No subject yet: anything is compatible with "latest".
 	c.expect("POST", "/compatibility/subjects/new/versions/latest", avroBody(userBad), 200, `{"is_compatible":true}`)
 	c.expect("POST", "/compatibility/subjects/u/versions/latest?verbose=true", avroBody(`{"type":"record"}`), 200,
-		`{"is_compatible":false,"messages":["Invalid schema {subject=u, version=0, id=-1, schemaType=AVRO, references=[], schema={\"type\":\"record\"}}, details: invalid Avro schema: avro: non-empty name key required"]}`)
+		`{"is_compatible":false,"messages":["Invalid schema {subject=u,version=0,id=-1,schemaType=AVRO,references=[],metadata=null,ruleSet=null,schema={\"type\":\"record\"}}, details: invalid Avro schema: avro: non-empty name key required"]}`)
 
 	// FORWARD: the old schema must read the new one; removing a field
 	// without default breaks it.
@@ -226,7 +226,7 @@ func TestReferences(t *testing.T) {
 		`{"id":2,"version":1,"schemaType":"AVRO",`+refs+`,"schema":`+jsonString(orderCanon)+`}`)
 	// Without its reference the schema is invalid.
 	status, got := c.register("order3", avroBody(order))
-	if status != 422 || !strings.HasPrefix(got, `{"error_code":42201,"message":"Invalid schema {subject=order3`) {
+	if status != 422 || !strings.HasPrefix(got, `{"error_code":42201,"message":"Invalid schema {subject=order3,`) {
 		t.Fatalf("missing reference: %d %s", status, got)
 	}
 	// A referenced schema cannot be deleted.

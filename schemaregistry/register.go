@@ -131,7 +131,7 @@ func schemaDescription(subject string, b *registerRequest, t schema.Type) string
 	for i, r := range b.References {
 		refs[i] = sprintf("{name='%s', subject='%s', version=%d}", r.Name, r.Subject, r.Version)
 	}
-	return sprintf("{subject=%s, version=0, id=-1, schemaType=%s, references=[%s], schema=%s}",
+	return sprintf("{subject=%s,version=0,id=-1,schemaType=%s,references=[%s],metadata=null,ruleSet=null,schema=%s}",
 		subject, t, strings.Join(refs, ", "), b.Schema)
 }
 
