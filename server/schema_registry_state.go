@@ -14,8 +14,8 @@ const (
 // SchemaRegistryState is the registry's content as the controls show it
 // (GET /v1/schema-registry, the dashboard, fakekafka ctl schemas): every
 // subject, soft-deleted ones included, with its versions, ids, types and
-// schema text, and the global and per-subject settings. ok is false when
-// the registry is off.
+// schema text, and the global and per-subject settings; every subject has
+// a version. ok is false when the registry is off.
 func (c *Cluster) SchemaRegistryState() (st api.SchemaRegistryState, ok bool) {
 	if c.sr == nil {
 		return api.SchemaRegistryState{}, false
@@ -48,6 +48,9 @@ func (c *Cluster) SchemaRegistryState() (st api.SchemaRegistryState, ok bool) {
 			}
 			ss.Deleted = ss.Deleted && v.Deleted
 			ss.Versions = append(ss.Versions, vs)
+		}
+		if len(ss.Versions) == 0 {
+			continue // deleted for good between the two reads
 		}
 		st.Subjects = append(st.Subjects, ss)
 	}
