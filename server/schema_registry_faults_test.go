@@ -253,4 +253,29 @@ func TestSchemaRegistryFaultDelayOnTheClusterClock(t *testing.T) {
 	if len(c.SchemaRegistryFaults()) != 0 {
 		t.Error("rules left after clear")
 	}
+
+	// A delay and an error: the error comes once the delay passed.
+	slowFail, err := c.InjectSchemaRegistryFault(api.SchemaRegistryFault{Status: 503, Delay: 2 * time.Second, Count: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		a, err := tryRegistryCall("GET", srv.URL+"/config", "")
+		if err != nil {
+			a.body = err.Error()
+		}
+		answered <- a
+	}()
+	if err := slowFail.WaitHits(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(2 * time.Second)
+	select {
+	case got := <-answered:
+		if got.status != 503 || got.body != `{"error_code":503,"message":"Injected error (fakekafka fault `+slowFail.ID()+`)"}` {
+			t.Errorf("delayed error %+v", got)
+		}
+	case <-ctx.Done():
+		t.Fatal("no answer once the delay passed")
+	}
 }
