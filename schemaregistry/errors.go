@@ -36,6 +36,7 @@ const (
 	codeOperationNotPermitted           = 42205
 	codeReferenceExists                 = 42206
 	codeInvalidSubject                  = 42208
+	codeSchemaTooLarge                  = 42209
 	codeStoreError                      = 50001
 	codeOperationTimeout                = 50002
 	invalidCompatibilityMessage         = "Invalid compatibility level. Valid values are none, backward, forward, full, backward_transitive, forward_transitive, and full_transitive"

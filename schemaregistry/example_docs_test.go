@@ -30,12 +30,12 @@ func TestDocsRESTExample(t *testing.T) {
 		answer             string
 	}{
 		{"POST", "/subjects/users-value/versions", `{"schema":"{\"type\":\"record\",\"name\":\"User\",\"fields\":[{\"name\":\"id\",\"type\":\"int\"}]}"}`,
-			200, `{"id":1,"version":1,"schemaType":"AVRO","schema":"{\"type\":\"record\",\"name\":\"User\",\"fields\":[{\"name\":\"id\",\"type\":\"int\"}]}"}`},
+			200, `{"id":1,"version":1,"guid":"eb10cc9e-5668-6e61-abf9-17e7559a51fb","schemaType":"AVRO","schema":"{\"type\":\"record\",\"name\":\"User\",\"fields\":[{\"name\":\"id\",\"type\":\"int\"}]}"}`},
 		{"GET", "/schemas/ids/1", "",
-			200, `{"schemaType":"AVRO","schema":"{\"type\":\"record\",\"name\":\"User\",\"fields\":[{\"name\":\"id\",\"type\":\"int\"}]}"}`},
+			200, `{"subject":"users-value","version":1,"guid":"eb10cc9e-5668-6e61-abf9-17e7559a51fb","schemaType":"AVRO","schema":"{\"type\":\"record\",\"name\":\"User\",\"fields\":[{\"name\":\"id\",\"type\":\"int\"}]}"}`},
 		// A field with a default: BACKWARD compatible, version 2.
 		{"POST", "/subjects/users-value/versions", `{"schema":"{\"type\":\"record\",\"name\":\"User\",\"fields\":[{\"name\":\"id\",\"type\":\"int\"},{\"name\":\"email\",\"type\":\"string\",\"default\":\"\"}]}"}`,
-			200, `{"id":2,"version":2,"schemaType":"AVRO","schema":"{\"type\":\"record\",\"name\":\"User\",\"fields\":[{\"name\":\"id\",\"type\":\"int\"},{\"name\":\"email\",\"type\":\"string\",\"default\":\"\"}]}"}`},
+			200, `{"id":2,"version":2,"guid":"1add82b6-0285-6328-27d5-a36803e27059","schemaType":"AVRO","schema":"{\"type\":\"record\",\"name\":\"User\",\"fields\":[{\"name\":\"id\",\"type\":\"int\"},{\"name\":\"email\",\"type\":\"string\",\"default\":\"\"}]}"}`},
 		// Without a default: refused, and the check says why.
 		{"POST", "/compatibility/subjects/users-value/versions/latest?verbose=true", `{"schema":"{\"type\":\"record\",\"name\":\"User\",\"fields\":[{\"name\":\"id\",\"type\":\"int\"},{\"name\":\"age\",\"type\":\"int\"}]}"}`,
 			200, `{"is_compatible":false,"messages":["{errorType:'READER_FIELD_MISSING_DEFAULT_VALUE', description:'The field 'age' at path '/fields/1' in the new schema has no default value and is missing in the old schema', additionalInfo:'age'}","{oldSchemaVersion: 2}","{oldSchema: '{\"type\":\"record\",\"name\":\"User\",\"fields\":[{\"name\":\"id\",\"type\":\"int\"},{\"name\":\"email\",\"type\":\"string\",\"default\":\"\"}]}'}","{validateFields: 'false', compatibility: 'BACKWARD'}"]}`},

@@ -294,7 +294,7 @@ func decodeBody(req *http.Request, v any) *restError {
 		return errBadBody(err)
 	}
 	if len(body) > maxBody {
-		return &restError{http.StatusRequestEntityTooLarge, 42209, "Request body is too large"}
+		return &restError{http.StatusUnprocessableEntity, codeSchemaTooLarge, "Register operation failed because schema is too large"}
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		return errBadBody(errors.New("empty body"))
@@ -303,4 +303,26 @@ func decodeBody(req *http.Request, v any) *restError {
 		return errBadBody(err)
 	}
 	return nil
+}
+
+// page applies the offset and limit query parameters of Confluent's
+// listings: skip offset entries, then keep at most limit (none: all).
+func page[T any](req *http.Request, list []T) []T { return pageMax(req, list, 0) }
+
+// pageMax is page for a listing Confluent caps (GET /schemas:
+// schema.search.default.limit and .max.limit, 1000): a limit outside
+// 1..max is max.
+func pageMax[T any](req *http.Request, list []T, max int) []T {
+	q := req.URL.Query()
+	if off, err := strconv.Atoi(q.Get("offset")); err == nil && off > 0 {
+		list = list[min(off, len(list)):]
+	}
+	lim, err := strconv.Atoi(q.Get("limit"))
+	if err != nil || lim <= 0 || max > 0 && lim > max {
+		lim = max
+	}
+	if lim > 0 && lim < len(list) {
+		list = list[:lim]
+	}
+	return list
 }

@@ -6,9 +6,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/fakekafka/fakekafka/schemaregistry/schema"
 )
 
 // client talks to a Registry over real HTTP.
@@ -75,10 +78,15 @@ func (c *client) send(req *http.Request) (int, string) {
 	return resp.StatusCode, string(b)
 }
 
-// expect checks one exchange exactly.
+// expect checks one exchange exactly. When want names no "guid", each
+// guid of the answer is checked against its schema and references
+// (guidOf, pinned by TestGUIDIsConfluents) and left out of the comparison.
 func (c *client) expect(method, path, body string, wantStatus int, wantBody string) {
 	c.t.Helper()
 	status, got := c.do(method, path, body)
+	if !strings.Contains(wantBody, `"guid"`) {
+		got = c.checkedWithoutGUIDs(got)
+	}
 	if status != wantStatus || got != wantBody {
 		c.t.Fatalf("%s %s\n got %d %s\nwant %d %s", method, path, status, got, wantStatus, wantBody)
 	}
@@ -88,6 +96,37 @@ func (c *client) expect(method, path, body string, wantStatus int, wantBody stri
 func (c *client) register(subject, body string) (int, string) {
 	c.t.Helper()
 	return c.do("POST", "/subjects/"+subject+"/versions", body)
+}
+
+var guidField = regexp.MustCompile(`"guid":"([0-9a-f-]{36})",`)
+
+// checkedWithoutGUIDs removes the guids of an answer (an object or an
+// array of objects), failing the test when one is not its schema's.
+func (c *client) checkedWithoutGUIDs(body string) string {
+	c.t.Helper()
+	if !guidField.MatchString(body) {
+		return body
+	}
+	type withGUID struct {
+		GUID       string             `json:"guid"`
+		Schema     string             `json:"schema"`
+		References []schema.Reference `json:"references"`
+	}
+	var objs []withGUID
+	if !strings.HasPrefix(body, "[") {
+		body := "[" + body + "]"
+		if err := json.Unmarshal([]byte(body), &objs); err != nil {
+			c.t.Fatal(err)
+		}
+	} else if err := json.Unmarshal([]byte(body), &objs); err != nil {
+		c.t.Fatal(err)
+	}
+	for _, o := range objs {
+		if o.GUID != guidOf(o.Schema, o.References) {
+			c.t.Fatalf("guid %s is not the schema's (%s): %s", o.GUID, guidOf(o.Schema, o.References), body)
+		}
+	}
+	return guidField.ReplaceAllString(body, "")
 }
 
 func (c *client) observed() []Change {
@@ -132,6 +171,17 @@ func TestRegisterAndRead(t *testing.T) {
 	c.expect("GET", "/subjects", "", 200, `["other","users-value"]`)
 	c.expect("GET", "/subjects?subjectPrefix=us", "", 200, `["users-value"]`)
 	c.expect("GET", "/subjects/users-value/versions", "", 200, `[1,2]`)
+	c.expect("GET", "/subjects/users-value/versions?offset=1", "", 200, `[2]`)
+	c.expect("GET", "/subjects/users-value/versions?limit=1", "", 200, `[1]`)
+	c.expect("GET", "/subjects?offset=1&limit=5", "", 200, `["users-value"]`)
+	c.expect("GET", "/subjects?offset=9", "", 200, `[]`)
+	req := httptest.NewRequest("GET", "/schemas?limit=5000", nil)
+	if got := len(pageMax(req, make([]int, 1500), schemaSearchLimit)); got != 1000 {
+		t.Fatalf("GET /schemas?limit=5000 keeps %d of 1500", got)
+	}
+	if got := len(pageMax(httptest.NewRequest("GET", "/schemas?offset=1", nil), make([]int, 1500), schemaSearchLimit)); got != 1000 {
+		t.Fatalf("GET /schemas keeps %d of 1500", got)
+	}
 	c.expect("GET", "/subjects/users-value/versions/1", "", 200,
 		`{"subject":"users-value","version":1,"id":1,"schemaType":"AVRO","schema":`+jsonString(userV1)+`}`)
 	c.expect("GET", "/subjects/users-value/versions/latest", "", 200,
@@ -139,11 +189,11 @@ func TestRegisterAndRead(t *testing.T) {
 	c.expect("GET", "/subjects/users-value/versions/-1", "", 200,
 		`{"subject":"users-value","version":2,"id":2,"schemaType":"AVRO","schema":`+jsonString(userV2)+`}`)
 	c.expect("GET", "/subjects/users-value/versions/1/schema", "", 200, userV1)
-	c.expect("GET", "/schemas/ids/1", "", 200, `{"schemaType":"AVRO","schema":`+jsonString(userV1)+`}`)
+	c.expect("GET", "/schemas/ids/1", "", 200, `{"subject":"other","version":1,"schemaType":"AVRO","schema":`+jsonString(userV1)+`}`)
 	c.expect("GET", "/schemas/ids/1/schema", "", 200, userV1)
 	c.expect("GET", "/schemas/ids/1/subjects", "", 200, `["other","users-value"]`)
 	c.expect("GET", "/schemas/ids/1/versions", "", 200, `[{"subject":"other","version":1},{"subject":"users-value","version":1}]`)
-	c.expect("GET", "/schemas/ids/1/versions?subject=other", "", 200, `[{"subject":"other","version":1}]`)
+	c.expect("GET", "/schemas/ids/1/versions?subject=other", "", 200, `[{"subject":"other","version":1},{"subject":"users-value","version":1}]`)
 	c.expect("GET", "/schemas/types", "", 200, `["JSON","PROTOBUF","AVRO"]`)
 	c.expect("GET", "/schemas?subjectPrefix=users&latestOnly=true", "", 200,
 		`[{"subject":"users-value","version":2,"id":2,"schemaType":"AVRO","schema":`+jsonString(userV2)+`}]`)
@@ -235,6 +285,12 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
+func TestTooLargeBody(t *testing.T) {
+	c := newClient(t)
+	huge := `{"schema":"\"` + strings.Repeat("x", maxBody) + `\""}`
+	c.expect("POST", "/subjects/s/versions", huge, 422, `{"error_code":42209,"message":"Register operation failed because schema is too large"}`)
+}
+
 func TestBasicAuth(t *testing.T) {
 	c := newClientWith(t, NewMemStore(), Options{Authenticate: func(u, p string) bool { return u == "alice" && p == "secret" }})
 	c.expect("GET", "/subjects", "", 401, `{"error_code":401,"message":"Unauthorized"}`)
@@ -247,4 +303,22 @@ func TestBasicAuth(t *testing.T) {
 	if status, body := c.send(req); status != 200 || body != `[]` {
 		t.Fatalf("right password: %d %s", status, body)
 	}
+}
+
+// The guid is Confluent's: values computed with Java's MessageDigest and
+// UUID as Confluent's Schema.updateHash does.
+func TestGUIDIsConfluents(t *testing.T) {
+	if got := guidOf(`"string"`, nil); got != "095d71cf-1255-6b9d-5e33-0ad575b3df5d" {
+		t.Fatal(got)
+	}
+	order := `{"type":"record","name":"Order","namespace":"com.acme","fields":[{"name":"ship","type":"Address"}]}`
+	if got := guidOf(order, []schema.Reference{{Name: "com.acme.Address", Subject: "address", Version: 1}}); got != "58367776-c40a-7843-3408-18fa7996e407" {
+		t.Fatal(got)
+	}
+	c := newClient(t)
+	c.expect("POST", "/subjects/s/versions", avroBody(`"string"`), 200, `{"id":1,"version":1,"guid":"095d71cf-1255-6b9d-5e33-0ad575b3df5d","schemaType":"AVRO","schema":"\"string\""}`)
+	c.expect("GET", "/subjects/s/versions/1", "", 200, `{"subject":"s","version":1,"id":1,"guid":"095d71cf-1255-6b9d-5e33-0ad575b3df5d","schemaType":"AVRO","schema":"\"string\""}`)
+	c.expect("GET", "/schemas/ids/1", "", 200, `{"subject":"s","version":1,"guid":"095d71cf-1255-6b9d-5e33-0ad575b3df5d","schemaType":"AVRO","schema":"\"string\""}`)
+	c.expect("GET", "/schemas/guids/095d71cf-1255-6b9d-5e33-0ad575b3df5d", "", 200, `{"subject":"s","version":1,"guid":"095d71cf-1255-6b9d-5e33-0ad575b3df5d","schemaType":"AVRO","schema":"\"string\""}`)
+	c.expect("GET", "/schemas/guids/00000000-1255-6b9d-5e33-0ad575b3df5d", "", 404, `{"error_code":40403,"message":"Schema 00000000-1255-6b9d-5e33-0ad575b3df5d not found"}`)
 }

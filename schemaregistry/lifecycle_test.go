@@ -44,6 +44,10 @@ func TestCompatibility(t *testing.T) {
 	if status, body := c.register("u", avroBody(removed)); status != 200 || !strings.HasPrefix(body, `{"id":2,"version":2,`) {
 		t.Fatalf("NONE: %d %s", status, body)
 	}
+	// force skips the check.
+	c.expect("POST", "/subjects/forced/versions", avroBody(userV1), 200, `{"id":1,"version":1,"schemaType":"AVRO","schema":`+jsonString(userV1)+`}`)
+	c.expect("POST", "/subjects/forced/versions", avroBody(userBad), 409, strings.ReplaceAll(want409, `subject \"u\"`, `subject \"forced\"`))
+	c.expect("POST", "/subjects/forced/versions?force=true", avroBody(userBad), 200, `{"id":3,"version":2,"schemaType":"AVRO","schema":`+jsonString(userBad)+`}`)
 }
 
 // The _TRANSITIVE levels check every version, the others the latest only.
@@ -117,8 +121,11 @@ func TestNormalize(t *testing.T) {
 	c.expect("POST", "/subjects/n/versions?normalize=true", avroBody(a), 200, `{"id":1,"version":1,"schemaType":"AVRO","schema":`+jsonString(b)+`}`)
 	c.expect("POST", "/subjects/n/versions?normalize=true", avroBody(b), 200, `{"id":1,"version":1,"schemaType":"AVRO","schema":`+jsonString(b)+`}`)
 	c.expect("POST", "/subjects/n?normalize=true", avroBody(a), 200, `{"subject":"n","version":1,"id":1,"schemaType":"AVRO","schema":`+jsonString(b)+`}`)
-	// Without normalize the other order is another schema.
-	c.expect("POST", "/subjects/n", avroBody(a), 404, `{"error_code":40403,"message":"Schema not found"}`)
+	// Without normalize the other order is still the same schema, as Avro
+	// Java's Schema.equals compares properties as a map; another doc is not.
+	c.expect("POST", "/subjects/n", avroBody(a), 200, `{"subject":"n","version":1,"id":1,"schemaType":"AVRO","schema":`+jsonString(b)+`}`)
+	c.expect("POST", "/subjects/n", avroBody(`{"type":"record","name":"R","doc":"x","fields":[{"name":"a","type":"int"}],"z":1,"b":2}`), 404,
+		`{"error_code":40403,"message":"Schema not found"}`)
 	// A config with normalize=true normalises every request.
 	c.expect("PUT", "/config/m", `{"normalize":true}`, 200, `{"normalize":true}`)
 	c.expect("POST", "/subjects/m/versions", avroBody(a), 200, `{"id":1,"version":1,"schemaType":"AVRO","schema":`+jsonString(b)+`}`)
@@ -157,6 +164,11 @@ func TestMode(t *testing.T) {
 	// New ids follow the highest imported one.
 	c.expect("POST", "/subjects/imp/versions", avroBody(`{"type":"record","name":"User","namespace":"com.acme","fields":[{"name":"id","type":"int"},{"name":"email","type":["null","string"],"default":null},{"name":"n","type":"int","default":1}]}`), 200,
 		`{"id":101,"version":8,"schemaType":"AVRO","schema":"{\"type\":\"record\",\"name\":\"User\",\"namespace\":\"com.acme\",\"fields\":[{\"name\":\"id\",\"type\":\"int\"},{\"name\":\"email\",\"type\":[\"null\",\"string\"],\"default\":null},{\"name\":\"n\",\"type\":\"int\",\"default\":1}]}"}`)
+	// FORWARD is global only, and registers as IMPORT does.
+	c.expect("PUT", "/mode/imp", `{"mode":"FORWARD"}`, 422, `{"error_code":42204,"message":"Forward mode only supported on global level"}`)
+	c.expect("PUT", "/mode", `{"mode":"forward"}`, 200, `{"mode":"FORWARD"}`)
+	c.expect("POST", "/subjects/fwd/versions", `{"schema":"\"int\"","id":500,"version":3}`, 200, `{"id":500,"version":3,"schemaType":"AVRO","schema":"\"int\""}`)
+	c.expect("POST", "/subjects/fwd/versions", avroBody(`"long"`), 422, `{"error_code":42205,"message":"Subject fwd in context . is not in read-write mode"}`)
 }
 
 func TestDeletes(t *testing.T) {
@@ -173,7 +185,10 @@ func TestDeletes(t *testing.T) {
 	c.expect("POST", "/subjects/s", avroBody(userV1), 404, `{"error_code":40403,"message":"Schema not found"}`)
 	c.expect("POST", "/subjects/s?deleted=true", avroBody(userV1), 200, `{"subject":"s","version":1,"id":1,"schemaType":"AVRO","schema":`+jsonString(userV1)+`}`)
 	// The schema keeps its id by id.
-	c.expect("GET", "/schemas/ids/1", "", 200, `{"schemaType":"AVRO","schema":`+jsonString(userV1)+`}`)
+	c.expect("GET", "/schemas/ids/1", "", 200, `{"subject":"s","version":1,"schemaType":"AVRO","schema":`+jsonString(userV1)+`}`)
+	c.expect("GET", "/schemas/ids/1/versions", "", 200, `[]`)
+	c.expect("GET", "/schemas/ids/1/versions?deleted=true", "", 200, `[{"subject":"s","version":1}]`)
+	c.expect("GET", "/schemas/ids/1/subjects", "", 200, `[]`)
 	c.expect("DELETE", "/subjects/s?permanent=true", "", 404, `{"error_code":40405,"message":"Subject 's' was not deleted first before being permanently deleted"}`)
 	c.expect("DELETE", "/subjects/s", "", 200, `[2]`)
 	c.expect("DELETE", "/subjects/s", "", 404, `{"error_code":40404,"message":"Subject 's' was soft deleted.Set permanent=true to delete permanently"}`)
@@ -217,10 +232,15 @@ func TestReferences(t *testing.T) {
 	refs := `"references":[{"name":"com.acme.Address","subject":"address","version":1}]`
 	c.expect("POST", "/subjects/order/versions", body, 200, `{"id":2,"version":1,"schemaType":"AVRO",`+refs+`,"schema":`+jsonString(orderCanon)+`}`)
 	c.expect("GET", "/subjects/order/versions/1", "", 200, `{"subject":"order","version":1,"id":2,"schemaType":"AVRO",`+refs+`,"schema":`+jsonString(orderCanon)+`}`)
-	c.expect("GET", "/schemas/ids/2", "", 200, `{"schemaType":"AVRO","schema":`+jsonString(orderCanon)+`,`+refs+`}`)
+	c.expect("GET", "/schemas/ids/2", "", 200, `{"subject":"order","version":1,"schemaType":"AVRO","schema":`+jsonString(orderCanon)+`,`+refs+`}`)
 	c.expect("POST", "/subjects/order", body, 200, `{"subject":"order","version":1,"id":2,"schemaType":"AVRO",`+refs+`,"schema":`+jsonString(orderCanon)+`}`)
 	c.expect("GET", "/subjects/address/versions/1/referencedby", "", 200, `[2]`)
 	c.expect("GET", "/subjects/order/versions/1/referencedby", "", 200, `[]`)
+	// The same schema with the reference written out (what a serialiser
+	// that generates its schema sends) finds the version with the reference.
+	inlined := `{"type":"record","name":"Order","namespace":"com.acme","fields":[{"name":"ship","type":` + addr + `}]}`
+	c.expect("POST", "/subjects/order", avroBody(inlined), 200, `{"subject":"order","version":1,"id":2,"schemaType":"AVRO",`+refs+`,"schema":`+jsonString(orderCanon)+`}`)
+	c.expect("POST", "/subjects/order/versions", avroBody(inlined), 200, `{"id":2,"version":1,"schemaType":"AVRO",`+refs+`,"schema":`+jsonString(orderCanon)+`}`)
 	// A reference to "latest" (-1) is stored as the version it resolved to.
 	c.expect("POST", "/subjects/order2/versions", `{"schema":`+jsonString(order)+`,"references":[{"name":"com.acme.Address","subject":"address","version":-1}]}`, 200,
 		`{"id":2,"version":1,"schemaType":"AVRO",`+refs+`,"schema":`+jsonString(orderCanon)+`}`)
@@ -240,6 +260,29 @@ func TestReferences(t *testing.T) {
 	c.expect("DELETE", "/subjects/order?permanent=true", "", 200, `[1]`)
 	c.expect("DELETE", "/subjects/order2?permanent=true", "", 200, `[1]`)
 	c.expect("DELETE", "/subjects/address?permanent=true", "", 200, `[1]`)
+}
+
+// A reference's own references come along: the schema names only its
+// direct reference, the registry resolves the rest.
+func TestTransitiveReferences(t *testing.T) {
+	c := newClient(t)
+	city := `{"type":"record","name":"City","namespace":"x","fields":[{"name":"n","type":"string"}]}`
+	addr := `{"type":"record","name":"Address","namespace":"x","fields":[{"name":"city","type":"City"}]}`
+	order := `{"type":"record","name":"Order","namespace":"x","fields":[{"name":"a","type":"Address"}]}`
+	c.expect("POST", "/subjects/city/versions", avroBody(city), 200, `{"id":1,"version":1,"schemaType":"AVRO","schema":`+jsonString(city)+`}`)
+	c.expect("POST", "/subjects/address/versions", `{"schema":`+jsonString(addr)+`,"references":[{"name":"x.City","subject":"city","version":1}]}`, 200,
+		`{"id":2,"version":1,"schemaType":"AVRO","references":[{"name":"x.City","subject":"city","version":1}],"schema":`+jsonString(addr)+`}`)
+	c.expect("POST", "/subjects/order/versions", `{"schema":`+jsonString(order)+`,"references":[{"name":"x.Address","subject":"address","version":1}]}`, 200,
+		`{"id":3,"version":1,"schemaType":"AVRO","references":[{"name":"x.Address","subject":"address","version":1}],"schema":`+jsonString(order)+`}`)
+	// Compatibility of the next version parses both with the whole chain.
+	order2 := `{"type":"record","name":"Order","namespace":"x","fields":[{"name":"a","type":"Address"},{"name":"b","type":"City"}]}`
+	c.expect("POST", "/compatibility/subjects/order/versions/latest", `{"schema":`+jsonString(order2)+`,"references":[{"name":"x.Address","subject":"address","version":1}]}`, 200,
+		`{"is_compatible":false}`)
+	order3 := `{"type":"record","name":"Order","namespace":"x","fields":[{"name":"a","type":"Address"},{"name":"b","type":["null","City"],"default":null}]}`
+	c.expect("POST", "/compatibility/subjects/order/versions/latest", `{"schema":`+jsonString(order3)+`,"references":[{"name":"x.Address","subject":"address","version":1}]}`, 200,
+		`{"is_compatible":true}`)
+	c.expect("GET", "/subjects/city/versions/1/referencedby", "", 200, `[2]`)
+	c.expect("DELETE", "/subjects/city/versions/1", "", 422, `{"error_code":42206,"message":"One or more references exist to the schema {magic=1,keytype=SCHEMA,subject=city,version=1}."}`)
 }
 
 func TestStoreFailure(t *testing.T) {

@@ -25,6 +25,7 @@ type registerRequest struct {
 type registerResponse struct {
 	ID         int                `json:"id"`
 	Version    int                `json:"version,omitempty"`
+	GUID       string             `json:"guid,omitempty"`
 	SchemaType string             `json:"schemaType,omitempty"`
 	References []schema.Reference `json:"references,omitempty"`
 	Schema     string             `json:"schema,omitempty"`
@@ -181,24 +182,39 @@ func sortedReferences(refs []schema.Reference) []schema.Reference {
 	return slices.Compact(out)
 }
 
-// sameSchema tells whether a stored version holds the parsed schema:
-// the same type, references and text (under normalize, the same
-// normalised text).
+// equivalent is what a schema type may offer beyond schema.Parsed: a
+// text that two schemas Confluent's canLookup takes as the same share
+// (for Avro: references written out, properties and aliases sorted, as
+// Avro Java's Schema.equals and AvroSchema.equivalent compare them).
+type equivalent interface {
+	Equivalence() string
+}
+
+// sameSchema tells whether a stored version holds the parsed schema, as
+// Confluent's register and look-up find one: the same type, references
+// and text (under normalize, the same normalised text); or, for a type
+// that offers it, an equivalent schema with the same references, or with
+// the references written out in a request that has none.
 func (r *Registry) sameSchema(st *State, p schema.Parsed, refs []schema.Reference, normalize bool, v SubjectVersion) bool {
 	if typeOrAvro(v.SchemaType) != p.Type() {
 		return false
 	}
-	if !normalize {
-		return v.Schema == p.Canonical() && slices.Equal(v.References, refs)
-	}
-	if !slices.Equal(sortedReferences(v.References), sortedReferences(refs)) {
-		return false
-	}
-	if v.Schema == p.Normalized() || v.Schema == p.Canonical() {
+	sameRefs := slices.Equal(v.References, refs) || normalize && slices.Equal(sortedReferences(v.References), sortedReferences(refs))
+	if sameRefs && (v.Schema == p.Canonical() || normalize && v.Schema == p.Normalized()) {
 		return true
 	}
+	eq, ok := p.(equivalent)
+	if !sameRefs && !(len(refs) == 0 && len(v.References) > 0) || !ok && !normalize {
+		return false
+	}
 	old, err := st.parseVersionSchema(v)
-	return err == nil && old.Normalized() == p.Normalized()
+	if err != nil {
+		return false
+	}
+	if oldEq, ok2 := old.(equivalent); ok && ok2 {
+		return eq.Equivalence() == oldEq.Equivalence()
+	}
+	return sameRefs && normalize && old.Normalized() == p.Normalized()
 }
 
 // register answers POST /subjects/{subject}/versions.
@@ -214,6 +230,9 @@ func (r *Registry) register(req *http.Request, subject string) (any, *restError)
 	defer r.mu.Unlock()
 	st := r.state()
 	mode := st.effectiveMode(subject)
+	// IMPORT (and FORWARD, Confluent's import-like mode for a linked
+	// registry) take ids and versions as given, unchecked.
+	importing := mode == modeImport || mode == modeForward
 	reqID, reqVersion := -1, 0
 	if b.ID != nil {
 		reqID = *b.ID
@@ -224,7 +243,7 @@ func (r *Registry) register(req *http.Request, subject string) (any, *restError)
 	switch {
 	case mode == modeReadOnly || mode == modeReadOnlyOverride:
 		return nil, errReadOnly(subject)
-	case reqID >= 0 && mode != modeImport:
+	case reqID >= 0 && !importing:
 		return nil, errNotPermitted(sprintf("Subject %s in context . is not in import mode", subject))
 	case reqID < 0 && mode != modeReadWrite:
 		return nil, errNotPermitted(sprintf("Subject %s in context . is not in read-write mode", subject))
@@ -233,7 +252,7 @@ func (r *Registry) register(req *http.Request, subject string) (any, *restError)
 	if rerr != nil {
 		return nil, rerr
 	}
-	normalize := mode != modeImport && (queryBool(req, "normalize") || st.normalizeByConfig(subject))
+	normalize := !importing && (queryBool(req, "normalize") || st.normalizeByConfig(subject))
 	if normalize {
 		refs = sortedReferences(refs)
 	}
@@ -260,7 +279,8 @@ func (r *Registry) register(req *http.Request, subject string) (any, *restError)
 			}
 		}
 	}
-	if mode != modeImport {
+	// ?force=true skips the compatibility check, as Confluent 8 does.
+	if !importing && !queryBool(req, "force") {
 		level := st.effectiveConfig(subject).CompatibilityLevel
 		if msgs := r.incompatibilities(st, level, p, live); len(msgs) > 0 {
 			r.observe(Change{Kind: SchemaIncompatible, Subject: subject, SchemaType: string(p.Type()), Messages: msgs})
@@ -274,7 +294,7 @@ func (r *Registry) register(req *http.Request, subject string) (any, *restError)
 	}
 	version := newVersion
 	if reqVersion > 0 {
-		if reqVersion != newVersion && mode != modeImport {
+		if reqVersion != newVersion && !importing {
 			return nil, errInvalidSchema("Version is not one more than previous version")
 		}
 		version = reqVersion
@@ -309,7 +329,7 @@ func (r *Registry) register(req *http.Request, subject string) (any, *restError)
 }
 
 func responseOf(v SubjectVersion) registerResponse {
-	return registerResponse{ID: v.ID, Version: v.Version, SchemaType: string(typeOrAvro(v.SchemaType)), References: v.References, Schema: v.Schema}
+	return registerResponse{ID: v.ID, Version: v.Version, GUID: v.GUID(), SchemaType: string(typeOrAvro(v.SchemaType)), References: v.References, Schema: v.Schema}
 }
 
 // idOf is the id the registry gave this exact schema (in any subject,

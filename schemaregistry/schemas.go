@@ -8,8 +8,12 @@ import (
 	"github.com/fakekafka/fakekafka/schemaregistry/schema"
 )
 
-// schemaString is Confluent's SchemaString (GET /schemas/ids/{id}).
+// schemaString is Confluent's SchemaString (GET /schemas/ids/{id}), with
+// the subject and version it was found under, as Confluent answers since 8.0.
 type schemaString struct {
+	Subject    string             `json:"subject,omitempty"`
+	Version    int                `json:"version,omitempty"`
+	GUID       string             `json:"guid,omitempty"`
 	SchemaType string             `json:"schemaType,omitempty"`
 	Schema     string             `json:"schema"`
 	References []schema.Reference `json:"references,omitempty"`
@@ -31,6 +35,15 @@ func (r *Registry) routeSchemas(req *http.Request, s []string) (any, *restError)
 		return r.listSchemas(req), nil
 	case len(s) == 1 && s[0] == "types":
 		return []string{"JSON", "PROTOBUF", "AVRO"}, nil
+	case len(s) == 2 && s[0] == "guids":
+		for _, id := range st.IDs() {
+			for _, v := range st.VersionsByID(id, true) {
+				if v.GUID() == s[1] {
+					return schemaStringOf(v), nil
+				}
+			}
+		}
+		return nil, &restError{http.StatusNotFound, codeSchemaNotFound, "Schema " + s[1] + " not found"}
 	case s[0] != "ids" || len(s) < 2 || len(s) > 3:
 		return nil, notFound()
 	}
@@ -41,13 +54,11 @@ func (r *Registry) routeSchemas(req *http.Request, s []string) (any, *restError)
 	subject := req.URL.Query().Get("subject")
 	deleted := queryBool(req, "deleted")
 	if len(s) == 3 && (s[2] == "subjects" || s[2] == "versions") {
-		vs := st.VersionsByID(int(id), deleted)
-		if subject != "" {
-			vs = filterSubject(vs, subject)
-		}
-		if len(vs) == 0 {
+		// ?subject= names a context in Confluent, not a filter.
+		if len(st.VersionsByID(int(id), true)) == 0 {
 			return nil, errSchemaNotFound()
 		}
+		vs := st.VersionsByID(int(id), deleted)
 		if s[2] == "subjects" {
 			out := []string{}
 			for _, v := range vs {
@@ -55,13 +66,13 @@ func (r *Registry) routeSchemas(req *http.Request, s []string) (any, *restError)
 					out = append(out, v.Subject)
 				}
 			}
-			return out, nil
+			return page(req, out), nil
 		}
 		out := make([]subjectVersionEntry, 0, len(vs))
 		for _, v := range vs {
 			out = append(out, subjectVersionEntry{v.Subject, v.Version})
 		}
-		return out, nil
+		return page(req, out), nil
 	}
 	v, ok := st.SchemaByID(int(id))
 	if subject != "" {
@@ -78,7 +89,11 @@ func (r *Registry) routeSchemas(req *http.Request, s []string) (any, *restError)
 		}
 		return rawText(v.Schema), nil
 	}
-	return schemaString{SchemaType: string(typeOrAvro(v.SchemaType)), Schema: v.Schema, References: v.References}, nil
+	return schemaStringOf(v), nil
+}
+
+func schemaStringOf(v SubjectVersion) schemaString {
+	return schemaString{Subject: v.Subject, Version: v.Version, GUID: v.GUID(), SchemaType: string(typeOrAvro(v.SchemaType)), Schema: v.Schema, References: v.References}
 }
 
 func filterSubject(vs []SubjectVersion, subject string) []SubjectVersion {
@@ -111,5 +126,9 @@ func (r *Registry) listSchemas(req *http.Request) []schemaEntity {
 			out = append(out, entityOf(v))
 		}
 	}
-	return out
+	return pageMax(req, out, schemaSearchLimit)
 }
+
+// schemaSearchLimit is Confluent's default schema.search.default.limit and
+// schema.search.max.limit.
+const schemaSearchLimit = 1000

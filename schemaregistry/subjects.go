@@ -12,6 +12,7 @@ type schemaEntity struct {
 	Subject    string             `json:"subject,omitempty"`
 	Version    int                `json:"version,omitempty"`
 	ID         int                `json:"id,omitempty"`
+	GUID       string             `json:"guid,omitempty"`
 	SchemaType string             `json:"schemaType,omitempty"`
 	References []schema.Reference `json:"references,omitempty"`
 	Schema     string             `json:"schema,omitempty"`
@@ -19,7 +20,7 @@ type schemaEntity struct {
 
 func entityOf(v SubjectVersion) schemaEntity {
 	return schemaEntity{
-		Subject: v.Subject, Version: v.Version, ID: v.ID, SchemaType: string(typeOrAvro(v.SchemaType)),
+		Subject: v.Subject, Version: v.Version, ID: v.ID, GUID: v.GUID(), SchemaType: string(typeOrAvro(v.SchemaType)),
 		References: v.References, Schema: v.Schema,
 	}
 }
@@ -86,7 +87,7 @@ func (r *Registry) listSubjects(req *http.Request) []string {
 	if out == nil {
 		out = []string{}
 	}
-	return out
+	return page(req, out)
 }
 
 func (r *Registry) listVersions(req *http.Request, subject string) (any, *restError) {
@@ -104,7 +105,7 @@ func (r *Registry) listVersions(req *http.Request, subject string) (any, *restEr
 		}
 		out = append(out, v.Version)
 	}
-	return out, nil
+	return page(req, out), nil
 }
 
 func (r *Registry) getVersion(req *http.Request, subject, version string) (schemaEntity, *restError) {
@@ -134,7 +135,7 @@ func (r *Registry) referencedBy(req *http.Request, subject, version string) (any
 	if ids == nil {
 		ids = []int{}
 	}
-	return ids, nil
+	return page(req, ids), nil
 }
 
 // lookup answers POST /subjects/{subject}: the version of subject that

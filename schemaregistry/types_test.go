@@ -38,7 +38,7 @@ func TestProtobufAndJSONSchemas(t *testing.T) {
 	c.expect("POST", "/subjects/orders-value/versions", typedBody(schema.Protobuf, order, ref), 200,
 		`{"id":2,"version":1,"schemaType":"PROTOBUF","references":[{"name":"money.proto","subject":"money","version":1}],"schema":`+jsonString(orderC)+`}`)
 	c.expect("GET", "/schemas/ids/2", "", 200,
-		`{"schemaType":"PROTOBUF","schema":`+jsonString(orderC)+`,"references":[{"name":"money.proto","subject":"money","version":1}]}`)
+		`{"subject":"orders-value","version":1,"schemaType":"PROTOBUF","schema":`+jsonString(orderC)+`,"references":[{"name":"money.proto","subject":"money","version":1}]}`)
 	c.expect("POST", "/subjects/orders-value", typedBody(schema.Protobuf, order, ref), 200,
 		`{"subject":"orders-value","version":1,"id":2,"schemaType":"PROTOBUF","references":[{"name":"money.proto","subject":"money","version":1}],"schema":`+jsonString(orderC)+`}`)
 	// The same text without its reference does not parse.
@@ -60,6 +60,6 @@ func TestProtobufAndJSONSchemas(t *testing.T) {
 	// An AVRO version cannot follow a JSON one.
 	c.expect("POST", "/compatibility/subjects/js/versions/latest?verbose=true", avroBody(`"string"`), 200,
 		`{"is_compatible":false,"messages":["Incompatible because of different schema type","{validateFields: 'false', compatibility: 'BACKWARD'}"]}`)
-	c.expect("GET", "/schemas/ids/3", "", 200, `{"schemaType":"JSON","schema":`+jsonString(jsC)+`}`)
+	c.expect("GET", "/schemas/ids/3", "", 200, `{"subject":"js","version":1,"schemaType":"JSON","schema":`+jsonString(jsC)+`}`)
 	c.expect("GET", "/subjects/js/versions/1/schema", "", 200, jsC)
 }

@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -115,14 +116,16 @@ func (c *Cluster) SchemaRegistry() *schemaregistry.Registry {
 	return c.sr.registry
 }
 
-// saslOn says whether the cluster authenticates with SASL: a SASL
-// listener, or SASL users configured.
+// saslOn says whether the cluster authenticates users by password: SASL
+// users configured, or a SASL listener that takes PLAIN or SCRAM (one
+// with OAUTHBEARER alone has no passwords to check).
 func (c *Cluster) saslOn() bool {
 	if len(c.cfg.SASLUsers) > 0 {
 		return true
 	}
+	passwords := slices.ContainsFunc(c.cfg.SASLMechanisms, func(m string) bool { return m != sasl.OAuthBearer })
 	for _, l := range c.cfg.Listeners {
-		if strings.HasPrefix(l.SecurityProtocol, "SASL_") {
+		if strings.HasPrefix(l.SecurityProtocol, "SASL_") && passwords {
 			return true
 		}
 	}

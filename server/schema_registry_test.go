@@ -414,3 +414,52 @@ func TestSchemaRegistryCompactedLogReloads(t *testing.T) {
 		}
 	}
 }
+
+// No leader for _schemas: reads answer what was loaded, a registration
+// fails after kafkastore.timeout.ms naming LEADER_NOT_AVAILABLE, and
+// succeeds once a leader is back.
+func TestSchemaRegistryNoLeader(t *testing.T) {
+	c := server.NewTestCluster(t, server.Config{Brokers: 1, SchemaRegistry: &server.SchemaRegistryConfig{}})
+	url := c.SchemaRegistryURL()
+	id := register(t, url, "orders-value", orderV1)
+	if err := c.StopBroker(1, server.StopCrash); err != nil {
+		t.Fatal(err)
+	}
+	if got := idOf(t, url, "orders-value", 1); got != id {
+		t.Fatalf("id %d without a leader, %d before", got, id)
+	}
+	body, _ := json.Marshal(map[string]string{"schema": orderV(2)})
+	status, got := srDo(t, http.MethodPost, url+"/subjects/orders-value/versions", string(body))
+	if status != 500 || !strings.Contains(got, `"error_code":50002`) || !strings.Contains(got, "LEADER_NOT_AVAILABLE") {
+		t.Fatalf("register without a leader: %d %s", status, got)
+	}
+	if err := c.StartBroker(1); err != nil {
+		t.Fatal(err)
+	}
+	if id2 := register(t, url, "orders-value", orderV(2)); id2 == id {
+		t.Fatalf("version 2 got version 1's id %d", id)
+	}
+}
+
+// A SASL listener that checks passwords (PLAIN, SCRAM) turns basic auth on
+// even before any user exists; one with OAUTHBEARER alone has no passwords
+// to check, and leaves the registry open.
+func TestSchemaRegistryAuthFollowsSASLListeners(t *testing.T) {
+	for _, c := range []struct {
+		mechanisms []string
+		want       int
+	}{
+		{nil, 401},
+		{[]string{"OAUTHBEARER"}, 200},
+	} {
+		cl := server.NewTestCluster(t, server.Config{
+			Brokers:        1,
+			Listeners:      []server.Listener{{Name: "SASL_PLAINTEXT", Listen: "127.0.0.1:0"}},
+			SASLMechanisms: c.mechanisms,
+			SchemaRegistry: &server.SchemaRegistryConfig{},
+		})
+		if status, got := srDo(t, http.MethodGet, cl.SchemaRegistryURL()+"/subjects", ""); status != c.want {
+			t.Errorf("mechanisms %v: %d %s, want %d", c.mechanisms, status, got, c.want)
+		}
+	}
+}

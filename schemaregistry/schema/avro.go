@@ -13,14 +13,16 @@ import (
 // Schema.toString with the referenced named types written by name) and,
 // under normalize, the canonical text of AvroSchemaUtils' normalised form.
 type avroSchema struct {
-	parsed     avro.Schema
-	canonical  string
-	normalized string
+	parsed      avro.Schema
+	canonical   string
+	normalized  string
+	equivalence string
 }
 
 func parseAvro(text string, deps map[string]string) (Parsed, error) {
 	cache := &avro.SchemaCache{}
 	known := map[string]bool{}
+	defs := map[string]avroDef{}
 	// References are named types parsed before the schema, as Confluent
 	// does; one may use another, so parse until no more succeed.
 	pending := make([]string, 0, len(deps))
@@ -40,6 +42,9 @@ func parseAvro(text string, deps map[string]string) (Parsed, error) {
 			if n, ok := s.(avro.NamedSchema); ok {
 				known[n.FullName()] = true
 			}
+			if tree, err := avroDecode(deps[name]); err == nil {
+				collectAvroDefs(tree, "", defs)
+			}
 		}
 		if len(failed) == len(pending) {
 			return nil, lastErr
@@ -58,13 +63,16 @@ func parseAvro(text string, deps map[string]string) (Parsed, error) {
 	}
 	return &avroSchema{
 		parsed:     s,
-		canonical:  printAvro(tree, known, false),
-		normalized: printAvro(tree, known, true),
+		canonical:  printAvro(tree, known, defs, false),
+		normalized: printAvro(tree, known, defs, true),
+		// references written out: the same whether a type came from a
+		// reference or was given inline
+		equivalence: printAvro(tree, nil, defs, true),
 	}, nil
 }
 
-func printAvro(tree any, known map[string]bool, normalize bool) string {
-	p := &avroPrinter{names: map[string]bool{}, normalize: normalize}
+func printAvro(tree any, known map[string]bool, defs map[string]avroDef, normalize bool) string {
+	p := &avroPrinter{names: map[string]bool{}, normalize: normalize, defs: defs}
 	for n := range known {
 		p.names[n] = true
 	}
@@ -75,6 +83,11 @@ func printAvro(tree any, known map[string]bool, normalize bool) string {
 func (a *avroSchema) Type() Type         { return Avro }
 func (a *avroSchema) Canonical() string  { return a.canonical }
 func (a *avroSchema) Normalized() string { return a.normalized }
+
+// Equivalence is the text two schemas Confluent's AvroSchema.equivalent
+// takes as the same share: every named type written out where first used
+// (references included), properties and aliases sorted.
+func (a *avroSchema) Equivalence() string { return a.equivalence }
 
 // Backward reports why a (the reader) cannot read data written with
 // older (the writer), in Confluent's Difference format: "%s" stands for

@@ -58,6 +58,10 @@ var avroJavaCanonical = []struct {
 		`{"type":"enum","name":"E","symbols":["A"],"aliases":["a.Old","Old"]}`},
 	{`{"type":"record","name":"p.R","aliases":["q.Old","p.Same","Short"],"fields":[]}`, nil,
 		`{"type":"record","name":"R","namespace":"p","fields":[],"aliases":["q.Old","Same","Short"]}`},
+	{`{"type":"record","name":"Order","namespace":"shop","fields":[{"name":"ship","type":"com.acme.Address"},{"name":"c","type":"com.acme.City"},{"name":"c2","type":"com.acme.City"},{"name":"k","type":"other.Kind"}]}`, []string{`{"type":"record","name":"Address","namespace":"com.acme","fields":[{"name":"city","type":{"type":"record","name":"City","fields":[{"name":"n","type":"string"}]}},{"name":"kind","type":{"type":"enum","name":"other.Kind","symbols":["A"]}}]}`},
+		`{"type":"record","name":"Order","namespace":"shop","fields":[{"name":"ship","type":"com.acme.Address"},{"name":"c","type":{"type":"record","name":"City","namespace":"com.acme","fields":[{"name":"n","type":"string"}]}},{"name":"c2","type":"com.acme.City"},{"name":"k","type":{"type":"enum","name":"Kind","namespace":"other","symbols":["A"]}}]}`},
+	{`{"type":"record","name":"Order","namespace":"com.acme","fields":[{"name":"c","type":"City"}]}`, []string{`{"type":"record","name":"Address","namespace":"com.acme","fields":[{"name":"city","type":{"type":"record","name":"City","fields":[{"name":"n","type":"string"}]}}]}`},
+		`{"type":"record","name":"Order","namespace":"com.acme","fields":[{"name":"c","type":{"type":"record","name":"City","fields":[{"name":"n","type":"string"}]}}]}`},
 }
 
 func TestAvroCanonicalIsAvroJavas(t *testing.T) {

@@ -189,6 +189,53 @@ type avroPrinter struct {
 	b         bytes.Buffer
 	names     map[string]bool // full names defined so far (and the references)
 	normalize bool
+	// defs are the named types defined inside the references: Avro Java
+	// writes one out where the schema first uses it (only a reference's
+	// own type counts as known).
+	defs map[string]avroDef
+}
+
+// avroDef is a named type's definition and its enclosing namespace.
+type avroDef struct {
+	obj *avroObject
+	ns  string
+}
+
+// collectAvroDefs finds every named type defined in tree.
+func collectAvroDefs(tree any, ns string, defs map[string]avroDef) {
+	switch v := tree.(type) {
+	case []any:
+		for _, e := range v {
+			collectAvroDefs(e, ns, defs)
+		}
+	case *avroObject:
+		t, _ := v.get("type")
+		typ, ok := t.(string)
+		if !ok {
+			collectAvroDefs(t, ns, defs)
+			return
+		}
+		switch typ {
+		case "record", "error", "enum", "fixed":
+			full := avroFullName(v, ns)
+			defs[full] = avroDef{v, ns}
+			space, _ := avroSplitName(full)
+			fields, _ := v.get("fields")
+			fs, _ := fields.([]any)
+			for _, f := range fs {
+				if fo, ok := f.(*avroObject); ok {
+					ft, _ := fo.get("type")
+					collectAvroDefs(ft, space, defs)
+				}
+			}
+		case "array":
+			items, _ := v.get("items")
+			collectAvroDefs(items, ns, defs)
+		case "map":
+			values, _ := v.get("values")
+			collectAvroDefs(values, ns, defs)
+		}
+	}
 }
 
 func avroSplitName(full string) (space, short string) {
@@ -250,8 +297,13 @@ func (p *avroPrinter) schema(v any, ns string) {
 // ref prints a reference to a named type defined before.
 func (p *avroPrinter) ref(name, ns string) {
 	full := name
-	if !strings.Contains(name, ".") && ns != "" && p.names[ns+"."+name] {
+	if !strings.Contains(name, ".") && ns != "" && (p.names[ns+"."+name] || p.defs[ns+"."+name].obj != nil) {
 		full = ns + "." + name
+	}
+	if def := p.defs[full]; !p.names[full] && def.obj != nil {
+		typ, _ := def.obj.str("type")
+		p.namedAs(def.obj, typ, full, ns)
+		return
 	}
 	avroWriteString(&p.b, avroQualified(full, ns))
 }
@@ -295,7 +347,12 @@ func (p *avroPrinter) object(o *avroObject, ns string) {
 }
 
 func (p *avroPrinter) named(o *avroObject, typ, ns string) {
-	full := avroFullName(o, ns)
+	p.namedAs(o, typ, avroFullName(o, ns), ns)
+}
+
+// namedAs prints the named type full defined by o where the enclosing
+// namespace is ns.
+func (p *avroPrinter) namedAs(o *avroObject, typ, full, ns string) {
 	if p.names[full] {
 		avroWriteString(&p.b, avroQualified(full, ns))
 		return
