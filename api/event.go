@@ -141,6 +141,16 @@ type Event struct {
 	ResourceType string
 	PatternType  string
 	ResourceName string
+
+	// Schema registry events: the subject, the version (-1: none, or the
+	// whole subject), the global schema id (-1: none) and its type, a hard
+	// delete, and why a schema was incompatible.
+	Subject    string
+	Version    int32
+	SchemaID   int32
+	SchemaType string
+	Permanent  bool
+	Messages   []string
 }
 
 // Events of the admin APIs: partitions added, reassignments.
@@ -217,6 +227,24 @@ const (
 	EventAuthorizationDenied EventType = "authorization_denied"
 )
 
+// The schema registry's events (Subject, and what each names).
+const (
+	// A schema was registered under Subject: Version, SchemaID and
+	// SchemaType (AVRO, PROTOBUF, JSON). Registering a schema the subject
+	// already has is no event: nothing changed.
+	EventSchemaRegistered EventType = "schema_registered"
+	// Version of Subject (every version when Version is -1: the subject)
+	// was deleted; Permanent for a hard delete, else a soft one.
+	EventSchemaDeleted EventType = "schema_deleted"
+	// A schema was refused as incompatible with Subject's versions:
+	// Messages says why, as the registry's 409 answer does.
+	EventSchemaIncompatible EventType = "schema_incompatible"
+	// The compatibility level or the mode of Subject ("" for the global
+	// one) changed: Configs holds "compatibility" or "mode" and its new
+	// value ("" when a subject's own setting was deleted).
+	EventSchemaConfigChanged EventType = "schema_config_changed"
+)
+
 // EventTypes lists every event type, in the order of their declaration.
 var EventTypes = []EventType{
 	EventBrokerStarted, EventBrokerStopped, EventBrokerFenced, EventBrokerIsolated, EventBrokerHealed,
@@ -233,6 +261,7 @@ var EventTypes = []EventType{
 	EventShareStateInitialized, EventShareStateDeleted, EventShareCoordinatorLoaded,
 	EventClientAuthenticated, EventClientReauthenticated, EventAuthenticationFailed, EventSASLUserChanged, EventDelegationTokenChanged, EventJWKSRefreshed, EventAuthorizationDenied,
 	EventChaosStarted, EventChaosAction, EventChaosAnomaly, EventChaosStopped,
+	EventSchemaRegistered, EventSchemaDeleted, EventSchemaIncompatible, EventSchemaConfigChanged,
 }
 
 type eventJSON struct {
@@ -272,6 +301,13 @@ type eventJSON struct {
 	ResourceType string `json:"resource_type,omitempty"`
 	PatternType  string `json:"pattern_type,omitempty"`
 	ResourceName string `json:"resource_name,omitempty"`
+
+	Subject    string   `json:"subject,omitempty"`
+	Version    *int32   `json:"version,omitempty"`
+	SchemaID   *int32   `json:"schema_id,omitempty"`
+	SchemaType string   `json:"schema_type,omitempty"`
+	Permanent  bool     `json:"permanent,omitempty"`
+	Messages   []string `json:"messages,omitempty"`
 }
 
 func opt[T int16 | int32 | int64](v T) *T {
@@ -299,6 +335,8 @@ func (e Event) MarshalJSON() ([]byte, error) {
 		State: e.State, PreviousState: e.PreviousState, Partitions: e.Partitions,
 		Principal: e.Principal, Host: e.Host, API: e.API, Operation: e.Operation, ResourceType: e.ResourceType,
 		PatternType: e.PatternType, ResourceName: e.ResourceName,
+		Subject: e.Subject, Version: opt(e.Version), SchemaID: opt(e.SchemaID), SchemaType: e.SchemaType,
+		Permanent: e.Permanent, Messages: e.Messages,
 	})
 }
 
@@ -317,6 +355,8 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 		State: j.State, PreviousState: j.PreviousState, Partitions: j.Partitions,
 		Principal: j.Principal, Host: j.Host, API: j.API, Operation: j.Operation, ResourceType: j.ResourceType,
 		PatternType: j.PatternType, ResourceName: j.ResourceName,
+		Subject: j.Subject, Version: unopt(j.Version), SchemaID: unopt(j.SchemaID), SchemaType: j.SchemaType,
+		Permanent: j.Permanent, Messages: j.Messages,
 	}
 	return nil
 }

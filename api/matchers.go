@@ -187,3 +187,34 @@ func AuthorizationDenied(principal, resourceName string) EventMatcher {
 			(resourceName == "" || e.ResourceName == resourceName)
 	}
 }
+
+// SchemaRegistered matches a registration under subject ("" for any).
+func SchemaRegistered(subject string) EventMatcher {
+	return subjectEvent(EventSchemaRegistered, subject)
+}
+
+// SchemaRegisteredVersion matches version of subject being registered.
+func SchemaRegisteredVersion(subject string, version int32) EventMatcher {
+	m := subjectEvent(EventSchemaRegistered, subject)
+	return func(e Event) bool { return m(e) && e.Version == version }
+}
+
+// SchemaDeleted matches a soft or permanent delete in subject ("" for
+// any): of one version, or of the subject (Version -1).
+func SchemaDeleted(subject string) EventMatcher { return subjectEvent(EventSchemaDeleted, subject) }
+
+// SchemaIncompatible matches a schema refused as incompatible with
+// subject ("" for any).
+func SchemaIncompatible(subject string) EventMatcher {
+	return subjectEvent(EventSchemaIncompatible, subject)
+}
+
+// SchemaConfigChanged matches a change of subject's compatibility level
+// or mode; "" matches the global ones only.
+func SchemaConfigChanged(subject string) EventMatcher {
+	return func(e Event) bool { return e.Type == EventSchemaConfigChanged && e.Subject == subject }
+}
+
+func subjectEvent(t EventType, subject string) EventMatcher {
+	return func(e Event) bool { return e.Type == t && (subject == "" || e.Subject == subject) }
+}

@@ -43,6 +43,7 @@ const maxControlBody = 1 << 20
 //	GET, POST /v1/topics; GET, DELETE /v1/topics/{topic}; GET, PATCH /v1/topics/{topic}/configs  (topics_http.go)
 //	POST /v1/oauth/token, GET /v1/oauth/jwks                    the built-in OAuth issuer (oauth_http.go)
 //	GET  /v1/partitions/{topic}/{partition}/replicas/{id}/records  ReplicaRecords (records_http.go)
+//	GET  /v1/schema-registry; GET, POST, DELETE /v1/schema-registry/faults[/{id}]  (schema_registry_http.go)
 //
 // A partition change answers 200 with the partition's new PartitionState.
 // Every error is a JSON object {"error":"..."}: 400 for a malformed body
@@ -78,6 +79,7 @@ func Handler(cl *server.Cluster) http.Handler {
 	c.registerChaosRoutes(mux)
 	c.registerTopicRoutes(mux)
 	c.registerRecordRoutes(mux)
+	c.registerSchemaRegistryRoutes(mux)
 	return jsonErrors{mux}
 }
 

@@ -7,7 +7,7 @@ import (
 )
 
 // dashboardFiles is the dashboard: one page, a stylesheet and its scripts
-// (app.js, events.js, records.js, charts.js), served as they are (no build
+// (app.js, events.js, records.js, charts.js, security.js, schemas.js), served as they are (no build
 // step, no external assets).
 //
 //go:embed dashboard
@@ -15,7 +15,8 @@ var dashboardFiles embed.FS
 
 // registerDashboardRoutes serves the dashboard at GET / and its assets
 // under /dashboard/. The page is a client of the rest of the control API:
-// it reads /v1/cluster, /v1/groups, /v1/faults and /v1/transactions,
+// it reads /v1/cluster, /v1/groups, /v1/faults, /v1/transactions,
+// /v1/security and /v1/schema-registry,
 // follows /v1/events/stream with the server-side filters the events panel
 // sets (older events from /v1/events?before=), reads a replica's log from
 // .../replicas/{id}/records, and every button is one of the API's POSTs.

@@ -28,7 +28,7 @@ func TestDashboardIsServed(t *testing.T) {
 	if code != 200 || !strings.HasPrefix(ct, "text/html") || !strings.Contains(body, `<script src="/dashboard/app.js">`) {
 		t.Fatalf("GET /: %d %s\n%s", code, ct, body)
 	}
-	for _, script := range []string{"app.js", "events.js", "records.js", "charts.js", "security.js"} {
+	for _, script := range []string{"app.js", "events.js", "records.js", "charts.js", "security.js", "schemas.js"} {
 		if !strings.Contains(body, `<script src="/dashboard/`+script+`">`) {
 			t.Errorf("index.html does not load %s", script)
 		}

@@ -20,7 +20,7 @@ const sseKeepAlive = 15 * time.Second
 
 // registerEventRoutes adds the event stream to the control API:
 //
-//	GET /v1/events?since=SEQ&type=T1,T2&topic=t&partition=0&broker=1&group=g&transactional_id=x
+//	GET /v1/events?since=SEQ&type=T1,T2&topic=t&partition=0&broker=1&group=g&transactional_id=x&subject=s
 //	    {"events":[Event...],"last_seq":N}: the kept events after SEQ that
 //	    match every filter given; last_seq is the newest event's number,
 //	    the since of the next poll
@@ -231,7 +231,7 @@ func eventQuery(r *http.Request) (uint64, api.EventMatcher, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	topic, group, txnID := q.Get("topic"), q.Get("group"), q.Get("transactional_id")
+	topic, group, txnID, subject := q.Get("topic"), q.Get("group"), q.Get("transactional_id"), q.Get("subject")
 	return since, func(e api.Event) bool {
 		return (len(types) == 0 || slices.Contains(types, e.Type)) &&
 			!slices.Contains(notTypes, e.Type) &&
@@ -240,7 +240,8 @@ func eventQuery(r *http.Request) (uint64, api.EventMatcher, error) {
 			(!hasPartition || e.Partition == partition) &&
 			(!hasBroker || e.Broker == broker || e.Leader == broker) &&
 			(group == "" || e.Group == group) &&
-			(txnID == "" || e.TransactionalID == txnID)
+			(txnID == "" || e.TransactionalID == txnID) &&
+			(subject == "" || e.Subject == subject)
 	}, nil
 }
 

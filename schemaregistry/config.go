@@ -97,7 +97,7 @@ func (r *Registry) routeConfig(req *http.Request, s []string) (any, *restError) 
 		if err := r.store.Write(req.Context(), []Record{ConfigRecord(subject, &c)}); err != nil {
 			return nil, errStore("Update compatibility level", err)
 		}
-		r.observe(Change{Kind: ConfigChanged, Subject: subject})
+		r.observe(Change{Kind: ConfigChanged, Subject: subject, Config: map[string]string{"compatibility": c.CompatibilityLevel}})
 		return configUpdate{Compatibility: c.CompatibilityLevel, Normalize: c.Normalize}, nil
 	case http.MethodDelete:
 		r.mu.Lock()
@@ -115,7 +115,7 @@ func (r *Registry) routeConfig(req *http.Request, s []string) (any, *restError) 
 			if err := r.store.Write(req.Context(), []Record{ConfigRecord(subject, nil)}); err != nil {
 				return nil, errStore("Delete compatibility level", err)
 			}
-			r.observe(Change{Kind: ConfigChanged, Subject: subject})
+			r.observe(Change{Kind: ConfigChanged, Subject: subject, Config: map[string]string{"compatibility": ""}})
 		}
 		return configResponse{c.CompatibilityLevel, c.Normalize}, nil
 	}
@@ -191,6 +191,7 @@ func (r *Registry) routeMode(req *http.Request, s []string) (any, *restError) {
 		if err := r.store.Write(req.Context(), recs); err != nil {
 			return nil, errStore("Update mode", err)
 		}
+		r.observe(Change{Kind: ConfigChanged, Subject: subject, Config: map[string]string{"mode": mode}})
 		return modeBody{mode}, nil
 	case http.MethodDelete:
 		r.mu.Lock()
@@ -201,8 +202,11 @@ func (r *Registry) routeMode(req *http.Request, s []string) (any, *restError) {
 				return nil, errSubjectNotFound(subject)
 			}
 			m = modeReadWrite
-		} else if err := r.store.Write(req.Context(), []Record{ModeRecord(subject, nil)}); err != nil {
-			return nil, errStore("Delete mode", err)
+		} else {
+			if err := r.store.Write(req.Context(), []Record{ModeRecord(subject, nil)}); err != nil {
+				return nil, errStore("Delete mode", err)
+			}
+			r.observe(Change{Kind: ConfigChanged, Subject: subject, Config: map[string]string{"mode": ""}})
 		}
 		return modeBody{m}, nil
 	}

@@ -52,6 +52,9 @@ type Change struct {
 	SchemaType string
 	Permanent  bool     // SchemaDeleted: a hard delete
 	Messages   []string // SchemaIncompatible: why
+	// ConfigChanged: what changed, "compatibility" or "mode", and its new
+	// value ("" when a subject's own setting was deleted).
+	Config map[string]string
 }
 
 // Options configures a Registry.

@@ -115,6 +115,10 @@ const (
 	EventDelegationTokenChanged  = api.EventDelegationTokenChanged
 	EventJWKSRefreshed           = api.EventJWKSRefreshed
 	EventAuthorizationDenied     = api.EventAuthorizationDenied
+	EventSchemaRegistered        = api.EventSchemaRegistered
+	EventSchemaDeleted           = api.EventSchemaDeleted
+	EventSchemaIncompatible      = api.EventSchemaIncompatible
+	EventSchemaConfigChanged     = api.EventSchemaConfigChanged
 )
 
 // EventTypes: see api.EventTypes.

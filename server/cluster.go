@@ -82,6 +82,9 @@ type Cluster struct {
 	// sslMapper maps client certificates to principals (principal_mapping.go).
 	sslMapper *principal.SSLMapper
 	denials   denialLog // the newest authorization denials (denials.go)
+	// srFaults are the schema registry's fault rules, applied by the
+	// middleware around its REST API (schema_registry_faults.go).
+	srFaults schemaRegistryFaults
 
 	// isrChecks and checkpoints are the periodic jobs on the cluster's
 	// clock (periodic.go); lastCheckpoint is used only by checkpoints.

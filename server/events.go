@@ -15,7 +15,7 @@ import (
 
 func newEvent(t EventType) Event {
 	return Event{Type: t, Broker: -1, Partition: -1, Leader: -1, OldLeader: -1, Epoch: -1, From: -1, To: -1, Generation: -1,
-		ProducerID: -1, ProducerEpoch: -1}
+		ProducerID: -1, ProducerEpoch: -1, Version: -1, SchemaID: -1}
 }
 
 // DefaultEventBuffer is how many events the ring keeps by default.

@@ -63,7 +63,7 @@ func (c *Cluster) startSchemaRegistry() error {
 		c.log.Warn("schema registry: NOOP at start failed", "error", err)
 	}
 	store.State() // loads it on the leader
-	opts := schemaregistry.Options{Logger: c.log}
+	opts := schemaregistry.Options{Logger: c.log, Observe: c.observeSchemaRegistry}
 	if c.saslOn() {
 		opts.Authenticate = c.basicAuth
 	}
@@ -72,7 +72,7 @@ func (c *Cluster) startSchemaRegistry() error {
 	if err != nil {
 		return fmt.Errorf("schema registry listener: %v", err)
 	}
-	srv := &http.Server{Handler: reg, ReadHeaderTimeout: 10 * time.Second,
+	srv := &http.Server{Handler: c.schemaRegistryFaultHandler(reg), ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog: slog.NewLogLogger(c.log.Handler(), slog.LevelInfo)} // the cluster's log, not stderr
 	c.sr = &schemaRegistry{store: store, registry: reg, srv: srv, url: "http://" + ln.Addr().String()}
 	c.wg.Add(1)

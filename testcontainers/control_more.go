@@ -40,6 +40,8 @@ type EventFilter struct {
 	Group     string
 	// TransactionalID selects the events of one transactional id.
 	TransactionalID string
+	// Subject selects the schema registry's events of one subject.
+	Subject string
 }
 
 // Events returns the events after sequence number since that match f, and
@@ -64,6 +66,9 @@ func (c *Control) Events(ctx context.Context, since uint64, f EventFilter) ([]Ev
 	}
 	if f.TransactionalID != "" {
 		q.Set("transactional_id", f.TransactionalID)
+	}
+	if f.Subject != "" {
+		q.Set("subject", f.Subject)
 	}
 	var out struct {
 		Events  []Event `json:"events"`

@@ -32,7 +32,7 @@ The control URL defaults to $FAKEKAFKA_CONTROL, else ` + defaultControl + `.
 Cluster
   state                              brokers, topics, partitions and every replica's LEO/HW
   groups [GROUP]                     consumer groups with members, offsets and lag
-  events [--since N] [--type T,..] [--topic T] [--partition P] [--broker B] [--group G] [--transactional_id ID]
+  events [--since N] [--type T,..] [--topic T] [--partition P] [--broker B] [--group G] [--transactional_id ID] [--subject S]
          [--follow | --wait DURATION]   --wait: until an event after --since matches (then exit)
 Brokers
   crash ID | powerloss ID            stop a broker abruptly (powerloss also loses unflushed data)
@@ -71,6 +71,12 @@ Faults
             [--count N] [--delay 100ms] [--drop-connection] [--after-work]
   fault list | faults
   fault rm ID
+Schema registry
+  schemas                            subjects: versions, latest id and type, compatibility and mode
+  schemas show SUBJECT [VERSION|latest]   a subject's versions, or one version's schema
+  schemas fault add [--method POST] [--path /subjects/*/versions] [--status 500] [--error-code 50001]
+                    [--message TEXT] [--count N] [--delay 2s]   (* one path segment, a final ** any)
+  schemas fault list | rm ID | clear
 Chaos
   chaos start SPEC                   start a run: PRESET[,key=value...] or a JSON spec file (prints the seed)
   chaos report                       the checker's report of the active or last run
@@ -318,6 +324,9 @@ func (c *ctl) run(ctx context.Context, args []string) error {
 	if ok, err := c.topicVerb(verb, fs, args); ok {
 		return err
 	}
+	if ok, err := c.schemaVerb(verb, args); ok {
+		return err
+	}
 	return usagef("unknown verb %q", verb)
 }
 
@@ -410,7 +419,7 @@ func (c *ctl) events(ctx context.Context, fs *flag.FlagSet, args []string) error
 	follow := fs.Bool("follow", false, "")
 	fs.BoolVar(follow, "f", false, "")
 	q := url.Values{}
-	for _, k := range []string{"type", "topic", "partition", "broker", "group", "transactional_id"} {
+	for _, k := range []string{"type", "topic", "partition", "broker", "group", "transactional_id", "subject"} {
 		fs.Func(k, "", func(v string) error { q.Set(k, v); return nil })
 	}
 	if _, err := c.args(fs, args, 0, 0, ""); err != nil {

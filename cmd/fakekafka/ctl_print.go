@@ -171,6 +171,9 @@ func eventSummary(e api.Event) string {
 	if e.TransactionalID != "" {
 		add("txn %s producer %d epoch %d", e.TransactionalID, e.ProducerID, e.ProducerEpoch)
 	}
+	if e.Subject != "" || strings.HasPrefix(string(e.Type), "schema_") {
+		add("%s", schemaEventSummary(e))
+	}
 	if e.PreviousState != "" {
 		add("%s -> %s", e.PreviousState, e.State)
 	} else if e.State != "" {
@@ -225,6 +228,31 @@ func eventSummary(e api.Event) string {
 		}
 		sort.Strings(keys)
 		add("%s", strings.Join(keys, " "))
+	}
+	return strings.Join(parts, " ")
+}
+
+// schemaEventSummary says which subject, version and schema an event of
+// the registry names.
+func schemaEventSummary(e api.Event) string {
+	parts := []string{"subject " + or(e.Subject, "(global)")}
+	if e.Version >= 0 {
+		parts = append(parts, fmt.Sprintf("version %d", e.Version))
+	}
+	if e.SchemaID >= 0 {
+		parts = append(parts, fmt.Sprintf("id %d", e.SchemaID))
+	}
+	if e.SchemaType != "" {
+		parts = append(parts, e.SchemaType)
+	}
+	switch {
+	case e.Type == api.EventSchemaDeleted && e.Permanent:
+		parts = append(parts, "permanent")
+	case e.Type == api.EventSchemaDeleted:
+		parts = append(parts, "soft")
+	}
+	if len(e.Messages) > 0 {
+		parts = append(parts, strings.Join(e.Messages, "; "))
 	}
 	return strings.Join(parts, " ")
 }

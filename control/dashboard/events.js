@@ -20,6 +20,7 @@ const EVENT_TYPES = [
   "share_state_initialized", "share_state_deleted", "share_coordinator_loaded",
   "client_authenticated", "client_reauthenticated", "authentication_failed", "sasl_user_changed", "delegation_token_changed", "jwks_refreshed", "authorization_denied",
   "chaos_started", "chaos_action", "chaos_anomaly", "chaos_stopped",
+  "schema_registered", "schema_deleted", "schema_incompatible", "schema_config_changed",
 ];
 
 // EVENT_PAGE is how many events a load asks for; EVENT_KEEP bounds the
@@ -48,6 +49,8 @@ function eventKind(t) {
   if (t.startsWith("group_") || t === "offsets_expired" || t.startsWith("share_")) return "group";
   if (t.startsWith("txn_") || t === "lso_advanced") return "txn";
   if (t === "authorization_denied" || t === "authentication_failed") return "fault";
+  if (t === "schema_incompatible") return "bad";
+  if (t.startsWith("schema_")) return "schema";
   return "other";
 }
 
@@ -60,6 +63,15 @@ function eventSummary(e) {
   if (e.previous_state) parts.push(`${e.previous_state} → ${e.state}`);
   else if (e.state) parts.push(e.state);
   if (e.partitions) parts.push(e.partitions.map((tp) => `${tp.topic}/${tp.partition}`).join(" "));
+  if (e.type.startsWith("schema_")) {
+    parts.push(`subject ${e.subject || "(global)"}`);
+    if (e.version !== undefined) parts.push(`version ${e.version}`);
+    if (e.schema_id !== undefined) parts.push(`id ${e.schema_id}`);
+    if (e.schema_type) parts.push(e.schema_type);
+    if (e.type === "schema_deleted") parts.push(e.permanent ? "permanent" : "soft");
+    if (e.messages) parts.push(e.messages.join("; "));
+    if (e.configs) parts.push(Object.entries(e.configs).map(([k, v]) => `${k}=${v || "(deleted)"}`).join(" "));
+  }
   switch (e.type) {
     case "leader_elected": parts.push(`leader ${e.leader}${e.old_leader !== undefined ? ` (was ${e.old_leader})` : ""} epoch ${e.epoch}${e.unclean ? " UNCLEAN" : ""}`); break;
     case "hw_advanced": parts.push(`HW ${e.from} → ${e.to}`); break;
