@@ -1,11 +1,17 @@
 package schemaregistry
 
-import "net/http"
+import (
+	"net/http"
+	"sync"
+)
 
 // Registry serves Confluent Schema Registry's REST API over a Store.
 type Registry struct {
 	store Store
 	opts  Options
+	// mu serialises writes: each computes its records from the state,
+	// writes them and waits for their replay before the next starts.
+	mu sync.Mutex
 }
 
 // New is a registry over store.

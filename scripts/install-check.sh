@@ -65,7 +65,8 @@ install)
 
 	port=$(free_port)
 	control=$(free_port)
-	"$bin" --brokers 1 --listen "127.0.0.1:$port" --control "127.0.0.1:$control" >"$tmp/server.log" 2>&1 &
+	registry=$(free_port)
+	"$bin" --brokers 1 --listen "127.0.0.1:$port" --control "127.0.0.1:$control" --schema-registry "127.0.0.1:$registry" >"$tmp/server.log" 2>&1 &
 	pids+=($!)
 	ok=""
 	for _ in $(seq 1 100); do

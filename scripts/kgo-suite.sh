@@ -80,14 +80,14 @@ await_ready() {
 	echo "$s"
 }
 start_cluster() {
-	"$work/fakekafka" --listen 127.0.0.1:0 --control 127.0.0.1:0 \
+	"$work/fakekafka" --listen 127.0.0.1:0 --control 127.0.0.1:0 --schema-registry "" \
 		--default-replication-factor 3 --min-insync-replicas 2 >"$work/main.ready" 2>>"$work/fakekafkamain.log" &
 	fk_pid=$!
 	seeds=$(await_ready "$fk_pid" main)
 }
 # The SASL cluster: one SASL_PLAINTEXT listener, user admin.
 start_sasl_cluster() {
-	"$work/fakekafka" --brokers 1 --listeners SASL_PLAINTEXT://127.0.0.1:0 --control "" \
+	"$work/fakekafka" --brokers 1 --listeners SASL_PLAINTEXT://127.0.0.1:0 --control "" --schema-registry "" \
 		--sasl-user admin:admin-secret >"$work/sasl.ready" 2>>"$work/fakekafkasasl.log" &
 	sasl_pid=$!
 	sasl_seeds=$(await_ready "$sasl_pid" sasl)

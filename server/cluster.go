@@ -72,6 +72,7 @@ type Cluster struct {
 	quotas quotaState          // client quotas and their sensors (quotas.go)
 	tls    *tlsSetup           // nil without SSL and SASL_SSL listeners (tls.go)
 	users  *saslUsers          // the SASL users (security.go)
+	sr     *schemaRegistry     // nil without Config.SchemaRegistry (schema_registry.go)
 	tokens *delegation.Manager // delegation tokens, nil when disabled (delegation_token.go)
 	// issuer is the built-in OAuth issuer (oauth_issuer.go), oauth how
 	// signed OAUTHBEARER tokens are validated (oauth_jwks.go); nil when off.
@@ -214,6 +215,10 @@ func NewCluster(cfg Config) (*Cluster, error) {
 	c.wg.Add(2)
 	go c.txnLoop(c.cfg.Clock.NewTimer(c.cfg.TransactionAbortTimedOutInterval))
 	go c.runHWEvents()
+	if err := c.startSchemaRegistry(); err != nil {
+		c.Close()
+		return nil, err
+	}
 	c.log.Info("cluster started", "brokers", c.Bootstrap())
 	if cfg.Chaos != nil {
 		if _, err := c.StartChaos(*cfg.Chaos); err != nil {
@@ -262,6 +267,7 @@ func (c *Cluster) Close() error {
 			}
 		}
 		c.ctlMu.Unlock()
+		c.stopSchemaRegistry()
 		for _, f := range c.fetchers {
 			f.polls.stop()
 		}

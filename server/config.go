@@ -310,6 +310,11 @@ type Config struct {
 	// Chaos starts a chaos run (Cluster.StartChaos) as soon as the cluster
 	// is up.
 	Chaos *chaos.Spec
+
+	// SchemaRegistry runs a schema registry (Confluent's REST API) in the
+	// cluster, stored in the _schemas topic (docs/schema-registry.md); nil:
+	// none.
+	SchemaRegistry *SchemaRegistryConfig
 }
 
 const defaultMessageMaxBytes = 1048588

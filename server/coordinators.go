@@ -195,5 +195,9 @@ func (c *Cluster) forgetInternalTopic(name string) {
 		c.coord.Forget()
 	case txnStateTopic:
 		c.txn.rt.Forget()
+	case schemasTopic:
+		if c.sr != nil {
+			c.sr.store.rt.Forget()
+		}
 	}
 }

@@ -21,7 +21,7 @@ const modulePath = "github.com/fakekafka/fakekafka"
 
 // belowServer are the packages (with those under them) that server uses and
 // that must not use server back.
-var belowServer = []string{"api", "configs", "fetchsession", "coordinator", "group", "transaction", "share", "storage", "certs", "principal", "internal", "replication", "protocol"}
+var belowServer = []string{"api", "configs", "fetchsession", "coordinator", "group", "transaction", "share", "storage", "certs", "principal", "internal", "replication", "protocol", "schemaregistry"}
 
 // apart are packages that must not import each other's named packages:
 // the runtime knows no coordinator, and the coordinators know each other
@@ -31,6 +31,8 @@ var apart = map[string][]string{
 	"group":       {"transaction"},
 	"transaction": {"group", "share"},
 	"share":       {"group", "transaction"},
+	// The registry knows nothing of brokers: its Store is server's.
+	"schemaregistry": {"coordinator", "replication", "group", "transaction", "share", "storage", "protocol"},
 }
 
 type listedPackage struct {
@@ -154,6 +156,12 @@ func TestLayoutViolationsCatchBreaks(t *testing.T) {
 		{modulePath + "/server", []string{modulePath + "/api", modulePath + "/group"}, false},
 		{modulePath + "/control", []string{modulePath + "/server"}, false},
 		{modulePath + "/cmd/fakekafka", []string{modulePath + "/server", modulePath + "/control"}, false},
+		{modulePath + "/schemaregistry", []string{modulePath + "/schemaregistry/schema", "github.com/hamba/avro/v2"}, false},
+		{modulePath + "/schemaregistry", []string{modulePath + "/server"}, true},
+		{modulePath + "/schemaregistry", []string{modulePath + "/control"}, true},
+		{modulePath + "/schemaregistry", []string{modulePath + "/coordinator"}, true},
+		{modulePath + "/schemaregistry/schema", []string{modulePath + "/server"}, true},
+		{modulePath + "/server", []string{modulePath + "/schemaregistry"}, false},
 	} {
 		if got := layoutViolations(c.path, c.deps); (len(got) > 0) != c.bad {
 			t.Errorf("%s with %v: violations %q, want some: %v", c.path, c.deps, got, c.bad)

@@ -47,6 +47,9 @@ const (
 	InternalPort = 29092
 	// ControlPort serves the HTTP control API, /healthz and /readyz.
 	ControlPort = 8080
+	// SchemaRegistryPort serves the schema registry (Confluent Schema
+	// Registry's REST API).
+	SchemaRegistryPort = 8081
 
 	External = "EXTERNAL"
 	Internal = "INTERNAL"
@@ -250,7 +253,7 @@ func Run(ctx context.Context, img string, opts ...testcontainers.ContainerCustom
 		env["FAKEKAFKA_DATA_DIR"] = DataDir
 		mounts = append(mounts, testcontainers.VolumeMount(o.dataVolume, DataDir))
 	}
-	ports := []string{fmt.Sprintf("%d/tcp", ControlPort)}
+	ports := []string{fmt.Sprintf("%d/tcp", ControlPort), fmt.Sprintf("%d/tcp", SchemaRegistryPort)}
 	for i := range o.brokers {
 		ports = append(ports, fmt.Sprintf("%d/tcp", ExternalPort+i))
 	}
@@ -401,6 +404,18 @@ func (c *Container) ControlURL(ctx context.Context) (string, error) {
 	u, err := c.PortEndpoint(ctx, fmt.Sprintf("%d/tcp", ControlPort), "http")
 	if err != nil {
 		return "", fmt.Errorf("fakekafka: control port: %w", err)
+	}
+	return u, nil
+}
+
+// SchemaRegistryURL returns the base URL of the schema registry on the
+// host, e.g. http://127.0.0.1:32772: what a Confluent serialiser's
+// schema.registry.url takes. Its content is in the cluster's _schemas
+// topic.
+func (c *Container) SchemaRegistryURL(ctx context.Context) (string, error) {
+	u, err := c.PortEndpoint(ctx, fmt.Sprintf("%d/tcp", SchemaRegistryPort), "http")
+	if err != nil {
+		return "", fmt.Errorf("fakekafka: schema registry port: %w", err)
 	}
 	return u, nil
 }

@@ -37,7 +37,7 @@ func TestHelperProcess(t *testing.T) {
 func startProcess(t *testing.T, args ...string) (*exec.Cmd, string) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestHelperProcess$", "--"}, args...)...)
-	cmd.Env = append(os.Environ(), "FAKEKAFKA_HELPER_PROCESS=1")
+	cmd.Env = append(os.Environ(), "FAKEKAFKA_HELPER_PROCESS=1", "FAKEKAFKA_SCHEMA_REGISTRY=127.0.0.1:0")
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@
 //	fakekafka --listeners EXTERNAL://0.0.0.0:9092,INTERNAL://:19092 \
 //	    --advertised-listeners EXTERNAL://localhost:9092 \
 //	    --listener-security-protocol-map EXTERNAL:PLAINTEXT,INTERNAL:PLAINTEXT
+//	fakekafka --schema-registry 127.0.0.1:8081   # the schema registry (the default; "" turns it off)
 //	fakekafka healthcheck              # exit 0 once GET /readyz answers 200
 //	fakekafka probe kafka:19092        # Metadata, then dial every advertised broker
 //
@@ -87,10 +88,11 @@ func (v durationMs) Set(s string) error {
 
 // options are the parsed flags.
 type options struct {
-	cfg        server.Config
-	control    string
-	autoCreate bool
-	logLevel   string
+	cfg            server.Config
+	control        string
+	schemaRegistry string
+	autoCreate     bool
+	logLevel       string
 
 	listeners, advertisedListeners, protocolMap string
 	topics                                      string
@@ -135,6 +137,7 @@ func parseFlags(args []string, getenv func(string) string, help io.Writer) (*opt
 	fs.StringVar(&o.cfg.AwaitAdvertised, "await-advertised", "", "listener whose advertised addresses must be set (PUT /v1/listeners/NAME) before GET /readyz answers 200")
 	fs.StringVar(&o.topics, "topics", "", "topics to create at start: NAME[:PARTITIONS[:REPLICATION_FACTOR]],... (num-partitions and default-replication-factor when left out)")
 	fs.StringVar(&o.control, "control", "127.0.0.1:9099", "HOST:PORT of the HTTP control API; empty disables it")
+	fs.StringVar(&o.schemaRegistry, "schema-registry", "127.0.0.1:8081", "HOST:PORT of the schema registry (Confluent's REST API, stored in _schemas; port 0: any free port); empty disables it")
 	fs.IntVar(&o.cfg.DefaultReplicationFactor, "default-replication-factor", 0, "default.replication.factor for new topics")
 	fs.IntVar(&o.cfg.MinInsyncReplicas, "min-insync-replicas", 1, "min.insync.replicas for new topics")
 	fs.IntVar(&o.cfg.NumPartitions, "num-partitions", 1, "num.partitions for new topics")
@@ -263,6 +266,9 @@ func parseFlags(args []string, getenv func(string) string, help io.Writer) (*opt
 	if o.cfg.DefaultReplicationFactor < 0 {
 		return nil, fmt.Errorf("--default-replication-factor must be at least 1")
 	}
+	if o.schemaRegistry != "" {
+		o.cfg.SchemaRegistry = &server.SchemaRegistryConfig{Listen: o.schemaRegistry}
+	}
 	if *chaosSpec != "" {
 		spec, err := loadChaosSpec(*chaosSpec)
 		if err != nil {
@@ -363,10 +369,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		go srv.Serve(ln)
 		controlURL = "http://" + ln.Addr().String()
 	}
+	registryURL := "off"
+	if u := c.SchemaRegistryURL(); u != "" {
+		registryURL = u
+	}
 	if ok, why := c.Ready(); ok {
-		fmt.Fprintf(stdout, "fakekafka ready: bootstrap=%s control=%s\n", strings.Join(c.Bootstrap(), ","), controlURL)
+		fmt.Fprintf(stdout, "fakekafka ready: bootstrap=%s control=%s schema-registry=%s\n", strings.Join(c.Bootstrap(), ","), controlURL, registryURL)
 	} else {
-		fmt.Fprintf(stdout, "fakekafka started, not ready: %s; control=%s\n", why, controlURL)
+		fmt.Fprintf(stdout, "fakekafka started, not ready: %s; control=%s schema-registry=%s\n", why, controlURL, registryURL)
 	}
 	if o.chaos != nil {
 		if err := startChaos(c, *o.chaos, stdout); err != nil {

@@ -16,8 +16,18 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
+// env is an environment of kv; the schema registry takes a free port
+// unless kv says otherwise, so that no test binds the default 8081.
 func env(kv map[string]string) func(string) string {
-	return func(k string) string { return kv[k] }
+	return func(k string) string {
+		if v, ok := kv[k]; ok {
+			return v
+		}
+		if k == "FAKEKAFKA_SCHEMA_REGISTRY" {
+			return "127.0.0.1:0"
+		}
+		return ""
+	}
 }
 
 func TestFlagsAndEnvironment(t *testing.T) {

@@ -58,7 +58,7 @@ var flagGroups = []struct {
 		"oauth-audience", "oauth-token-lifetime", "oauth-signing-algorithm", "oauth-signing-key"}},
 	{"Storage", []string{"data-dir", "log-flush-interval-messages", "log-flush-interval", "hw-checkpoint-interval",
 		"log-retention-check-interval", "log-cleaner-backoff"}},
-	{"Control and logs", []string{"control", "await-advertised", "log-level", "log-requests", "version"}},
+	{"Control and logs", []string{"control", "schema-registry", "await-advertised", "log-level", "log-requests", "version"}},
 }
 
 // defaultText is the default --help shows where the flag's zero value

@@ -97,7 +97,7 @@ func measureFakekafka() (time.Duration, int64, error) {
 	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/fakekafka").CombinedOutput(); err != nil {
 		return 0, 0, fmt.Errorf("go build: %v\n%s", err, out)
 	}
-	cmd := exec.Command(bin, "--brokers", "3", "--listen", "127.0.0.1:0", "--control", "127.0.0.1:0")
+	cmd := exec.Command(bin, "--brokers", "3", "--listen", "127.0.0.1:0", "--control", "127.0.0.1:0", "--schema-registry", "127.0.0.1:0")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
