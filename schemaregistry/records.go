@@ -76,7 +76,7 @@ type deleteSubjectValue struct {
 
 // clearSubjectValue drops a subject's soft-deleted versions.
 type clearSubjectValue struct {
-	Subject string `json:"subject"`
+	Subject string `json:"subject,omitempty"`
 }
 
 func mustJSON(v any) []byte {
@@ -135,10 +135,11 @@ func DeleteSubjectRecord(subject string, version int) Record {
 	}
 }
 
-// ClearSubjectRecord drops the soft-deleted versions of subject.
+// ClearSubjectRecord drops the soft-deleted versions of subject ("" =
+// of every subject).
 func ClearSubjectRecord(subject string) Record {
 	return Record{
-		Key:   mustJSON(subjectKeyJSON{KeyType: keyClearSubject, Subject: &subject}),
+		Key:   mustJSON(subjectKeyJSON{KeyType: keyClearSubject, Subject: optSubject(subject)}),
 		Value: mustJSON(clearSubjectValue{Subject: subject}),
 	}
 }

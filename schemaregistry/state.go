@@ -135,9 +135,17 @@ func (s *State) Replay(rec Record) error {
 		if err := json.Unmarshal(rec.Value, &v); err != nil {
 			return fmt.Errorf("schemaregistry: undecodable CLEAR_SUBJECT value: %w", err)
 		}
-		for ver, sv := range s.versions[v.Subject] {
-			if sv.Deleted {
-				s.removeVersion(svKey{v.Subject, ver})
+		if v.Subject == "" {
+			v.Subject = subject
+		}
+		for subj, vs := range s.versions {
+			if v.Subject != "" && subj != v.Subject {
+				continue
+			}
+			for ver, sv := range vs {
+				if sv.Deleted {
+					s.removeVersion(svKey{subj, ver})
+				}
 			}
 		}
 	}
