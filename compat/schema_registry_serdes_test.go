@@ -38,11 +38,19 @@ func srProduce(t *testing.T, bootstrap, topic string, values ...[]byte) {
 	p, err := kafka.NewProducer(&kafka.ConfigMap{"bootstrap.servers": bootstrap})
 	scMust(t, err)
 	defer p.Close()
+	reports := make(chan kafka.Event, len(values))
 	for _, v := range values {
-		scMust(t, p.Produce(&kafka.Message{TopicPartition: kafka.TopicPartition{Topic: &topic, Partition: 0}, Value: v}, nil))
+		scMust(t, p.Produce(&kafka.Message{TopicPartition: kafka.TopicPartition{Topic: &topic, Partition: 0}, Value: v}, reports))
 	}
-	if left := p.Flush(10000); left != 0 {
-		t.Fatalf("%d records not delivered", left)
+	for range values {
+		select {
+		case e := <-reports:
+			if m, ok := e.(*kafka.Message); !ok || m.TopicPartition.Error != nil {
+				t.Fatalf("delivery to %s: %v", topic, e)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no delivery report from %s in 10 s", topic)
+		}
 	}
 }
 

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs and builds the other-language clients of the client matrix
-# (compat/matrix/clients): a Python venv with confluent-kafka, kafka-python
-# and aiokafka; node_modules with kafkajs and @confluentinc/kafka-javascript
-# (npm ci, from the committed package-lock.json); the Java adapter with
+# (compat/matrix/clients): a Python venv with confluent-kafka (with its
+# schema registry client and Avro serdes), kafka-python and aiokafka;
+# node_modules with kafkajs, @kafkajs/confluent-schema-registry and
+# @confluentinc/kafka-javascript (npm ci, from the committed
+# package-lock.json); the Java adapter with
 # kafka-clients (Maven, into ~/.m2); the Rust adapter on rdkafka (cargo, from
 # the committed Cargo.lock). Everything lands in ignored directories beside
 # each adapter, in the tools' own caches (pip, npm, ~/.m2, ~/.cargo) and in
