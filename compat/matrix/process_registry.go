@@ -7,9 +7,10 @@ import (
 	"strings"
 )
 
-// Each client's schema registry scenario is a script beside its adapters
-// (clients/python/schema_registry.py, clients/js/schema_registry.js) that
-// speaks the adapter protocol with the operation "avro": it registers two
+// Each client's schema registry scenario is a program beside its adapters
+// (clients/python/schema_registry.py, clients/js/schema_registry.js,
+// clients/java-registry) that speaks the adapter protocol with the
+// operation "avro": it registers two
 // versions of an Avro schema through the client's registry API and
 // produces a record with each, has an incompatible third version refused,
 // then consumes both records and decodes each with a reader on each
@@ -17,6 +18,11 @@ import (
 var (
 	RegistryPython  = newProcess("confluent-kafka-python", "clients/python", ".venv/.installed", "python", ".venv/bin/python", "schema_registry.py")
 	RegistryKafkaJS = newProcess("kafkajs", "clients/js", "node_modules/.installed", "js", "node", "schema_registry.js")
+	// Spring Cloud Stream's ConfluentSchemaRegistryClient with Apache Avro
+	// and kafka-clients: Confluent's own Java serialisers are not on Maven
+	// Central.
+	RegistryJava = newProcess("kafka-clients", "clients/java-registry", "target/classes/fakekafka/registry/SchemaRegistry.class", "java",
+		"java", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp", "target/classes:target/lib/*", "fakekafka.registry.SchemaRegistry")
 )
 
 // RegistryRun is what a registry scenario reported.

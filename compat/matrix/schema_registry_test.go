@@ -16,7 +16,9 @@ import (
 // TestSchemaRegistryClients runs each client's schema registry scenario
 // (process_registry.go) against fakekafka's registry: confluent-kafka's
 // SchemaRegistryClient with AvroSerializer and AvroDeserializer (Python),
-// and @kafkajs/confluent-schema-registry with kafkajs. Each registers two
+// @kafkajs/confluent-schema-registry with kafkajs, and Spring Cloud
+// Stream's ConfluentSchemaRegistryClient with Apache Avro and
+// kafka-clients (Java). Each registers two
 // compatible versions as it produces, gets its own error with status 409
 // for an incompatible third, and reads both records on either version.
 // It runs when MATRIX_CLIENTS selects the client (CI's "langs" step); an
@@ -29,6 +31,9 @@ func TestSchemaRegistryClients(t *testing.T) {
 	}{
 		{ConfluentPython, RegistryPython, AdapterError{Name: "SchemaRegistryError", Status: 409, Code: 409}},
 		{KafkaJS, RegistryKafkaJS, AdapterError{Name: "ResponseError", Status: 409}},
+		// The Spring client wraps the HTTP error in a RuntimeException; its
+		// cause is spring-web's HttpClientErrorException.Conflict.
+		{KafkaClients, RegistryJava, AdapterError{Name: "Conflict", Status: 409, Code: 409}},
 	} {
 		t.Run(tc.client.Name(), func(t *testing.T) {
 			requireLangCell(t, tc.client, tc.run)
