@@ -19,14 +19,11 @@ const differentSchemaType = "Incompatible because of different schema type"
 func FormatMessages(msgs []string, reader, writer string) []string {
 	out := make([]string, len(msgs))
 	for i, m := range msgs {
-		switch strings.Count(m, "%s") - strings.Count(m, "%%s") {
-		case 0:
-			out[i] = m
-		default:
-			// The description never holds another verb: Confluent builds
-			// it from names and paths, which cannot hold '%' in protobuf,
-			// and JSON property names with '%' are escaped by pathEscape.
+		if strings.Contains(m, "%s") {
+			// Paths in the descriptions have any '%' doubled.
 			out[i] = fmt.Sprintf(m, reader, writer)
+		} else {
+			out[i] = m
 		}
 	}
 	return out
