@@ -64,6 +64,7 @@ public final class SchemaRegistry {
     System.exit(0);
   }
 
+  // example:sr-java:start
   static final String USER_V1 = "{\"type\":\"record\",\"name\":\"User\",\"namespace\":\"example\",\"fields\":["
       + "{\"name\":\"name\",\"type\":\"string\"},{\"name\":\"age\",\"type\":\"int\"}]}";
   // Adds a field with a default: BACKWARD compatible.
@@ -151,6 +152,7 @@ public final class SchemaRegistry {
     enc.flush();
     return out.toByteArray();
   }
+  // example:sr-java:end
 
   /**
    * The protocol's error: the exception's class, or, where an HTTP answer
