@@ -160,6 +160,12 @@ func TestSchemaRegistryAgainstMockGo(t *testing.T) {
 		{name: "subjects and versions of id #1", call: func(cl schemaregistry.Client, ids *srIDs) (any, error) {
 			return cl.GetSubjectsAndVersionsByID(ids.id(1))
 		}, want: "[audit-value/1 orders-value/1]", mock: "[orders-value/1]", why: "the mock gave audit-value's schema another id"},
+		{name: "the same schema with other whitespace", call: register("audit-value", strings.ReplaceAll(srMockA1, ",", ", ")), want: "#1", mock: "#4",
+			why: "the mock compares schema text; Confluent compares parsed schemas, so this is audit-value's version 1"},
+		{name: "versions of audit-value", call: versions("audit-value"), want: "[1]", mock: "[1 2]",
+			why: "the mock made the reformatted schema a version of its own"},
+		{name: "default compatibility", call: func(cl schemaregistry.Client, _ *srIDs) (any, error) { return cl.GetDefaultCompatibility() },
+			want: "BACKWARD", mock: "not found", why: "the mock has no global config until one is set"},
 		{name: "latest of an unknown subject", call: latest("nosuch-value"), want: "not found", code: 40401},
 		{name: "versions of an unknown subject", call: versions("nosuch-value"), want: "not found", code: 40401},
 		{name: "version 9", call: func(cl schemaregistry.Client, _ *srIDs) (any, error) { return cl.GetSchemaMetadata("orders-value", 9) },
@@ -187,7 +193,8 @@ func TestSchemaRegistryAgainstMockGo(t *testing.T) {
 		}, want: "orders-value v2 #2 " + a2},
 		{name: "soft-delete the subject", call: func(cl schemaregistry.Client, _ *srIDs) (any, error) { return cl.DeleteSubject("orders-value", false) },
 			want: "[1]"},
-		{name: "subjects after the delete", call: subjects, want: "[audit-value]"},
+		{name: "subjects after the delete", call: subjects, want: "[audit-value]", mock: "[audit-value audit-value]",
+			why: "once per version again: the mock's audit-value has two"},
 		{name: "latest of a deleted subject", call: latest("orders-value"), want: "not found", code: 40401},
 		{name: "permanent delete of the subject", call: func(cl schemaregistry.Client, _ *srIDs) (any, error) {
 			return cl.DeleteSubject("orders-value", true)
