@@ -54,7 +54,8 @@ func srProduce(t *testing.T, bootstrap, topic string, values ...[]byte) {
 	}
 }
 
-// srConsume reads n values from the start of partition 0 of topic.
+// srConsume reads n values from the start of partition 0 of topic,
+// through errors the client recovers from.
 func srConsume(t *testing.T, bootstrap, topic string, n int) [][]byte {
 	t.Helper()
 	cons, err := kafka.NewConsumer(&kafka.ConfigMap{"bootstrap.servers": bootstrap, "group.id": "sr-readers"})
@@ -62,9 +63,16 @@ func srConsume(t *testing.T, bootstrap, topic string, n int) [][]byte {
 	defer cons.Close()
 	scMust(t, cons.Assign([]kafka.TopicPartition{{Topic: &topic, Partition: 0, Offset: kafka.OffsetBeginning}}))
 	var out [][]byte
+	deadline := time.Now().Add(20 * time.Second)
 	for len(out) < n {
-		m, err := cons.ReadMessage(10 * time.Second)
-		if err != nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("consumed %d of %d records of %s in 20 s", len(out), n, topic)
+		}
+		m, err := cons.ReadMessage(time.Second)
+		var ke kafka.Error
+		if errors.As(err, &ke) && !ke.IsFatal() {
+			continue // a timeout, or a broker that is down (the failover test)
+		} else if err != nil {
 			t.Fatalf("consume %s after %d of %d: %v", topic, len(out), n, err)
 		}
 		out = append(out, m.Value)
