@@ -56,6 +56,14 @@ type rawText string
 
 // ServeHTTP answers one REST request.
 func (r *Registry) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	defer func() {
+		// A bug met by some input must not take the process down: the
+		// request gets Confluent's generic 500 and the log says why.
+		if p := recover(); p != nil {
+			r.logger().Error("schema registry request panicked", "method", req.Method, "path", req.URL.Path, "panic", fmt.Sprint(p))
+			writeJSON(w, req, http.StatusInternalServerError, &restError{http.StatusInternalServerError, http.StatusInternalServerError, "Internal Server Error"})
+		}
+	}()
 	if r.opts.Authenticate != nil {
 		user, pass, ok := req.BasicAuth()
 		if !ok || !r.opts.Authenticate(user, pass) {

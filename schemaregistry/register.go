@@ -49,18 +49,28 @@ func errReadOnly(subject string) *restError {
 	return errNotPermitted(sprintf("Subject %s in context . is in read-only mode", subject))
 }
 
-// effectiveConfig is subject's config, else the global one, else
-// Confluent's default (BACKWARD).
+// effectiveConfig is subject's config, its unset fields taken from the
+// global one, else Confluent's default (BACKWARD).
 func (st *State) effectiveConfig(subject string) ConfigValue {
+	out := ConfigValue{Subject: subject}
+	scopes := []string{""}
 	if subject != "" {
-		if c, ok := st.Config(subject); ok && c.CompatibilityLevel != "" {
-			return c
+		scopes = []string{subject, ""}
+	}
+	for _, s := range scopes {
+		if c, ok := st.Config(s); ok {
+			if out.CompatibilityLevel == "" {
+				out.CompatibilityLevel = c.CompatibilityLevel
+			}
+			if out.Normalize == nil {
+				out.Normalize = c.Normalize
+			}
 		}
 	}
-	if c, ok := st.Config(""); ok && c.CompatibilityLevel != "" {
-		return c
+	if out.CompatibilityLevel == "" {
+		out.CompatibilityLevel = compatBackward
 	}
-	return ConfigValue{CompatibilityLevel: compatBackward}
+	return out
 }
 
 func (st *State) normalizeByConfig(subject string) bool {
@@ -121,7 +131,7 @@ func schemaDescription(subject string, b *registerRequest, t schema.Type) string
 	for i, r := range b.References {
 		refs[i] = sprintf("{name='%s', subject='%s', version=%d}", r.Name, r.Subject, r.Version)
 	}
-	return sprintf("{subject=%s, version=0, id=-1, schemaType=%s, references=[%s], schema=%s}",
+	return sprintf("{subject=%s,version=0,id=-1,schemaType=%s,references=[%s],metadata=null,ruleSet=null,schema=%s}",
 		subject, t, strings.Join(refs, ", "), b.Schema)
 }
 

@@ -33,6 +33,8 @@ var apart = map[string][]string{
 	"share":       {"group", "transaction"},
 	// The registry knows nothing of brokers: its Store is server's.
 	"schemaregistry": {"coordinator", "replication", "group", "transaction", "share", "storage", "protocol"},
+	// schema parsing knows nothing of the registry that stores schemas
+	"schemaregistry/schema": {"schemaregistry"},
 }
 
 type listedPackage struct {
@@ -161,6 +163,8 @@ func TestLayoutViolationsCatchBreaks(t *testing.T) {
 		{modulePath + "/schemaregistry", []string{modulePath + "/control"}, true},
 		{modulePath + "/schemaregistry", []string{modulePath + "/coordinator"}, true},
 		{modulePath + "/schemaregistry/schema", []string{modulePath + "/server"}, true},
+		{modulePath + "/schemaregistry/schema", []string{modulePath + "/control"}, true},
+		{modulePath + "/schemaregistry/schema", []string{modulePath + "/schemaregistry"}, true},
 		{modulePath + "/server", []string{modulePath + "/schemaregistry"}, false},
 	} {
 		if got := layoutViolations(c.path, c.deps); (len(got) > 0) != c.bad {

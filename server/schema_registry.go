@@ -11,6 +11,7 @@ import (
 	"context"
 	"crypto/subtle"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"strings"
@@ -52,6 +53,14 @@ func (c *Cluster) startSchemaRegistry() error {
 	if _, err := store.shard(); err != nil {
 		return fmt.Errorf("schema registry: %v", err)
 	}
+	// Confluent's store writes a NOOP at start to find the end of the
+	// log, and reads up to it; a failure leaves it for the first write.
+	store.mu.Lock()
+	err := store.findEnd(context.Background())
+	store.mu.Unlock()
+	if err != nil {
+		c.log.Warn("schema registry: NOOP at start failed", "error", err)
+	}
 	store.State() // loads it on the leader
 	opts := schemaregistry.Options{Logger: c.log}
 	if c.saslOn() {
@@ -62,7 +71,8 @@ func (c *Cluster) startSchemaRegistry() error {
 	if err != nil {
 		return fmt.Errorf("schema registry listener: %v", err)
 	}
-	srv := &http.Server{Handler: reg, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: reg, ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog: slog.NewLogLogger(c.log.Handler(), slog.LevelInfo)} // the cluster's log, not stderr
 	c.sr = &schemaRegistry{store: store, registry: reg, srv: srv, url: "http://" + ln.Addr().String()}
 	c.wg.Add(1)
 	go func() {

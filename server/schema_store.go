@@ -75,6 +75,10 @@ type schemaStore struct {
 	mu       sync.Mutex
 	last     int16
 	deadline time.Time
+	// noop is set (under mu) when the end of the log is unknown, as at
+	// start and after a failed put: Confluent's store then writes a NOOP
+	// record before its next write, to read the log up to it.
+	noop bool
 	// stale is set when a failed write may still have reached the log:
 	// the next use loads the shard again, so that an id it took is not
 	// handed out twice (Confluent's reader would apply that record).
@@ -101,7 +105,7 @@ func (l schemasLog) Append(broker int32, b *replication.Batch, timeout time.Dura
 
 // newSchemaStore sets up the store; open creates the topic.
 func (c *Cluster) newSchemaStore() *schemaStore {
-	s := &schemaStore{c: c, empty: schemaregistry.NewState()}
+	s := &schemaStore{c: c, empty: schemaregistry.NewState(), noop: true}
 	logf := func(msg string, args ...any) { c.log.Warn(msg, args...) }
 	s.rt = coordinator.New(coordinator.Config[*schemasShard]{
 		Topic: schemasTopic,
@@ -151,6 +155,9 @@ func (c *Cluster) openSchemasTopic() ([]coordinator.PartitionLog, error) {
 	if len(logs) != 1 {
 		return nil, fmt.Errorf("the schema topic %s should have only 1 partition but has %d", schemasTopic, len(logs))
 	}
+	if ps, _ := c.Partition(schemasTopic, 0); len(ps.Replicas) < c.cfg.DefaultReplicationFactor {
+		c.log.Warn(fmt.Sprintf("The replication factor of the schema topic %s is less than the desired one of %d.", schemasTopic, c.cfg.DefaultReplicationFactor))
+	}
 	if policy := logValue(c.topic(schemasTopic).cfg().configs, c.brokerSettings(), "cleanup.policy"); policy != "compact" {
 		return nil, fmt.Errorf("the retention policy of the schema topic %s is incorrect. Expected cleanup.policy to be 'compact' but it is %s", schemasTopic, policy)
 	}
@@ -194,16 +201,36 @@ func (s *schemaStore) State() *schemaregistry.State {
 // Write appends recs to _schemas with acks=all and replays them once
 // committed, retrying what Confluent's producer retries until
 // kafkastore.timeout.ms; it fails with a *schemaregistry.StoreError.
+// After a failed put, a NOOP record goes first, as in Confluent's store.
 func (s *schemaStore) Write(ctx context.Context, recs []schemaregistry.Record) error {
 	if len(recs) == 0 {
 		return nil
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.findEnd(ctx); err != nil {
+		return err
+	}
+	return s.put(ctx, recs)
+}
+
+// findEnd writes the NOOP record Confluent's store writes to learn the
+// end of the log (getLatestOffset) when it does not know it: at start and
+// after a failed put. Under mu.
+func (s *schemaStore) findEnd(ctx context.Context) error {
+	if !s.noop {
+		return nil
+	}
+	return s.put(ctx, []schemaregistry.Record{schemaregistry.NoopRecord()})
+}
+
+// put is one put of Confluent's store, under mu.
+func (s *schemaStore) put(ctx context.Context, recs []schemaregistry.Record) error {
 	out := make([]coordinator.Record, len(recs))
 	for i, r := range recs {
 		out[i] = coordinator.Record{Key: r.Key, Value: r.Value}
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.noop = true // until it succeeds
 	end := s.c.now().Add(kafkastoreTimeout)
 	deadline := s.c.cfg.Clock.NewTimer(kafkastoreTimeout)
 	defer deadline.Stop()
@@ -214,10 +241,11 @@ func (s *schemaStore) Write(ctx context.Context, recs []schemaregistry.Record) e
 		code, appended = s.writeOnce(out, end)
 		mayHaveAppended = mayHaveAppended || appended
 		if code == 0 {
+			s.noop = false
 			return nil
 		}
 		if code == kerr.MessageTooLarge.Code || code == kerr.RecordListTooLarge.Code {
-			return &schemaregistry.StoreError{TooLarge: true, Cause: schemasCause(code)}
+			return &schemaregistry.StoreError{Cause: schemasCause(code)} // not retriable
 		}
 		if !s.backoff(ctx, deadline.C) {
 			break

@@ -45,7 +45,7 @@ func TestSchemaStoreTopicAndWrite(t *testing.T) {
 	if v, ok := s.State().SchemaByID(1); !ok || v.Subject != "a" {
 		t.Fatalf("id 1: %+v %v", v, ok)
 	}
-	if ps, _ := c.Partition(schemasTopic, 0); ps.HighWatermark != 1 {
+	if ps, _ := c.Partition(schemasTopic, 0); ps.HighWatermark != 2 { // Confluent's NOOP at start, then the schema
 		t.Fatalf("HW %d", ps.HighWatermark)
 	}
 }
@@ -98,7 +98,7 @@ func TestSchemaStoreNotEnoughReplicas(t *testing.T) {
 	err := s.Write(context.Background(), []schemaregistry.Record{schemaRec("a", 1, 1)})
 	took := time.Since(start)
 	var se *schemaregistry.StoreError
-	if !errors.As(err, &se) || !se.Timeout || se.ErrorCode() != 50002 || !strings.Contains(se.Error(), "NOT_ENOUGH_REPLICAS") {
+	if !errors.As(err, &se) || !se.Timeout || !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(se.Error(), "NOT_ENOUGH_REPLICAS") {
 		t.Fatalf("write with ISR [%d]: %v", ps.Leader, err)
 	}
 	if took < kafkastoreTimeout {
@@ -118,6 +118,11 @@ func TestSchemaStoreNotEnoughReplicas(t *testing.T) {
 	}
 	if _, ok := s.State().SchemaByID(1); !ok {
 		t.Fatal("healed write not applied")
+	}
+	// The NOOP of the start, the NOOP Confluent's store writes after a
+	// failed put, the record.
+	if ps, _ := c.Partition(schemasTopic, 0); ps.HighWatermark != 3 {
+		t.Fatalf("HW %d", ps.HighWatermark)
 	}
 }
 
@@ -242,7 +247,7 @@ func TestSchemaStoreTimedOutWriteCommitsLater(t *testing.T) {
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		if p, _ := c.Partition(schemasTopic, 0); p.HighWatermark == 1 {
+		if p, _ := c.Partition(schemasTopic, 0); p.HighWatermark == 2 { // the NOOP at start, the record
 			break
 		}
 		if time.Now().After(deadline) {
@@ -252,5 +257,36 @@ func TestSchemaStoreTimedOutWriteCommitsLater(t *testing.T) {
 	}
 	if _, ok := s.State().SchemaByID(1); !ok {
 		t.Fatal("a committed record is not in the state")
+	}
+}
+
+// An existing _schemas (here from a data dir) is checked as Confluent's
+// store checks it: one partition, compacted, or the start fails.
+func TestSchemaStoreChecksExistingTopic(t *testing.T) {
+	for _, c := range []struct {
+		partitions int32
+		configs    map[string]string
+		want       string
+	}{
+		{2, map[string]string{"cleanup.policy": "compact"}, "should have only 1 partition but has 2"},
+		{1, nil, "Expected cleanup.policy to be 'compact' but it is delete"},
+	} {
+		dir := t.TempDir()
+		c1, err := NewCluster(Config{DataDir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c1.CreateTopic(schemasTopic, c.partitions, 3, c.configs); err != nil {
+			t.Fatal(err)
+		}
+		c1.Close()
+		c2, err := NewCluster(Config{DataDir: dir, SchemaRegistry: &SchemaRegistryConfig{}})
+		if err == nil {
+			c2.Close()
+			t.Fatalf("%d partitions, %v: started", c.partitions, c.configs)
+		}
+		if !strings.Contains(err.Error(), c.want) {
+			t.Fatalf("%v, want %q", err, c.want)
+		}
 	}
 }

@@ -212,8 +212,14 @@ func TestOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	st, err := ctl.Cluster(ctx)
-	if err != nil || len(st.Topics) != 1 || st.Topics[0].Name != "t" || len(st.Topics[0].Partitions) != 4 || len(st.Topics[0].Partitions[0].Replicas) != 1 {
-		t.Fatalf("Cluster: %+v, %v", st, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Topics) != 2 || st.Topics[0].Name != "_schemas" { // and the registry's
+		t.Fatalf("Cluster: %+v", st)
+	}
+	if tp := topicNamed(t, st, "t"); len(tp.Partitions) != 4 || len(tp.Partitions[0].Replicas) != 1 {
+		t.Fatalf("Cluster: %+v", st)
 	}
 	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.RecordRetries(0))
 	if err != nil {

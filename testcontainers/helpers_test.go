@@ -105,3 +105,16 @@ func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool)
 		time.Sleep(20 * time.Millisecond) // polling interval, not synchronisation
 	}
 }
+
+// topicNamed is st's topic name (the image's schema registry adds
+// _schemas to every cluster, so topics are found by name).
+func topicNamed(t *testing.T, st fakekafka.ClusterState, name string) fakekafka.TopicState {
+	t.Helper()
+	for _, tp := range st.Topics {
+		if tp.Name == name {
+			return tp
+		}
+	}
+	t.Fatalf("no topic %s in %+v", name, st.Topics)
+	return fakekafka.TopicState{}
+}

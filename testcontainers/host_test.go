@@ -136,8 +136,8 @@ func TestClusterFromTheHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Brokers[0].Up || st.Topics[0].Partitions[0].Leader == 1 {
-		t.Fatalf("after the crash: broker 1 up %v, orders/0 leader %d", st.Brokers[0].Up, st.Topics[0].Partitions[0].Leader)
+	if orders := topicNamed(t, st, "orders"); st.Brokers[0].Up || orders.Partitions[0].Leader == 1 {
+		t.Fatalf("after the crash: broker 1 up %v, orders/0 leader %d", st.Brokers[0].Up, orders.Partitions[0].Leader)
 	}
 	if _, err := ctl.StopBroker(ctx, 1, fakekafka.StopCrash); !isStatus(err, http.StatusConflict) {
 		t.Fatalf("stopping a stopped broker: %v, want 409", err)

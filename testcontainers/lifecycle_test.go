@@ -128,8 +128,9 @@ func TestTwoClustersSideBySide(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := []string{"left", "right"}[i]; st.ClusterID != want || st.Topics[0].Partitions[0].HighWatermark != int64(2+i) {
-			t.Fatalf("cluster %d: id %q, HW %d", i, st.ClusterID, st.Topics[0].Partitions[0].HighWatermark)
+		hw := topicNamed(t, st, "shared-name").Partitions[0].HighWatermark
+		if want := []string{"left", "right"}[i]; st.ClusterID != want || hw != int64(2+i) {
+			t.Fatalf("cluster %d: id %q, HW %d", i, st.ClusterID, hw)
 		}
 	}
 	if slices.Sort(all); len(slices.Compact(slices.Clone(all))) != len(all) {

@@ -39,7 +39,7 @@ func TestListenerFlagsFromEnvironment(t *testing.T) {
 }
 
 func TestTopicsFlag(t *testing.T) {
-	control := startBinary(t, "--listen", "127.0.0.1:0", "--control", "127.0.0.1:0", "--topics", "a, b:4,c:2:1")
+	control := startBinary(t, "--listen", "127.0.0.1:0", "--control", "127.0.0.1:0", "--schema-registry", "", "--topics", "a, b:4,c:2:1")
 	resp, err := http.Get(control + "/v1/cluster")
 	if err != nil {
 		t.Fatal(err)

@@ -89,7 +89,7 @@ func (a *avroSchema) Backward(older Parsed) []string {
 		return nil
 	}
 	var out []string
-	avroIncompatibilities(c, a.parsed, o.parsed, "/", &out)
+	avroIncompatibilities(c, a.parsed, o.parsed, "/", map[string]bool{}, &out)
 	if len(out) == 0 { // the walk found no location: say what hamba said
 		err := c.Compatible(a.parsed, o.parsed)
 		out = append(out, avroDifference("TYPE_MISMATCH", "The type (path '/') of a field in the %s schema does not match with the %s schema", err.Error()))
@@ -115,26 +115,52 @@ func avroJoin(path, elem string) string {
 	return path + "/" + elem
 }
 
+// avroPairKey names a pair of named types being compared.
+func avroPairKey(reader, writer avro.Schema) string {
+	rn, ok1 := avroDeref(reader).(avro.NamedSchema)
+	wn, ok2 := avroDeref(writer).(avro.NamedSchema)
+	if !ok1 || !ok2 {
+		return ""
+	}
+	return rn.FullName() + "|" + wn.FullName()
+}
+
+// avroInProgress tells whether reader (or a branch of it) and writer are
+// a pair of records already being compared further up: as Avro Java,
+// the walk takes a recursive pair as compatible there.
+func avroInProgress(reader, writer avro.Schema, seen map[string]bool) bool {
+	if u, ok := avroDeref(reader).(*avro.UnionSchema); ok {
+		for _, b := range u.Types() {
+			if k := avroPairKey(b, writer); k != "" && seen[k] {
+				return true
+			}
+		}
+		return false
+	}
+	k := avroPairKey(reader, writer)
+	return k != "" && seen[k]
+}
+
 // avroIncompatibilities finds where reader cannot read writer, walking
 // both as Avro Java's SchemaCompatibility does, with hamba's checker
 // deciding each step; it reports Avro Java's incompatibility types and
 // locations.
-func avroIncompatibilities(c *avro.SchemaCompatibility, reader, writer avro.Schema, path string, out *[]string) {
+func avroIncompatibilities(c *avro.SchemaCompatibility, reader, writer avro.Schema, path string, seen map[string]bool, out *[]string) {
 	reader, writer = avroDeref(reader), avroDeref(writer)
-	if c.Compatible(reader, writer) == nil {
+	if c.Compatible(reader, writer) == nil || avroInProgress(reader, writer, seen) {
 		return
 	}
 	rt, wt := reader.Type(), writer.Type()
 	switch {
 	case wt == avro.Union:
 		for i, b := range writer.(*avro.UnionSchema).Types() {
-			if c.Compatible(reader, b) != nil {
+			if c.Compatible(reader, b) != nil && !avroInProgress(reader, b, seen) {
 				if rt == avro.Union {
 					*out = append(*out, avroDifference("MISSING_UNION_BRANCH",
 						"The %s schema is missing a type inside a union field at path '"+avroJoin(path, fmt.Sprint(i))+"' in the %s schema",
 						"reader union lacking writer type: "+strings.ToUpper(string(avroDeref(b).Type()))))
 				} else {
-					avroIncompatibilities(c, reader, b, avroJoin(path, fmt.Sprint(i)), out)
+					avroIncompatibilities(c, reader, b, avroJoin(path, fmt.Sprint(i)), seen, out)
 				}
 			}
 		}
@@ -162,6 +188,7 @@ func avroIncompatibilities(c *avro.SchemaCompatibility, reader, writer avro.Sche
 	switch rt {
 	case avro.Record:
 		r, w := reader.(*avro.RecordSchema), writer.(*avro.RecordSchema)
+		seen[avroPairKey(r, w)] = true
 		for i, rf := range r.Fields() {
 			wf := avroWriterField(w, rf)
 			fpath := avroJoin(path, fmt.Sprintf("fields/%d", i))
@@ -173,7 +200,7 @@ func avroIncompatibilities(c *avro.SchemaCompatibility, reader, writer avro.Sche
 				}
 				continue
 			}
-			avroIncompatibilities(c, rf.Type(), wf.Type(), fpath+"/type", out)
+			avroIncompatibilities(c, rf.Type(), wf.Type(), fpath+"/type", seen, out)
 		}
 	case avro.Enum:
 		r, w := reader.(*avro.EnumSchema), writer.(*avro.EnumSchema)
@@ -196,9 +223,9 @@ func avroIncompatibilities(c *avro.SchemaCompatibility, reader, writer avro.Sche
 				fmt.Sprintf("expected: %d, found: %d", w.Size(), r.Size())))
 		}
 	case avro.Array:
-		avroIncompatibilities(c, reader.(*avro.ArraySchema).Items(), writer.(*avro.ArraySchema).Items(), avroJoin(path, "items"), out)
+		avroIncompatibilities(c, reader.(*avro.ArraySchema).Items(), writer.(*avro.ArraySchema).Items(), avroJoin(path, "items"), seen, out)
 	case avro.Map:
-		avroIncompatibilities(c, reader.(*avro.MapSchema).Values(), writer.(*avro.MapSchema).Values(), avroJoin(path, "values"), out)
+		avroIncompatibilities(c, reader.(*avro.MapSchema).Values(), writer.(*avro.MapSchema).Values(), avroJoin(path, "values"), seen, out)
 	}
 }
 

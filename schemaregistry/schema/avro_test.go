@@ -102,7 +102,9 @@ const rec = `{"type":"record","name":"R","namespace":"n","fields":[%s]}`
 func avroRecord(fields string) string { return strings.Replace(rec, "%s", fields, 1) }
 
 // Each of Avro's resolution rules as Confluent's BACKWARD applies them
-// (reader = the new schema, writer = the old one).
+// (reader = the new schema, writer = the old one). Every case's verdict,
+// and each incompatibility's type, path and detail, is what Avro Java
+// 1.12.0's SchemaCompatibility gives for the same pair.
 func TestAvroBackwardRules(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
@@ -138,6 +140,33 @@ func TestAvroBackwardRules(t *testing.T) {
 			[]string{"{errorType:'FIXED_SIZE_MISMATCH', description:'The size of FIXED type field at path '/size' in the %s schema does not match with the %s schema', additionalInfo:'expected: 4, found: 8'}"}},
 		{"array items", `{"type":"array","items":"long"}`, `{"type":"array","items":"int"}`,
 			[]string{"{errorType:'TYPE_MISMATCH', description:'The type (path '/items') of a field in the %s schema does not match with the %s schema', additionalInfo:'reader type: INT not compatible with writer type: LONG'}"}},
+		// several at once, nested, recursive
+		{"two problems", `{"type":"record","name":"R","fields":[{"name":"a","type":"long"},{"name":"e","type":{"type":"enum","name":"E","symbols":["X","Y"]}}]}`, `{"type":"record","name":"R","fields":[{"name":"a","type":"int"},{"name":"e","type":{"type":"enum","name":"E","symbols":["X"]}},{"name":"c","type":"string"}]}`,
+			[]string{
+				"{errorType:'TYPE_MISMATCH', description:'The type (path '/fields/0/type') of a field in the %s schema does not match with the %s schema', additionalInfo:'reader type: INT not compatible with writer type: LONG'}",
+				"{errorType:'MISSING_ENUM_SYMBOLS', description:'The %s schema is missing enum symbols '[Y]' at path '/fields/1/type/symbols' in the %s schema', additionalInfo:'[Y]'}",
+				"{errorType:'READER_FIELD_MISSING_DEFAULT_VALUE', description:'The field 'c' at path '/fields/2' in the %s schema has no default value and is missing in the %s schema', additionalInfo:'c'}"}},
+		{"nested in union", `{"type":"record","name":"R","fields":[{"name":"o","type":["null",{"type":"record","name":"S","fields":[{"name":"x","type":"int"}]}]}]}`, `{"type":"record","name":"R","fields":[{"name":"o","type":["null",{"type":"record","name":"S","fields":[{"name":"x","type":"int"},{"name":"y","type":"int"}]}]}]}`,
+			[]string{
+				"{errorType:'MISSING_UNION_BRANCH', description:'The %s schema is missing a type inside a union field at path '/fields/0/type/1' in the %s schema', additionalInfo:'reader union lacking writer type: RECORD'}"}},
+		{"map values record", `{"type":"map","values":{"type":"record","name":"S","fields":[]}}`, `{"type":"map","values":{"type":"record","name":"S","fields":[{"name":"y","type":"int"}]}}`,
+			[]string{
+				"{errorType:'READER_FIELD_MISSING_DEFAULT_VALUE', description:'The field 'y' at path '/values/fields/0' in the %s schema has no default value and is missing in the %s schema', additionalInfo:'y'}"}},
+		{"writer union to reader non-union with two bad", `{"type":"record","name":"R","fields":[{"name":"a","type":["int","string","null"]}]}`, `{"type":"record","name":"R","fields":[{"name":"a","type":"long"}]}`,
+			[]string{
+				"{errorType:'TYPE_MISMATCH', description:'The type (path '/fields/0/type/1') of a field in the %s schema does not match with the %s schema', additionalInfo:'reader type: LONG not compatible with writer type: STRING'}",
+				"{errorType:'TYPE_MISMATCH', description:'The type (path '/fields/0/type/2') of a field in the %s schema does not match with the %s schema', additionalInfo:'reader type: LONG not compatible with writer type: NULL'}"}},
+		{"top-level type change", `"int"`, `"string"`,
+			[]string{
+				"{errorType:'TYPE_MISMATCH', description:'The type (path '/') of a field in the %s schema does not match with the %s schema', additionalInfo:'reader type: STRING not compatible with writer type: INT'}"}},
+		{"reader union lacks writer record", `{"type":"record","name":"A","fields":[]}`, `["null","string"]`,
+			[]string{
+				"{errorType:'MISSING_UNION_BRANCH', description:'The %s schema is missing a type inside a union field at path '/' in the %s schema', additionalInfo:'reader union lacking writer type: RECORD'}"}},
+		{"recursive", `{"type":"record","name":"L","fields":[{"name":"v","type":"int"},{"name":"next","type":["null","L"]}]}`, `{"type":"record","name":"L","fields":[{"name":"v","type":"long"},{"name":"next","type":["null","L"]}]}`,
+			nil},
+		{"recursive bad", `{"type":"record","name":"L","fields":[{"name":"v","type":"long"},{"name":"next","type":["null","L"]}]}`, `{"type":"record","name":"L","fields":[{"name":"v","type":"int"},{"name":"next","type":["null","L"]}]}`,
+			[]string{
+				"{errorType:'TYPE_MISMATCH', description:'The type (path '/fields/0/type') of a field in the %s schema does not match with the %s schema', additionalInfo:'reader type: INT not compatible with writer type: LONG'}"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := mustAvro(t, tc.new, nil).Backward(mustAvro(t, tc.old, nil))

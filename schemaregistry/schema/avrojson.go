@@ -137,12 +137,39 @@ func avroWriteJSON(b *bytes.Buffer, v any) {
 	}
 }
 
+// avroWriteString quotes s as Jackson does: the short escapes for
+// quote, backslash, \b \f \n \r \t, \u00XX for other control characters,
+// everything else (HTML characters, U+2028) as it is.
 func avroWriteString(b *bytes.Buffer, s string) {
-	var tmp bytes.Buffer
-	e := json.NewEncoder(&tmp)
-	e.SetEscapeHTML(false)
-	_ = e.Encode(s) // a string always encodes
-	b.Write(bytes.TrimSuffix(tmp.Bytes(), []byte("\n")))
+	const hex = "0123456789ABCDEF"
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch c {
+		case '"', '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case '\b':
+			b.WriteString(`\b`)
+		case '\f':
+			b.WriteString(`\f`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		default:
+			if c < 0x20 {
+				b.WriteString(`\u00`)
+				b.WriteByte(hex[c>>4])
+				b.WriteByte(hex[c&0xF])
+			} else {
+				b.WriteByte(c)
+			}
+		}
+	}
+	b.WriteByte('"')
 }
 
 var avroPrimitives = []string{"null", "boolean", "int", "long", "float", "double", "bytes", "string"}
@@ -315,7 +342,7 @@ func (p *avroPrinter) named(o *avroObject, typ, ns string) {
 		avroWriteJSON(&p.b, size)
 	}
 	p.props(o, avroSchemaReserved)
-	p.aliases(o)
+	p.aliases(o, space, true)
 	p.b.WriteByte('}')
 }
 
@@ -338,12 +365,15 @@ func (p *avroPrinter) field(f *avroObject, ns string) {
 		p.b.WriteString(`,"order":`)
 		avroWriteString(&p.b, strings.ToLower(order))
 	}
-	p.aliases(f)
+	p.aliases(f, "", false)
 	p.props(f, avroFieldReserved)
 	p.b.WriteByte('}')
 }
 
-func (p *avroPrinter) aliases(o *avroObject) {
+// aliases prints o's aliases: a named type's as Avro Java keeps them
+// (full names, written relative to the type's namespace space), a
+// field's as they are.
+func (p *avroPrinter) aliases(o *avroObject, space string, named bool) {
 	a, ok := o.get("aliases")
 	list, _ := a.([]any)
 	if !ok || len(list) == 0 {
@@ -351,12 +381,24 @@ func (p *avroPrinter) aliases(o *avroObject) {
 	}
 	var names []string
 	for _, e := range list {
-		if s, ok := e.(string); ok && !slices.Contains(names, s) {
+		s, ok := e.(string)
+		if !ok {
+			continue
+		}
+		if named && !strings.Contains(s, ".") && space != "" {
+			s = space + "." + s
+		}
+		if !slices.Contains(names, s) {
 			names = append(names, s)
 		}
 	}
 	if p.normalize {
 		slices.Sort(names)
+	}
+	if named {
+		for i, n := range names {
+			names[i] = avroQualified(n, space)
+		}
 	}
 	p.b.WriteString(`,"aliases":`)
 	avroWriteJSON(&p.b, names)
