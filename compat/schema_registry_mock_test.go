@@ -164,6 +164,7 @@ func TestSchemaRegistryAgainstMockGo(t *testing.T) {
 			why: "the mock compares schema text; Confluent compares parsed schemas, so this is audit-value's version 1"},
 		{name: "versions of audit-value", call: versions("audit-value"), want: "[1]", mock: "[1 2]",
 			why: "the mock made the reformatted schema a version of its own"},
+		{name: "contexts", call: func(cl schemaregistry.Client, _ *srIDs) (any, error) { return cl.GetAllContexts() }, want: "[.]"},
 		{name: "default compatibility", call: func(cl schemaregistry.Client, _ *srIDs) (any, error) { return cl.GetDefaultCompatibility() },
 			want: "BACKWARD", mock: "not found", why: "the mock has no global config until one is set"},
 		{name: "latest of an unknown subject", call: latest("nosuch-value"), want: "not found", code: 40401},
