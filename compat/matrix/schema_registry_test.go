@@ -3,6 +3,7 @@ package matrix
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"reflect"
@@ -28,12 +29,17 @@ func TestSchemaRegistryClients(t *testing.T) {
 		client  Client
 		run     Process
 		refused AdapterError // the client's error for the incompatible version: name, status, code
+		// subjectConfig is the subject's own compatibility afterwards: ""
+		// for none (40408).
+		subjectConfig string
 	}{
-		{ConfluentPython, RegistryPython, AdapterError{Name: "SchemaRegistryError", Status: 409, Code: 409}},
-		{KafkaJS, RegistryKafkaJS, AdapterError{Name: "ResponseError", Status: 409}},
+		{ConfluentPython, RegistryPython, AdapterError{Name: "SchemaRegistryError", Status: 409, Code: 409}, ""},
+		// kafkajs's register sets the subject's level on its first
+		// registration (PUT /config/users-value).
+		{KafkaJS, RegistryKafkaJS, AdapterError{Name: "ResponseError", Status: 409}, "BACKWARD"},
 		// The Spring client wraps the HTTP error in a RuntimeException; its
 		// cause is spring-web's HttpClientErrorException.Conflict.
-		{KafkaClients, RegistryJava, AdapterError{Name: "Conflict", Status: 409, Code: 409}},
+		{KafkaClients, RegistryJava, AdapterError{Name: "Conflict", Status: 409, Code: 409}, ""},
 	} {
 		t.Run(tc.client.Name(), func(t *testing.T) {
 			requireLangCell(t, tc.client, tc.run)
@@ -58,6 +64,16 @@ func TestSchemaRegistryClients(t *testing.T) {
 			}
 			if !slices.Equal(got.IDs, ids) || ids[0] == ids[1] {
 				t.Errorf("ids in the records: %v; the registry's versions 1 and 2: %v", got.IDs, ids)
+			}
+
+			status, body := registryAnswer(t, url+"/config/users-value")
+			var cfg struct {
+				Level string `json:"compatibilityLevel"`
+				Code  int    `json:"error_code"`
+			}
+			must(t, json.Unmarshal(body, &cfg))
+			if tc.subjectConfig == "" && (status != http.StatusNotFound || cfg.Code != 40408) || tc.subjectConfig != "" && (status != http.StatusOK || cfg.Level != tc.subjectConfig) {
+				t.Errorf("users-value's own config: %d %s, want %q (none: 40408)", status, body, tc.subjectConfig)
 			}
 
 			if r := got.Refused; r == nil || r.Name != tc.refused.Name || r.Status != tc.refused.Status || r.Code != tc.refused.Code {
@@ -104,14 +120,23 @@ func requireLangCell(t *testing.T, client Client, run Process) {
 // registryGet decodes the registry's JSON answer to a GET of url.
 func registryGet(t *testing.T, url string, into any) {
 	t.Helper()
+	status, body := registryAnswer(t, url)
+	if status != http.StatusOK {
+		t.Fatalf("GET %s: %d %s", url, status, body)
+	}
+	must(t, json.Unmarshal(body, into))
+}
+
+// registryAnswer is the registry's status and body for a GET of url.
+func registryAnswer(t *testing.T, url string) (int, []byte) {
+	t.Helper()
 	cl := http.Client{Timeout: 10 * time.Second}
 	resp, err := cl.Get(url)
 	must(t, err)
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s: %s", url, resp.Status)
-	}
-	must(t, json.NewDecoder(resp.Body).Decode(into))
+	body, err := io.ReadAll(resp.Body)
+	must(t, err)
+	return resp.StatusCode, body
 }
 
 // sameJSON says whether got and want are the same JSON value.
