@@ -1,6 +1,7 @@
 package matrix
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -46,7 +47,9 @@ func TestSchemaRegistryClients(t *testing.T) {
 			c := server.NewTestCluster(t, server.Config{SchemaRegistry: &server.SchemaRegistryConfig{}})
 			must(t, c.CreateTopic("users", 1, 3, nil))
 			url := c.SchemaRegistryURL()
-			got, err := tc.run.SchemaRegistryAvro(t.Context(), c.Bootstrap(), url, "users")
+			ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+			defer cancel()
+			got, err := tc.run.SchemaRegistryAvro(ctx, c.Bootstrap(), url, "users")
 			must(t, err)
 
 			// The ids in the records are the registry's for versions 1 and

@@ -64,11 +64,15 @@ async function avro(cfg) {
   await consumer.connect();
   await consumer.subscribe({ topics: [topic], fromBeginning: true });
   const values = [];
-  await new Promise((resolve) => {
+  await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`consumed ${values.length} of ${users.length} records in 30 s`)), 30000);
     consumer.run({
       eachMessage: async ({ message }) => {
         values.push(message.value);
-        if (values.length === users.length) resolve();
+        if (values.length === users.length) {
+          clearTimeout(timer);
+          resolve();
+        }
       },
     });
   });
