@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Installs and builds the other-language clients of the client matrix
-# (compat/matrix/clients): a Python venv with confluent-kafka, kafka-python
-# and aiokafka; node_modules with kafkajs and @confluentinc/kafka-javascript
-# (npm ci, from the committed package-lock.json); the Java adapter with
-# kafka-clients (Maven, into ~/.m2); the Rust adapter on rdkafka (cargo, from
-# the committed Cargo.lock). Everything lands in ignored directories beside
+# (compat/matrix/clients): a Python venv with confluent-kafka (with its
+# schema registry client and Avro serdes), kafka-python and aiokafka;
+# node_modules with kafkajs, @kafkajs/confluent-schema-registry and
+# @confluentinc/kafka-javascript (npm ci, from the committed
+# package-lock.json); the Java adapter with kafka-clients and the Java
+# schema registry scenario (Maven, into ~/.m2); the Rust adapter on rdkafka
+# (cargo, from the committed Cargo.lock). Everything lands in ignored directories beside
 # each adapter, in the tools' own caches (pip, npm, ~/.m2, ~/.cargo) and in
 # $MATRIX_CLIENTS_CACHE (default ~/.cache/fakekafka-matrix), which keeps the
 # two slow builds (librdkafka, twice) for the next clone on this machine: a
@@ -92,11 +94,17 @@ js_clients() {
 
 java_client() {
 	local class=java/target/classes/fakekafka/matrix/Adapter.class
-	if [ -f "$class" ] && [ -d java/target/lib ] && [ -d java/target/streams-lib ] && [ -z "$(find java/pom.xml java/src -newer "$class" -print -quit)" ]; then
-		return
+	if ! { [ -f "$class" ] && [ -d java/target/lib ] && [ -d java/target/streams-lib ] && [ -z "$(find java/pom.xml java/src -newer "$class" -print -quit)" ]; }; then
+		rm -rf java/target/lib java/target/streams-lib # jars of an older pom
+		(cd java && mvn -q -B -Dstyle.color=never package -DskipTests)
 	fi
-	rm -rf java/target/lib java/target/streams-lib # jars of an older pom
-	(cd java && mvn -q -B -Dstyle.color=never package -DskipTests)
+	# The schema registry scenario (Spring Cloud Stream's Confluent client),
+	# a module of its own so that Spring stays off the adapter's class path.
+	class=java-registry/target/classes/fakekafka/registry/SchemaRegistry.class
+	if ! { [ -f "$class" ] && [ -d java-registry/target/lib ] && [ -z "$(find java-registry/pom.xml java-registry/src -newer "$class" -print -quit)" ]; }; then
+		rm -rf java-registry/target/lib
+		(cd java-registry && mvn -q -B -Dstyle.color=never package -DskipTests)
+	fi
 }
 
 rust_client() {

@@ -167,6 +167,8 @@ type adapterConfig struct {
 	OAuthScope            string `json:"oauthScope,omitempty"`
 	SSLCertFile           string `json:"sslCertFile,omitempty"`
 	SSLKeyFile            string `json:"sslKeyFile,omitempty"`
+	// the schema registry scenarios (process_registry.go): its URL
+	RegistryURL string `json:"registryUrl,omitempty"`
 }
 
 func newAdapterConfig(bootstrap []string, clientID string) adapterConfig {
@@ -203,6 +205,10 @@ type adapterLine struct {
 	Configs   []DescribedConfig `json:"configs,omitempty"`
 	Tokens    []AdapterToken    `json:"tokens,omitempty"`
 	ExpiryMs  int64             `json:"expiryMs,omitempty"`
+	// the schema registry scenarios (process_registry.go)
+	ID      int             `json:"id,omitempty"`
+	Reader  string          `json:"reader,omitempty"`
+	Decoded json.RawMessage `json:"decoded,omitempty"`
 }
 
 type adapterTopic struct {
@@ -225,6 +231,10 @@ type AdapterError struct {
 	Connection bool `json:"connection"`
 	// Protocol marks a response the client could not parse.
 	Protocol bool `json:"protocol"`
+	// Status and Code are a schema registry's HTTP status and error_code,
+	// where the client's error has them.
+	Status int `json:"status,omitempty"`
+	Code   int `json:"code,omitempty"`
 }
 
 func (e *AdapterError) Error() string {
