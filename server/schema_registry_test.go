@@ -261,13 +261,10 @@ func TestSchemaRegistryNotEnoughReplicas(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for ps, _ := c.Partition("_schemas", 0); len(ps.ISR) < 3; ps, _ = c.Partition("_schemas", 0) {
-		if time.Now().After(deadline) {
-			t.Fatalf("ISR %v never healed", ps.ISR)
-		}
-		time.Sleep(5 * time.Millisecond) // polling a condition, not synchronising
-	}
+	testkit.WaitFor(t, 10*time.Second, "the ISR of _schemas to heal", func() bool {
+		ps, _ := c.Partition("_schemas", 0)
+		return len(ps.ISR) == 3
+	})
 	register(t, url, "orders-value", orderV1)
 }
 
@@ -352,17 +349,10 @@ func TestSchemaRegistryLifecycle(t *testing.T) {
 		t.Fatalf("%s still accepts after Close", addr)
 	}
 	buf := make([]byte, 1<<20)
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	testkit.WaitFor(t, 5*time.Second, "the registry's goroutines to end after Close", func() bool {
 		stacks := string(buf[:runtime.Stack(buf, true)])
-		if !strings.Contains(stacks, "startSchemaRegistry") && !strings.Contains(stacks, "schemaregistry.(*Registry).ServeHTTP") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the registry outlived Close:\n%s", stacks)
-		}
-		time.Sleep(5 * time.Millisecond) // polling a condition, not synchronising
-	}
+		return !strings.Contains(stacks, "startSchemaRegistry") && !strings.Contains(stacks, "schemaregistry.(*Registry).ServeHTTP")
+	})
 }
 
 // Compacting _schemas (superseded versions of a key, tombstones) changes

@@ -3,10 +3,12 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/fakekafka/fakekafka/internal/testkit"
 	"github.com/fakekafka/fakekafka/schemaregistry"
 )
 
@@ -128,17 +130,10 @@ func TestSchemaStoreNotEnoughReplicas(t *testing.T) {
 
 func waitForISR(t *testing.T, c *Cluster, n int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	testkit.WaitFor(t, 10*time.Second, fmt.Sprintf("%d replicas in the ISR of _schemas", n), func() bool {
 		ps, _ := c.Partition(schemasTopic, 0)
-		if len(ps.ISR) == n {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("ISR %v, want %d replicas", ps.ISR, n)
-		}
-		time.Sleep(5 * time.Millisecond) // polling a condition, not synchronising
-	}
+		return len(ps.ISR) == n
+	})
 }
 
 // The leader crashes: the state loads again from the new leader's log,
@@ -245,16 +240,10 @@ func TestSchemaStoreTimedOutWriteCommitsLater(t *testing.T) {
 			}
 		}
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if p, _ := c.Partition(schemasTopic, 0); p.HighWatermark == 2 { // the NOOP at start, the record
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the record was never committed")
-		}
-		time.Sleep(5 * time.Millisecond) // polling a condition, not synchronising
-	}
+	testkit.WaitFor(t, 10*time.Second, "the record to be committed (HW 2: the NOOP at start, the record)", func() bool {
+		p, _ := c.Partition(schemasTopic, 0)
+		return p.HighWatermark == 2
+	})
 	if _, ok := s.State().SchemaByID(1); !ok {
 		t.Fatal("a committed record is not in the state")
 	}
