@@ -43,7 +43,7 @@ func parseAvro(text string, deps map[string]string) (Parsed, error) {
 			if n, ok := s.(avro.NamedSchema); ok {
 				known[n.FullName()] = true
 			}
-			if tree, err := avroDecode(deps[name]); err == nil {
+			if tree, err := decodeOrdered(deps[name]); err == nil {
 				collectAvroDefs(tree, "", defs)
 			}
 		}
@@ -56,7 +56,7 @@ func parseAvro(text string, deps map[string]string) (Parsed, error) {
 	if err != nil {
 		return nil, fmt.Errorf("invalid Avro schema: %w", err)
 	}
-	tree, err := avroDecode(text)
+	tree, err := decodeOrdered(text)
 	if err != nil {
 		// hamba reads a bare name (not JSON) as a type name; Avro Java
 		// wants JSON.

@@ -16,7 +16,7 @@ import (
 // matters to the compatibility rules). The stored text is printed from
 // the schema as it was sent.
 func avroForHamba(text string) string {
-	tree, err := avroDecode(text)
+	tree, err := decodeOrdered(text)
 	if err != nil {
 		return text
 	}
@@ -37,7 +37,7 @@ func avroLenientDefaults(tree any) bool {
 		for _, e := range v {
 			changed = avroLenientDefaults(e) || changed
 		}
-	case *avroObject:
+	case *orderedObject:
 		for _, k := range []string{"type", "items", "values"} {
 			if e, ok := v.get(k); ok {
 				changed = avroLenientDefaults(e) || changed
@@ -46,7 +46,7 @@ func avroLenientDefaults(tree any) bool {
 		fields, _ := v.get("fields")
 		fs, _ := fields.([]any)
 		for _, f := range fs {
-			fo, ok := f.(*avroObject)
+			fo, ok := f.(*orderedObject)
 			if !ok {
 				continue
 			}
@@ -65,7 +65,7 @@ func avroLenientDefaults(tree any) bool {
 			}
 			if s, ok := def.(string); ok && (s == "NaN" || s == "Infinity" || s == "-Infinity") {
 				if n := avroTypeName(t); n == "float" || n == "double" {
-					fo.vals["default"] = json.Number("0")
+					fo.values["default"] = json.Number("0")
 					changed = true
 				}
 			}
@@ -76,19 +76,19 @@ func avroLenientDefaults(tree any) bool {
 
 // avroUnionOf is a field type's branches when it is a union.
 func avroUnionOf(t any) ([]any, bool) {
-	if o, ok := t.(*avroObject); ok {
+	if o, ok := t.(*orderedObject); ok {
 		t, _ = o.get("type")
 	}
 	u, ok := t.([]any)
 	return u, ok
 }
 
-func avroSetUnion(field *avroObject, u []any) {
-	if o, ok := field.vals["type"].(*avroObject); ok {
-		o.vals["type"] = u
+func avroSetUnion(field *orderedObject, u []any) {
+	if o, ok := field.values["type"].(*orderedObject); ok {
+		o.values["type"] = u
 		return
 	}
-	field.vals["type"] = u
+	field.values["type"] = u
 }
 
 // avroTypeName is the type a schema names: a primitive's or complex
@@ -97,7 +97,7 @@ func avroTypeName(t any) string {
 	switch v := t.(type) {
 	case string:
 		return v
-	case *avroObject:
+	case *orderedObject:
 		inner, _ := v.get("type")
 		if s, ok := inner.(string); ok {
 			return s
@@ -129,7 +129,7 @@ func avroDefaultFits(b, def any) bool {
 		_, ok := def.([]any)
 		return ok
 	case "record", "error", "map":
-		_, ok := def.(*avroObject)
+		_, ok := def.(*orderedObject)
 		return ok
 	case "":
 		return false
@@ -137,7 +137,7 @@ func avroDefaultFits(b, def any) bool {
 	// a named type defined elsewhere: a record (object), an enum or a
 	// fixed (string)
 	switch def.(type) {
-	case *avroObject, string:
+	case *orderedObject, string:
 		return true
 	}
 	return false
@@ -153,7 +153,7 @@ func avroIntegralDefaults(tree any) error {
 				return err
 			}
 		}
-	case *avroObject:
+	case *orderedObject:
 		for _, k := range []string{"type", "items", "values"} {
 			if e, ok := v.get(k); ok {
 				if err := avroIntegralDefaults(e); err != nil {
@@ -164,7 +164,7 @@ func avroIntegralDefaults(tree any) error {
 		fields, _ := v.get("fields")
 		fs, _ := fields.([]any)
 		for _, f := range fs {
-			fo, ok := f.(*avroObject)
+			fo, ok := f.(*orderedObject)
 			if !ok {
 				continue
 			}

@@ -3,8 +3,6 @@ package schema
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
-	"io"
 	"slices"
 	"strings"
 )
@@ -13,82 +11,6 @@ import (
 // text is Avro Java's Schema.toString, which writes properties in the
 // order they were read, so the text is printed from this tree rather than
 // from hamba's parsed schema (whose properties are an unordered map).
-
-type avroObject struct {
-	keys []string
-	vals map[string]any
-}
-
-func (o *avroObject) get(k string) (any, bool) {
-	v, ok := o.vals[k]
-	return v, ok
-}
-
-func (o *avroObject) str(k string) (string, bool) {
-	s, ok := o.vals[k].(string)
-	return s, ok
-}
-
-// avroDecode decodes JSON into nil, bool, json.Number, string, []any
-// and *avroObject (a repeated key keeps its first place and its last
-// value, as Jackson does).
-func avroDecode(text string) (any, error) {
-	d := json.NewDecoder(strings.NewReader(text))
-	d.UseNumber()
-	v, err := avroDecodeValue(d)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := d.Token(); err != io.EOF {
-		return nil, fmt.Errorf("unexpected data after the schema")
-	}
-	return v, nil
-}
-
-func avroDecodeValue(d *json.Decoder) (any, error) {
-	t, err := d.Token()
-	if err != nil {
-		return nil, err
-	}
-	switch t := t.(type) {
-	case json.Delim:
-		switch t {
-		case '{':
-			o := &avroObject{vals: map[string]any{}}
-			for d.More() {
-				kt, err := d.Token()
-				if err != nil {
-					return nil, err
-				}
-				k := kt.(string)
-				v, err := avroDecodeValue(d)
-				if err != nil {
-					return nil, err
-				}
-				if _, dup := o.vals[k]; !dup {
-					o.keys = append(o.keys, k)
-				}
-				o.vals[k] = v
-			}
-			_, err := d.Token()
-			return o, err
-		case '[':
-			a := []any{}
-			for d.More() {
-				v, err := avroDecodeValue(d)
-				if err != nil {
-					return nil, err
-				}
-				a = append(a, v)
-			}
-			_, err := d.Token()
-			return a, err
-		}
-		return nil, fmt.Errorf("unexpected %v", t)
-	default:
-		return t, nil
-	}
-}
 
 // avroWriteJSON writes v compactly, escaping as Jackson does (no HTML escapes).
 func avroWriteJSON(b *bytes.Buffer, v any) {
@@ -104,7 +26,7 @@ func avroWriteJSON(b *bytes.Buffer, v any) {
 	case json.Number:
 		b.WriteString(v.String())
 	case string:
-		avroWriteString(b, v)
+		writeJacksonString(b, v)
 	case []any:
 		b.WriteByte('[')
 		for i, e := range v {
@@ -120,56 +42,21 @@ func avroWriteJSON(b *bytes.Buffer, v any) {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			avroWriteString(b, e)
+			writeJacksonString(b, e)
 		}
 		b.WriteByte(']')
-	case *avroObject:
+	case *orderedObject:
 		b.WriteByte('{')
 		for i, k := range v.keys {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			avroWriteString(b, k)
+			writeJacksonString(b, k)
 			b.WriteByte(':')
-			avroWriteJSON(b, v.vals[k])
+			avroWriteJSON(b, v.values[k])
 		}
 		b.WriteByte('}')
 	}
-}
-
-// avroWriteString quotes s as Jackson does: the short escapes for
-// quote, backslash, \b \f \n \r \t, \u00XX for other control characters,
-// everything else (HTML characters, U+2028) as it is.
-func avroWriteString(b *bytes.Buffer, s string) {
-	const hex = "0123456789ABCDEF"
-	b.WriteByte('"')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch c {
-		case '"', '\\':
-			b.WriteByte('\\')
-			b.WriteByte(c)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\f':
-			b.WriteString(`\f`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		default:
-			if c < 0x20 {
-				b.WriteString(`\u00`)
-				b.WriteByte(hex[c>>4])
-				b.WriteByte(hex[c&0xF])
-			} else {
-				b.WriteByte(c)
-			}
-		}
-	}
-	b.WriteByte('"')
 }
 
 var avroPrimitives = []string{"null", "boolean", "int", "long", "float", "double", "bytes", "string"}
@@ -197,7 +84,7 @@ type avroPrinter struct {
 
 // avroDef is a named type's definition and its enclosing namespace.
 type avroDef struct {
-	obj *avroObject
+	obj *orderedObject
 	ns  string
 }
 
@@ -208,7 +95,7 @@ func collectAvroDefs(tree any, ns string, defs map[string]avroDef) {
 		for _, e := range v {
 			collectAvroDefs(e, ns, defs)
 		}
-	case *avroObject:
+	case *orderedObject:
 		t, _ := v.get("type")
 		typ, ok := t.(string)
 		if !ok {
@@ -223,7 +110,7 @@ func collectAvroDefs(tree any, ns string, defs map[string]avroDef) {
 			fields, _ := v.get("fields")
 			fs, _ := fields.([]any)
 			for _, f := range fs {
-				if fo, ok := f.(*avroObject); ok {
+				if fo, ok := f.(*orderedObject); ok {
 					ft, _ := fo.get("type")
 					collectAvroDefs(ft, space, defs)
 				}
@@ -255,7 +142,7 @@ func avroQualified(full, ns string) string {
 }
 
 // fullName resolves a named type's name within the enclosing namespace.
-func avroFullName(o *avroObject, ns string) string {
+func avroFullName(o *orderedObject, ns string) string {
 	name, _ := o.str("name")
 	if strings.Contains(name, ".") {
 		return name
@@ -274,7 +161,7 @@ func (p *avroPrinter) schema(v any, ns string) {
 	switch v := v.(type) {
 	case string:
 		if slices.Contains(avroPrimitives, v) {
-			avroWriteString(&p.b, v)
+			writeJacksonString(&p.b, v)
 			return
 		}
 		p.ref(v, ns)
@@ -287,7 +174,7 @@ func (p *avroPrinter) schema(v any, ns string) {
 			p.schema(e, ns)
 		}
 		p.b.WriteByte(']')
-	case *avroObject:
+	case *orderedObject:
 		p.object(v, ns)
 	default:
 		avroWriteJSON(&p.b, v)
@@ -305,10 +192,10 @@ func (p *avroPrinter) ref(name, ns string) {
 		p.namedAs(def.obj, typ, full, ns)
 		return
 	}
-	avroWriteString(&p.b, avroQualified(full, ns))
+	writeJacksonString(&p.b, avroQualified(full, ns))
 }
 
-func (p *avroPrinter) object(o *avroObject, ns string) {
+func (p *avroPrinter) object(o *orderedObject, ns string) {
 	t, _ := o.get("type")
 	typ, isStr := t.(string)
 	if !isStr {
@@ -324,7 +211,7 @@ func (p *avroPrinter) object(o *avroObject, ns string) {
 			inner = "values"
 		}
 		p.b.WriteString(`{"type":`)
-		avroWriteString(&p.b, typ)
+		writeJacksonString(&p.b, typ)
 		p.b.WriteString(`,"` + inner + `":`)
 		in, _ := o.get(inner)
 		p.schema(in, ns)
@@ -336,36 +223,36 @@ func (p *avroPrinter) object(o *avroObject, ns string) {
 			return
 		}
 		if len(p.propKeys(o, avroSchemaReserved)) == 0 {
-			avroWriteString(&p.b, typ)
+			writeJacksonString(&p.b, typ)
 			return
 		}
 		p.b.WriteString(`{"type":`)
-		avroWriteString(&p.b, typ)
+		writeJacksonString(&p.b, typ)
 		p.props(o, avroSchemaReserved)
 		p.b.WriteByte('}')
 	}
 }
 
-func (p *avroPrinter) named(o *avroObject, typ, ns string) {
+func (p *avroPrinter) named(o *orderedObject, typ, ns string) {
 	p.namedAs(o, typ, avroFullName(o, ns), ns)
 }
 
 // namedAs prints the named type full defined by o where the enclosing
 // namespace is ns.
-func (p *avroPrinter) namedAs(o *avroObject, typ, full, ns string) {
+func (p *avroPrinter) namedAs(o *orderedObject, typ, full, ns string) {
 	if p.names[full] {
-		avroWriteString(&p.b, avroQualified(full, ns))
+		writeJacksonString(&p.b, avroQualified(full, ns))
 		return
 	}
 	p.names[full] = true
 	space, short := avroSplitName(full)
 	p.b.WriteString(`{"type":`)
-	avroWriteString(&p.b, typ)
+	writeJacksonString(&p.b, typ)
 	p.b.WriteString(`,"name":`)
-	avroWriteString(&p.b, short)
+	writeJacksonString(&p.b, short)
 	if space != ns {
 		p.b.WriteString(`,"namespace":`)
-		avroWriteString(&p.b, space)
+		writeJacksonString(&p.b, space)
 	}
 	if doc, ok := o.get("doc"); ok && !(p.normalize && doc == "") {
 		p.b.WriteString(`,"doc":`)
@@ -380,7 +267,7 @@ func (p *avroPrinter) namedAs(o *avroObject, typ, full, ns string) {
 			if i > 0 {
 				p.b.WriteByte(',')
 			}
-			if fo, ok := f.(*avroObject); ok {
+			if fo, ok := f.(*orderedObject); ok {
 				p.field(fo, space)
 			}
 		}
@@ -403,7 +290,7 @@ func (p *avroPrinter) namedAs(o *avroObject, typ, full, ns string) {
 	p.b.WriteByte('}')
 }
 
-func (p *avroPrinter) field(f *avroObject, ns string) {
+func (p *avroPrinter) field(f *orderedObject, ns string) {
 	p.b.WriteString(`{"name":`)
 	name, _ := f.get("name")
 	avroWriteJSON(&p.b, name)
@@ -420,7 +307,7 @@ func (p *avroPrinter) field(f *avroObject, ns string) {
 	}
 	if order, ok := f.str("order"); ok && strings.ToLower(order) != "ascending" {
 		p.b.WriteString(`,"order":`)
-		avroWriteString(&p.b, strings.ToLower(order))
+		writeJacksonString(&p.b, strings.ToLower(order))
 	}
 	p.aliases(f, "", false)
 	p.props(f, avroFieldReserved)
@@ -430,7 +317,7 @@ func (p *avroPrinter) field(f *avroObject, ns string) {
 // aliases prints o's aliases: a named type's as Avro Java keeps them
 // (full names, written relative to the type's namespace space), a
 // field's as they are.
-func (p *avroPrinter) aliases(o *avroObject, space string, named bool) {
+func (p *avroPrinter) aliases(o *orderedObject, space string, named bool) {
 	a, ok := o.get("aliases")
 	list, _ := a.([]any)
 	if !ok || len(list) == 0 {
@@ -463,7 +350,7 @@ func (p *avroPrinter) aliases(o *avroObject, space string, named bool) {
 
 // propKeys are o's properties in print order: as read, or, normalising,
 // logicalType (and a decimal's precision and scale) first, then sorted.
-func (p *avroPrinter) propKeys(o *avroObject, reserved []string) []string {
+func (p *avroPrinter) propKeys(o *orderedObject, reserved []string) []string {
 	var keys []string
 	for _, k := range o.keys {
 		if !slices.Contains(reserved, k) {
@@ -496,11 +383,11 @@ func (p *avroPrinter) propKeys(o *avroObject, reserved []string) []string {
 	return keys
 }
 
-func (p *avroPrinter) props(o *avroObject, reserved []string) {
+func (p *avroPrinter) props(o *orderedObject, reserved []string) {
 	for _, k := range p.propKeys(o, reserved) {
 		p.b.WriteByte(',')
-		avroWriteString(&p.b, k)
+		writeJacksonString(&p.b, k)
 		p.b.WriteByte(':')
-		avroWriteJSON(&p.b, o.vals[k])
+		avroWriteJSON(&p.b, o.values[k])
 	}
 }

@@ -3,14 +3,10 @@ package schema
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
 	"math/big"
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 // The texts of a JSON Schema the registry stores: Confluent's canonical
@@ -21,75 +17,13 @@ import (
 // output) or sorting members by name (its normalised form). Numbers keep
 // their literal text.
 func compactJSON(text string, sortKeys bool) (string, error) {
-	dec := json.NewDecoder(strings.NewReader(text))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return "", err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return "", errors.New("unexpected data after the schema")
-	}
-	// Decode again keeping member order.
-	dec = json.NewDecoder(strings.NewReader(text))
-	dec.UseNumber()
-	node, err := readOrdered(dec)
+	node, err := decodeOrdered(text)
 	if err != nil {
 		return "", err
 	}
 	var b bytes.Buffer
 	writeOrdered(&b, node, sortKeys)
 	return b.String(), nil
-}
-
-// orderedObject is a JSON object with its members in document order; a
-// repeated name keeps its first position and last value, as Jackson does.
-type orderedObject struct {
-	keys   []string
-	values map[string]any
-}
-
-func readOrdered(dec *json.Decoder) (any, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	switch t := tok.(type) {
-	case json.Delim:
-		switch t {
-		case '{':
-			obj := &orderedObject{values: map[string]any{}}
-			for dec.More() {
-				kt, err := dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				k := kt.(string)
-				v, err := readOrdered(dec)
-				if err != nil {
-					return nil, err
-				}
-				if _, dup := obj.values[k]; !dup {
-					obj.keys = append(obj.keys, k)
-				}
-				obj.values[k] = v
-			}
-			_, err := dec.Token()
-			return obj, err
-		case '[':
-			arr := []any{}
-			for dec.More() {
-				v, err := readOrdered(dec)
-				if err != nil {
-					return nil, err
-				}
-				arr = append(arr, v)
-			}
-			_, err := dec.Token()
-			return arr, err
-		}
-	}
-	return tok, nil
 }
 
 func writeOrdered(b *bytes.Buffer, v any, sortKeys bool) {
@@ -105,7 +39,7 @@ func writeOrdered(b *bytes.Buffer, v any, sortKeys bool) {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			writeJSONString(b, k)
+			writeJacksonString(b, k)
 			b.WriteByte(':')
 			writeOrdered(b, v.values[k], sortKeys)
 		}
@@ -120,7 +54,7 @@ func writeOrdered(b *bytes.Buffer, v any, sortKeys bool) {
 		}
 		b.WriteByte(']')
 	case string:
-		writeJSONString(b, v)
+		writeJacksonString(b, v)
 	case json.Number:
 		b.WriteString(jacksonNumber(string(v)))
 	case bool:
@@ -193,35 +127,3 @@ func jacksonNumber(lit string) string {
 	return out
 }
 
-// writeJSONString escapes as Jackson does: quotes, backslashes and
-// control characters only.
-func writeJSONString(b *bytes.Buffer, s string) {
-	b.WriteByte('"')
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		switch r {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\f':
-			b.WriteString(`\f`)
-		default:
-			if r < 0x20 {
-				fmt.Fprintf(b, `\u%04X`, r)
-			} else {
-				b.WriteRune(r)
-			}
-		}
-	}
-	b.WriteByte('"')
-}
