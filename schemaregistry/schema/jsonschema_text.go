@@ -126,4 +126,3 @@ func jacksonNumber(lit string) string {
 	}
 	return out
 }
-
