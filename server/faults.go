@@ -95,11 +95,7 @@ type FaultRule struct {
 	key  int16 // -1: any API
 	code int16 // 0: no error
 
-	mu        sync.Mutex
-	hits      int
-	remaining int           // when f.Count > 0
-	removed   bool          // no longer fires
-	changed   chan struct{} // closed and replaced on every hit and on removal
+	faultCounter
 }
 
 var (
@@ -114,7 +110,7 @@ var (
 // API or error name, a broker the cluster does not have, a negative
 // partition, count or delay, or a combination that cannot work.
 func (c *Cluster) InjectFault(f Fault) (*FaultRule, error) {
-	r := &FaultRule{c: c, f: f, key: -1, remaining: f.Count, changed: make(chan struct{})}
+	r := &FaultRule{c: c, f: f, key: -1, faultCounter: newFaultCounter(f.Count)}
 	if f.Partition != nil {
 		r.f.Partition = int32Ptr(*f.Partition) // the caller's pointer stays the caller's
 	}
@@ -201,11 +197,7 @@ func (c *Cluster) RemoveFault(id string) bool {
 		return false
 	}
 	c.emit(EventFaultRemoved, func(e *Event) { e.Fault, e.Topic, e.Detail = found.id, found.f.Topic, found.describe() })
-	found.mu.Lock()
-	found.removed = true
-	close(found.changed)
-	found.changed = make(chan struct{})
-	found.mu.Unlock()
+	found.markRemoved()
 	return true
 }
 
@@ -243,21 +235,9 @@ func (c *Cluster) faultRules() []*FaultRule {
 // ID is the rule's id, as DELETE /v1/faults/{id} takes it.
 func (r *FaultRule) ID() string { return r.id }
 
-// Hits is how many requests the rule has fired on.
-func (r *FaultRule) Hits() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.hits
-}
-
 // State reports the rule and its counters.
 func (r *FaultRule) State() FaultState {
-	r.mu.Lock()
-	hits, remaining := r.hits, r.remaining
-	r.mu.Unlock()
-	if r.f.Count == 0 {
-		remaining = -1
-	}
+	hits, remaining := r.counts()
 	var partition *int32
 	if r.f.Partition != nil {
 		partition = int32Ptr(*r.f.Partition)
@@ -273,49 +253,12 @@ func (r *FaultRule) State() FaultState {
 // the cluster closes, or the rule can no longer get there (removed, or its
 // count used up).
 func (r *FaultRule) WaitHits(ctx context.Context, n int) error {
-	for {
-		r.mu.Lock()
-		hits, removed, changed := r.hits, r.removed, r.changed
-		usedUp := r.f.Count > 0 && r.remaining == 0
-		r.mu.Unlock()
-		switch {
-		case hits >= n:
-			return nil
-		case removed:
-			return fmt.Errorf("fault %s was removed after %d of %d hits", r.id, hits, n)
-		case usedUp:
-			return fmt.Errorf("fault %s used up its count of %d; %d hits can never happen", r.id, r.f.Count, n)
-		}
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return fmt.Errorf("fault %s: %d of %d hits: %w", r.id, hits, n, context.Cause(ctx))
-		case <-r.c.closing:
-			return fmt.Errorf("fault %s: cluster closed after %d of %d hits", r.id, hits, n)
-		}
-	}
+	return r.waitHits(ctx, r.c.closing, "fault "+r.id, n)
 }
 
 func int32Ptr(v int32) *int32 { return &v }
 
 func (r *FaultRule) filtered() bool { return r.f.Topic != "" || r.f.Partition != nil }
-
-// take uses one hit if the rule has one left. The lock makes the last hit
-// go to exactly one request.
-func (r *FaultRule) take() (hits int, ok bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.removed || (r.f.Count > 0 && r.remaining == 0) {
-		return 0, false
-	}
-	if r.f.Count > 0 {
-		r.remaining--
-	}
-	r.hits++
-	close(r.changed)
-	r.changed = make(chan struct{})
-	return r.hits, true
-}
 
 // faultScope is where a struct sits in a request or response: the topic
 // and partition of the entries around it.

@@ -47,11 +47,7 @@ type SchemaRegistryFaultRule struct {
 	f       api.SchemaRegistryFault // normalised: Method upper case, Status, ErrorCode and Message filled in
 	pattern []string                // Path's segments; nil for any path
 
-	mu        sync.Mutex
-	hits      int
-	remaining int           // when f.Count > 0
-	removed   bool          // no longer fires
-	changed   chan struct{} // closed and replaced on every hit and on removal
+	faultCounter
 }
 
 // schemaRegistryFaults holds the rules in an immutable slice, replaced on
@@ -108,7 +104,7 @@ func (c *Cluster) InjectSchemaRegistryFault(f api.SchemaRegistryFault) (*SchemaR
 	if f.Status != 0 && f.ErrorCode == 0 {
 		f.ErrorCode = f.Status // Confluent's generic errors carry their status as the code
 	}
-	r := &SchemaRegistryFaultRule{c: c, f: f, pattern: pattern, remaining: f.Count, changed: make(chan struct{})}
+	r := &SchemaRegistryFaultRule{c: c, f: f, pattern: pattern, faultCounter: newFaultCounter(f.Count)}
 
 	faultsMu.Lock() // the Kafka rules' lock: one id sequence, in order
 	defer faultsMu.Unlock()
@@ -202,21 +198,9 @@ func (c *Cluster) SchemaRegistryFaultRule(id string) *SchemaRegistryFaultRule {
 // ID is the rule's id, as DELETE /v1/schema-registry/faults/{id} takes it.
 func (r *SchemaRegistryFaultRule) ID() string { return r.id }
 
-// Hits is how many requests the rule has fired on.
-func (r *SchemaRegistryFaultRule) Hits() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.hits
-}
-
 // State reports the rule and its counters.
 func (r *SchemaRegistryFaultRule) State() api.SchemaRegistryFaultState {
-	r.mu.Lock()
-	hits, remaining := r.hits, r.remaining
-	r.mu.Unlock()
-	if r.f.Count == 0 {
-		remaining = -1
-	}
+	hits, remaining := r.counts()
 	return api.SchemaRegistryFaultState{ID: r.id, Method: r.f.Method, Path: r.f.Path, Status: r.f.Status,
 		ErrorCode: r.f.ErrorCode, Message: r.f.Message, Count: r.f.Count, DelayMillis: r.f.Delay.Milliseconds(),
 		Hits: hits, Remaining: remaining}
@@ -226,57 +210,14 @@ func (r *SchemaRegistryFaultRule) State() api.SchemaRegistryFaultState {
 // the cluster closes, or the rule can no longer get there (removed, or its
 // count used up).
 func (r *SchemaRegistryFaultRule) WaitHits(ctx context.Context, n int) error {
-	for {
-		r.mu.Lock()
-		hits, removed, changed := r.hits, r.removed, r.changed
-		usedUp := r.f.Count > 0 && r.remaining == 0
-		r.mu.Unlock()
-		switch {
-		case hits >= n:
-			return nil
-		case removed:
-			return fmt.Errorf("schema registry fault %s was removed after %d of %d hits", r.id, hits, n)
-		case usedUp:
-			return fmt.Errorf("schema registry fault %s used up its count of %d; %d hits can never happen", r.id, r.f.Count, n)
-		}
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return fmt.Errorf("schema registry fault %s: %d of %d hits: %w", r.id, hits, n, context.Cause(ctx))
-		case <-r.c.closing:
-			return fmt.Errorf("schema registry fault %s: cluster closed after %d of %d hits", r.id, hits, n)
-		}
-	}
+	return r.waitHits(ctx, r.c.closing, "schema registry fault "+r.id, n)
 }
 
 func (r *SchemaRegistryFaultRule) remove() {
-	r.mu.Lock()
-	if r.removed {
-		r.mu.Unlock()
+	if !r.markRemoved() {
 		return
 	}
-	r.removed = true
-	close(r.changed)
-	r.changed = make(chan struct{})
-	r.mu.Unlock()
 	r.c.emit(EventFaultRemoved, func(e *Event) { e.Fault, e.Detail = r.id, r.describe() })
-}
-
-// take uses one hit if the rule has one left; the lock gives the last hit
-// to exactly one request.
-func (r *SchemaRegistryFaultRule) take() (int, bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.removed || r.f.Count > 0 && r.remaining == 0 {
-		return 0, false
-	}
-	if r.f.Count > 0 {
-		r.remaining--
-	}
-	r.hits++
-	close(r.changed)
-	r.changed = make(chan struct{})
-	return r.hits, true
 }
 
 // describe says what the rule does, in a few words.
