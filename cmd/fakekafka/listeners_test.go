@@ -98,9 +98,9 @@ func TestBadListenerFlags(t *testing.T) {
 	}
 }
 
-// startBinary runs the command in-process with args and returns its
-// control URL and a stop function that waits for it to exit.
-func startBinary(t *testing.T, args ...string) string {
+// runReadyLine runs the command with args and returns its ready line; the
+// command stops at the end of the test.
+func runReadyLine(t *testing.T, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
@@ -122,6 +122,14 @@ func startBinary(t *testing.T, args ...string) string {
 			t.Error("fakekafka did not stop")
 		}
 	})
+	return strings.TrimSpace(line)
+}
+
+// startBinary runs the command in-process with args and returns its
+// control URL; it stops at the end of the test.
+func startBinary(t *testing.T, args ...string) string {
+	t.Helper()
+	line := runReadyLine(t, args...)
 	for _, f := range strings.Fields(line) {
 		if v, ok := strings.CutPrefix(f, "control="); ok {
 			return v

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"io"
@@ -9,7 +8,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 )
 
 // --schema-registry: 127.0.0.1:8081 by default, FAKEKAFKA_SCHEMA_REGISTRY,
@@ -39,33 +37,6 @@ func TestSchemaRegistryFlag(t *testing.T) {
 			t.Errorf("%v: registry listens on %q, want %q", c.args, got, c.want)
 		}
 	}
-}
-
-// runReadyLine runs the command with args and returns its ready line; the
-// command stops at the end of the test.
-func runReadyLine(t *testing.T, args ...string) string {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	pr, pw := io.Pipe()
-	exit := make(chan int, 1)
-	go func() {
-		exit <- run(ctx, args, env(nil), pw, io.Discard)
-		pw.Close()
-	}()
-	line, err := bufio.NewReader(pr).ReadString('\n')
-	if err != nil {
-		t.Fatal(err)
-	}
-	go io.Copy(io.Discard, pr)
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-exit:
-		case <-time.After(30 * time.Second):
-			t.Error("fakekafka did not stop")
-		}
-	})
-	return strings.TrimSpace(line)
 }
 
 // The ready line names the registry's URL, which serves the REST API; off
