@@ -41,7 +41,9 @@ func TestSchemaRegistryInTheCluster(t *testing.T) {
 	if err := json.NewDecoder(resp.Body).Decode(&registered); err != nil || resp.StatusCode != 200 {
 		t.Fatalf("register: %s, %v", resp.Status, err)
 	}
-	t.Logf("orders-value version 1 has id %d", registered.ID) // 1: the first id
+	if registered.ID != 1 {
+		t.Fatalf("orders-value version 1 has id %d; ids start at 1", registered.ID)
+	}
 }
 
 // example:schema-registry:end
