@@ -26,7 +26,6 @@ package server
 
 import (
 	"errors"
-	"strconv"
 	"time"
 
 	"github.com/fakekafka/fakekafka/authorizer"
@@ -179,7 +178,7 @@ func (cn *conn) produceTo(t *topic, rp *kmsg.ProduceRequestTopicPartition, req *
 	// The batch's own checks and rewrites need no lock; the leader and ISR
 	// checks, which Kafka makes first, take precedence over their refusal.
 	checkNow := max(now.UnixMilli(), time.Now().UnixMilli()) // see produce_validate.go
-	refusal := validateProduced(rp.Records, settings, t.name+"-"+strconv.Itoa(int(rp.Partition)), now.UnixMilli(), checkNow, b)
+	refusal := validateProduced(rp.Records, settings, partitionName{t.name, rp.Partition}, now.UnixMilli(), checkNow, b)
 	if refusal == nil && b.Transactional && req.TransactionID != nil && !p.txnOngoingHere(cn.b.id, b.ProducerID, b.ProducerEpoch) {
 		if code, msg := cn.checkTxnProduce(*req.TransactionID, req.Version, b, t.name, rp.Partition, adds); code != 0 {
 			refusal = refuseProduce(code, false, msg)

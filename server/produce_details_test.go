@@ -330,7 +330,7 @@ func TestProduceChecksNeverPanic(t *testing.T) {
 			return
 		}
 		var b replication.Batch
-		_ = validateProduced(append([]byte(nil), records...), ts, "t-0", time.Now().UnixMilli(), time.Now().UnixMilli(), &b)
+		_ = validateProduced(append([]byte(nil), records...), ts, partitionName{"t", 0}, time.Now().UnixMilli(), time.Now().UnixMilli(), &b)
 	}
 	for i := range valid {
 		for _, v := range []byte{0, 1, 0x7f, 0x80, 0xff} {

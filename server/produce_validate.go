@@ -164,11 +164,21 @@ func corruptFrame(records []byte) string {
 	return ""
 }
 
+// partitionName is a topic partition as Kafka's messages name it
+// ("orders-0"), built only when a message needs it: every produced
+// partition passes one to validateProduced, few are refused.
+type partitionName struct {
+	topic     string
+	partition int32
+}
+
+func (n partitionName) String() string { return n.topic + "-" + strconv.Itoa(int(n.partition)) }
+
 // validateProduced checks records (after requestLevelRefusal) for topic
 // partition tp and, when they are accepted, describes them in b, rewritten
 // as they are to be stored. now is the append time in milliseconds (the
 // cluster clock), checkNow the time timestamps are checked against.
-func validateProduced(records []byte, ts *topicSettings, tp string, now, checkNow int64, b *replication.Batch) *produceRefusal {
+func validateProduced(records []byte, ts *topicSettings, tp partitionName, now, checkNow int64, b *replication.Batch) *produceRefusal {
 	// Every batch: base offset, size, CRC (analyzeAndValidateRecords).
 	n := 0
 	for rest := records; len(rest) > 0; n++ {
@@ -198,7 +208,7 @@ func validateProduced(records []byte, ts *topicSettings, tp string, now, checkNo
 		return refuseProduce(kerr.InvalidRecord.Code, true, fmt.Sprintf("Inconsistent batch offset range [0, %d] and count of records %d in topic partition %s", h.LastOffsetDelta, h.NumRecords, tp))
 	}
 	if h.IsControl() {
-		return refuseProduce(kerr.InvalidRecord.Code, true, "Clients are not allowed to write control records in topic partition "+tp)
+		return refuseProduce(kerr.InvalidRecord.Code, true, "Clients are not allowed to write control records in topic partition "+tp.String())
 	}
 	if h.ProducerID >= 0 && h.BaseSequence < 0 {
 		return refuseProduce(kerr.InvalidRecord.Code, true, fmt.Sprintf("Invalid sequence number %d in record batch with producerId %d in topic partition %s", h.BaseSequence, h.ProducerID, tp))
@@ -222,7 +232,7 @@ func validateProduced(records []byte, ts *topicSettings, tp string, now, checkNo
 			timestampErr := false
 			switch {
 			case ts.compact && r.KeyNull:
-				msg = "Compacted topic cannot accept message without key in topic partition " + tp
+				msg = "Compacted topic cannot accept message without key in topic partition " + tp.String()
 			case !ts.logAppendTime && t != -1:
 				if invalidTs(t) {
 					msg = fmt.Sprintf("Timestamp %d of message with offset %d is out of range. The timestamp should be within [%d, %d]", t, r.OffsetDelta, checkNow-pp.before, checkNow+pp.after)
@@ -303,7 +313,7 @@ func recordErrorsMessage(r *produceRefusal) string {
 // and records, the first record's timestamp as the base, the append time as
 // the maximum on a LogAppendTime topic. The result must still fit
 // max.message.bytes.
-func recompress(b *replication.Batch, h *protocol.BatchHeader, ts *topicSettings, tp string, now int64) *produceRefusal {
+func recompress(b *replication.Batch, h *protocol.BatchHeader, ts *topicSettings, tp partitionName, now int64) *produceRefusal {
 	recs, err := protocol.Records(b.Raw)
 	if err != nil {
 		return refuseProduce(batchErrorCode(err), true, err.Error())
