@@ -60,7 +60,7 @@ func suiteProcesses(ctx context.Context, t Target, opt Options, res *Results) er
 		res.note(t, key, fmt.Sprintf("%d tests, each starting the target's processes and creating its topic explicitly (run by the bench, not go test)", n))
 	}
 	res.set(t, "suite peak RSS", float64(peak))
-	res.note(t, "suite peak RSS", "the largest peak RSS of one test's cluster processes (summed over Kafka's 4 JVMs)")
+	res.note(t, "suite peak RSS", "the largest peak RSS of one test's cluster, summed over its processes (Kafka: 4 JVMs)")
 	return nil
 }
 
