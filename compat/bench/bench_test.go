@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"context"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -136,4 +137,49 @@ func TestWireCount(t *testing.T) {
 			t.Errorf("%s: next %d, %d records; want %d, %d", tc.name, next, n, tc.wantNext, tc.want)
 		}
 	}
+}
+
+// TestProcessTargetsTiny runs the fakekafka binary as a target (built by
+// the harness) through the startup, throughput, latency and suite
+// workloads at a tiny size, and checks its RSS figures; with
+// BENCH_KAFKA=1 (Java and the Kafka jars: scripts/reference.sh) Kafka too.
+func TestProcessTargetsTiny(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds cmd/fakekafka")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	targets := []Target{binTarget{}}
+	if os.Getenv("BENCH_KAFKA") == "1" {
+		targets = append(targets, kafkaTarget{name: "kafka-small"})
+	}
+	res := Run(ctx, targets, Options{
+		Scale:       0.001,
+		Partitions:  3,
+		Runs:        1,
+		Rate:        500,
+		LatencyFor:  100 * time.Millisecond,
+		StartupRuns: 2,
+		SlowStarts:  1,
+		Workloads:   []string{"throughput-100", "wire-1k", "latency", "startup", "suite"},
+		Progress:    t.Logf,
+	})
+	for _, e := range res.Errors() {
+		t.Error(e)
+	}
+	for _, tg := range targets {
+		for _, k := range []string{"produce 100 B", "consume 100 B", "produce 1 KiB raw", "consume 1 KiB raw",
+			"ack latency p99", "e2e latency p99", "start to first ack", "rss idle", "peak RSS 100 B", "peak RSS 1 KiB raw",
+			"suite sequential", "suite parallel", "suite peak RSS"} {
+			if v, ok := res.Value(k, tg.Name()); !ok || v <= 0 {
+				t.Errorf("%s: %s = %v, %v", tg.Name(), k, v, ok)
+			}
+		}
+		if _, ok := res.Value("memory 100 B", tg.Name()); ok {
+			t.Errorf("%s: a process target's memory is not this process's heap", tg.Name())
+		}
+	}
+	var table bytes.Buffer
+	res.WriteTable(&table)
+	t.Logf("\n%s", table.String())
 }

@@ -56,6 +56,9 @@ func absDiff(a, b uint64) uint64 {
 // growth is what the target holds between two snapshots: Go heap for Go
 // targets, C heap for librdkafka (whose Go side, the client, is closed).
 func growth(caps Caps, before, after memSnapshot) (float64, bool) {
+	if caps.Process {
+		return 0, false // its memory is not in this process
+	}
 	if caps.GoHeap {
 		return float64(after.heap) - float64(before.heap), true
 	}

@@ -41,6 +41,11 @@ func rows(opt Options) []row {
 		{"ack latency p50", fmt.Sprintf("produce ack latency p50 at %d records/s", opt.Rate), kindSeconds, false},
 		{"ack latency p99", fmt.Sprintf("produce ack latency p99 at %d records/s", opt.Rate), kindSeconds, false},
 		{"start to first ack", "cluster start to first acked record (median)", kindSeconds, false},
+		{"rss idle", "process targets: peak RSS at the first ack (idle)", kindBytes, false},
+		{"peak RSS 100 B", "process targets: peak RSS, produce and consume 100 B records", kindBytes, false},
+		{"peak RSS 1 KiB", "process targets: peak RSS, produce and consume 1 KiB records", kindBytes, false},
+		{"peak RSS 100 B raw", "process targets: peak RSS, raw client, 100 B records", kindBytes, false},
+		{"peak RSS 1 KiB raw", "process targets: peak RSS, raw client, 1 KiB records", kindBytes, false},
 		{"metadata time", fmt.Sprintf("Metadata, %d partitions (median call)", opt.MetadataPartitions), kindSeconds, false},
 		{"metadata memory", fmt.Sprintf("memory for %d partitions", opt.MetadataPartitions), kindBytes, false},
 		{"suite sequential", fmt.Sprintf("test suite, %d tests with a cluster each, sequential: time per test", suiteTests(opt)), kindSeconds, false},
@@ -170,10 +175,22 @@ func (r *Results) WriteTable(w io.Writer) {
 	}
 	head := []string{"workload"}
 	head = append(head, r.targets...)
+	// Ratio columns: fakekafka over every peer, and the fakekafka binary
+	// over Kafka (both separate processes, so the fairer pair for memory).
+	var pairs [][2]string
 	if _, ok := r.caps[ref]; ok {
 		for _, p := range peers {
-			head = append(head, ref+"/"+p)
+			pairs = append(pairs, [2]string{ref, p})
 		}
+	}
+	for _, k := range []string{"kafka", "kafka-small"} {
+		_, bin := r.caps["fakekafka-bin"]
+		if _, ok := r.caps[k]; ok && bin {
+			pairs = append(pairs, [2]string{"fakekafka-bin", k})
+		}
+	}
+	for _, p := range pairs {
+		head = append(head, p[0]+"/"+p[1])
 	}
 	fmt.Fprintln(w, "| "+strings.Join(head, " | ")+" |")
 	align := make([]string, len(head))
@@ -204,13 +221,11 @@ func (r *Results) WriteTable(w io.Writer) {
 			}
 			cells = append(cells, cell)
 		}
-		if _, ok := r.caps[ref]; ok {
-			for _, p := range peers {
-				if x, ok := r.ratio(rw.key, ref, p); ok {
-					cells = append(cells, x)
-				} else {
-					cells = append(cells, "—")
-				}
+		for _, p := range pairs {
+			if x, ok := r.ratio(rw.key, p[0], p[1]); ok {
+				cells = append(cells, x)
+			} else {
+				cells = append(cells, "—")
 			}
 		}
 		fmt.Fprintln(w, "| "+strings.Join(cells, " | ")+" |")
@@ -304,6 +319,10 @@ func formatBytes(v float64) string {
 
 func formatRatio(x float64) string {
 	switch {
+	case x > 0 && x < 0.02:
+		// Far below 1 (start and memory against Kafka): the inverse reads
+		// better, 0.0021× as 1/476×.
+		return fmt.Sprintf("1/%.0f×", 1/x)
 	case x < 0.1:
 		return fmt.Sprintf("%.3f×", x)
 	case x >= 100:

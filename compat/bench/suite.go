@@ -34,6 +34,9 @@ type suiteResult struct {
 
 func suite(ctx context.Context, t Target, opt Options, res *Results) error {
 	if !suiteTargets[t.Name()] {
+		if t.Caps().Process {
+			return suiteProcesses(ctx, t, opt, res)
+		}
 		return nil // not a Go library a test can start
 	}
 	bin, err := suiteBinary(ctx)

@@ -33,6 +33,13 @@ type Caps struct {
 	// GoHeap is true when the target's memory is on this process's Go heap;
 	// otherwise it is measured as C heap in use (glibc's mallinfo2).
 	GoHeap bool
+	// Process is true when the target runs as processes of its own: its
+	// memory is their resident set (/proc), not this process's heap.
+	Process bool
+	// Slow is true when a start takes seconds (Kafka's JVMs): the startup
+	// and suite workloads start it Options.SlowStarts times, and the
+	// metadata workload (10,000 partitions) leaves it out.
+	Slow bool
 }
 
 // Target is a Kafka implementation to measure.

@@ -112,16 +112,23 @@ func throughputRounds(ctx context.Context, targets []Target, opt Options, shape 
 }
 
 func progressRun(opt Options, t Target, shape throughputShape, run int, f throughputFigures) {
-	opt.Progress("%s: %s run %d: produce %s (%s), consume %s (%s)", t.Name(), shape.label(), run,
-		formatRate(f.produce), f.produceStats, formatRate(f.consume), f.consumeStats)
+	rss := ""
+	if f.peakRSS > 0 {
+		rss = ", peak RSS " + formatBytes(float64(f.peakRSS))
+	}
+	opt.Progress("%s: %s run %d: produce %s (%s), consume %s (%s)%s", t.Name(), shape.label(), run,
+		formatRate(f.produce), f.produceStats, formatRate(f.consume), f.consumeStats, rss)
 }
 
 // recordThroughput keeps the median of each figure over the measured runs,
 // and every run's figure in order, for ratios between neighbouring runs.
 func recordThroughput(t Target, shape throughputShape, figs []throughputFigures, res *Results) {
 	label, size := shape.label(), shape.size
-	var prod, cons, mem []float64
+	var prod, cons, mem, rss []float64
 	for _, f := range figs {
+		if f.peakRSS > 0 {
+			rss = append(rss, float64(f.peakRSS))
+		}
 		if f.kept < f.sent {
 			note := fmt.Sprintf("kept %d of the %d records produced (its log start moved up); consumed and measured over the records kept", f.kept, f.sent)
 			res.note(t, "consume "+label, note)
@@ -142,6 +149,10 @@ func recordThroughput(t Target, shape throughputShape, figs []throughputFigures,
 	if len(mem) > 0 {
 		res.set(t, "memory "+label, median(mem))
 	}
+	if len(rss) > 0 {
+		res.set(t, "peak RSS "+label, median(rss))
+		res.setRuns(t, "peak RSS "+label, rss)
+	}
 }
 
 type throughputFigures struct {
@@ -149,6 +160,7 @@ type throughputFigures struct {
 	memory           float64 // bytes held per byte of record values kept
 	memOK            bool
 	sent, kept       int64 // records produced, records the target still has
+	peakRSS          int64 // a process target's summed peak RSS by the end; 0 otherwise
 
 	produceStats, consumeStats string
 }
@@ -231,6 +243,7 @@ func throughputOnce(ctx context.Context, t Target, opt Options, size, n int) (f 
 	}
 	f.consume = float64(total) / time.Since(start).Seconds()
 	f.consumeStats = st.end()
+	f.peakRSS, _ = peakRSSOf(inst)
 	return f, nil
 }
 

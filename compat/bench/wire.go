@@ -99,6 +99,7 @@ func wireOnce(ctx context.Context, t Target, opt Options, size, n int) (f throug
 	if read.Load() != f.kept {
 		return f, fmt.Errorf("fetched %d records, the partitions hold %d", read.Load(), f.kept)
 	}
+	f.peakRSS, _ = peakRSSOf(inst)
 	return f, nil
 }
 

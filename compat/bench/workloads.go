@@ -26,6 +26,10 @@ type Options struct {
 	LatencyFor time.Duration
 	// StartupRuns is how many cold starts to the first ack are timed [10].
 	StartupRuns int
+	// SlowStarts caps the cold starts of the startup workload and the
+	// tests of the suite workload for targets that take seconds to start
+	// (Caps.Slow: Kafka) [3].
+	SlowStarts int
 	// MetadataPartitions is the partition count of the Metadata workload
 	// [10000], MetadataCalls how many Metadata calls are timed [5].
 	MetadataPartitions int32
@@ -61,6 +65,9 @@ func (o Options) withDefaults() Options {
 	if o.StartupRuns <= 0 {
 		o.StartupRuns = 10
 	}
+	if o.SlowStarts <= 0 {
+		o.SlowStarts = 3
+	}
 	if o.MetadataPartitions <= 0 {
 		o.MetadataPartitions = 10000
 	}
@@ -88,6 +95,21 @@ func Run(ctx context.Context, targets []Target, opt Options) *Results {
 	opt = opt.withDefaults()
 	res := newResults(targets, opt)
 	defer removeSuiteBinary()
+	defer removeBinary()
+	// Builds and jar lookups happen before anything is timed; a target
+	// that cannot be prepared drops out.
+	var ready []Target
+	for _, t := range targets {
+		if p, ok := t.(preparer); ok {
+			if err := p.Prepare(ctx); err != nil {
+				res.fail(t.Name(), "prepare", err)
+				opt.Progress("%s: %v", t.Name(), err)
+				continue
+			}
+		}
+		ready = append(ready, t)
+	}
+	targets = ready
 	var rest []string
 	for _, w := range opt.Workloads {
 		shape, ok := opt.throughputShape(w)

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -75,6 +76,8 @@ type Kafka struct {
 	internal map[int32]int
 	// extra settings for every node's server.properties (RestartWith).
 	extra map[string]string
+	// jvm replaces the nodes' JVM options (StartKafkaJVM).
+	jvm []string
 
 	mu       sync.Mutex
 	procs    map[int32]*exec.Cmd
@@ -131,9 +134,16 @@ func Resolve() error {
 
 // StartKafka formats and starts a reference cluster in a new temporary
 // directory and waits until it is ready.
-func StartKafka(brokers int) (*Kafka, error) { return startKafka(brokers, false) }
+func StartKafka(brokers int) (*Kafka, error) { return startKafka(brokers, false, nil) }
 
-func startKafka(brokers int, secure bool) (*Kafka, error) {
+// StartKafkaJVM is StartKafka with these JVM options for every node instead
+// of the harness's (small heaps, C1 only, serial GC: quick to start). The
+// bench command runs Kafka with the options its own start script uses.
+func StartKafkaJVM(brokers int, jvm []string) (*Kafka, error) {
+	return startKafka(brokers, false, jvm)
+}
+
+func startKafka(brokers int, secure bool, jvm []string) (*Kafka, error) {
 	cp, err := Classpath()
 	if err != nil {
 		return nil, err
@@ -145,7 +155,7 @@ func startKafka(brokers int, secure bool) (*Kafka, error) {
 	id := make([]byte, 16)
 	_, _ = rand.Read(id)
 	k := &Kafka{
-		dir: dir, classpath: cp, brokers: brokers, secure: secure, internal: map[int32]int{},
+		dir: dir, classpath: cp, brokers: brokers, secure: secure, internal: map[int32]int{}, jvm: jvm,
 		clusterID: base64.RawURLEncoding.EncodeToString(id),
 		ports:     map[int32]int{}, procs: map[int32]*exec.Cmd{}, done: map[int32]chan struct{}{},
 		stopping: map[int32]bool{}, died: map[int32]error{},
@@ -273,8 +283,11 @@ func (k *Kafka) launch(node int32) error {
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command("java", heap, "-Xms64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-		"-Djava.awt.headless=true", "-cp", k.classpath, "kafka.Kafka", k.propsFile(node))
+	args := []string{heap, "-Xms64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Djava.awt.headless=true"}
+	if k.jvm != nil {
+		args = slices.Clone(k.jvm)
+	}
+	cmd := exec.Command("java", append(args, "-cp", k.classpath, "kafka.Kafka", k.propsFile(node))...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	// Its own process group (a terminal's ^C is for the test, which stops
 	// the JVMs itself), and killed if the test process dies first.
@@ -435,6 +448,17 @@ func (k *Kafka) RSS() (int64, error) {
 		sum += n
 	}
 	return sum, nil
+}
+
+// PIDs are the process ids of every running JVM, controller included.
+func (k *Kafka) PIDs() []int {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	var out []int
+	for _, cmd := range k.procs {
+		out = append(out, cmd.Process.Pid)
+	}
+	return out
 }
 
 // processRSS reads VmRSS from /proc.

@@ -42,7 +42,7 @@ var secureSettings = map[string]string{
 func password(user string) string { return user + "-secret" }
 
 // StartSecureKafka starts the secured reference cluster.
-func StartSecureKafka() (*Kafka, error) { return startKafka(1, true) }
+func StartSecureKafka() (*Kafka, error) { return startKafka(1, true, nil) }
 
 // secureProps are a node's listener and authorizer settings.
 func (k *Kafka) secureProps(node int32) []string {

@@ -10,6 +10,9 @@
 //	go run ./compat/cmd/bench -scale 0.05        # a quick run
 //	go run ./compat/cmd/bench -targets fakekafka -cpuprofile cpu.out
 //	go run ./compat/cmd/bench -targets fakekafka,kfake,null -workloads wire-100,wire-1k
+//	go run ./compat/cmd/bench -targets fakekafka,fakekafka-bin,kafka,kfake,null   # against Apache Kafka (needs Java)
+//	BENCH_KAFKA=1 go run ./compat/cmd/bench      # the default targets, fakekafka-bin and kafka
+//	go run ./compat/cmd/bench -gomaxprocs 1      # GOMAXPROCS for this process and the fakekafka binary
 package main
 
 import (
@@ -21,6 +24,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -29,20 +33,29 @@ import (
 
 func main() {
 	var (
-		scale      = flag.Float64("scale", 1, "multiplies the record counts (1: 1,000,000 × 100 B and 250,000 × 1 KiB)")
-		targets    = flag.String("targets", "", "comma-separated targets (default all: "+strings.Join(names(bench.Targets()), ",")+")")
+		scale   = flag.Float64("scale", 1, "multiplies the record counts (1: 1,000,000 × 100 B and 250,000 × 1 KiB)")
+		targets = flag.String("targets", "", "comma-separated targets (default: "+strings.Join(names(bench.Targets()), ",")+
+			"; also "+strings.Join(names(bench.OptionalTargets()), ",")+", or all of them with BENCH_KAFKA=1)")
 		workloads  = flag.String("workloads", "", "comma-separated workloads (default all: "+strings.Join(bench.WorkloadNames, ",")+")")
 		partitions = flag.Int("partitions", 12, "partitions of the throughput and latency topic")
 		runs       = flag.Int("runs", 5, "measured runs of each throughput workload, each on a fresh cluster after one warm-up run (the median is shown)")
 		rate       = flag.Int("rate", 5000, "records/s of the latency workload")
 		latFor     = flag.Duration("latency-for", 5*time.Second, "duration of the latency workload")
 		startRuns  = flag.Int("startup-runs", 10, "cold starts timed by the startup workload")
+		slowStarts = flag.Int("slow-starts", 3, "cold starts (startup workload) and tests (suite workload) for Kafka, which starts in seconds")
+		procs      = flag.Int("gomaxprocs", 0, "GOMAXPROCS for this process and the fakekafka binary (0: the GOMAXPROCS environment variable or every CPU)")
 		metaParts  = flag.Int("metadata-partitions", 10000, "partitions of the metadata workload's topic")
 		cpuprofile = flag.String("cpuprofile", "", "write a CPU profile of the fakekafka target's workloads to this file")
 		quiet      = flag.Bool("q", false, "no progress lines on stderr")
 		timeout    = flag.Duration("timeout", 30*time.Minute, "give up after this long, printing every goroutine's stack")
 	)
 	flag.Parse()
+	if *procs > 0 {
+		// Through the environment, so that the re-executed command and the
+		// fakekafka binary's processes get it too.
+		os.Setenv("GOMAXPROCS", strconv.Itoa(*procs))
+		runtime.GOMAXPROCS(*procs)
+	}
 	reexecWithMadvFree()
 	time.AfterFunc(*timeout, func() {
 		fmt.Fprintf(os.Stderr, "bench: timed out after %v\n", *timeout)
@@ -50,8 +63,11 @@ func main() {
 		os.Exit(2)
 	})
 
-	all := bench.Targets()
-	chosen := all
+	chosen := bench.Targets()
+	all := append(bench.Targets(), bench.OptionalTargets()...)
+	if os.Getenv("BENCH_KAFKA") == "1" {
+		chosen = all
+	}
 	if *targets != "" {
 		chosen = nil
 		for _, n := range strings.Split(*targets, ",") {
@@ -70,6 +86,7 @@ func main() {
 		Rate:               *rate,
 		LatencyFor:         *latFor,
 		StartupRuns:        *startRuns,
+		SlowStarts:         *slowStarts,
 		MetadataPartitions: int32(*metaParts),
 	}
 	if *workloads != "" {
