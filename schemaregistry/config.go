@@ -83,6 +83,7 @@ func (r *Registry) routeConfig(req *http.Request, s []string) (any, *restError) 
 		}
 		r.mu.Lock()
 		defer r.mu.Unlock()
+		st = r.state() // read under the write lock, as register does: a reload may have replaced it
 		if st.readOnly(subject) {
 			return nil, errReadOnly(subject)
 		}
@@ -102,6 +103,7 @@ func (r *Registry) routeConfig(req *http.Request, s []string) (any, *restError) 
 	case http.MethodDelete:
 		r.mu.Lock()
 		defer r.mu.Unlock()
+		st = r.state() // read under the write lock, as register does: a reload may have replaced it
 		if st.readOnly(subject) {
 			return nil, errReadOnly(subject)
 		}
@@ -159,6 +161,7 @@ func (r *Registry) routeMode(req *http.Request, s []string) (any, *restError) {
 		}
 		r.mu.Lock()
 		defer r.mu.Unlock()
+		st = r.state() // read under the write lock, as register does: a reload may have replaced it
 		var recs []Record
 		if mode == modeImport && st.effectiveMode(subject) != modeImport && !queryBool(req, "force") {
 			// Confluent imports only into an empty registry (or subject):
@@ -196,6 +199,7 @@ func (r *Registry) routeMode(req *http.Request, s []string) (any, *restError) {
 	case http.MethodDelete:
 		r.mu.Lock()
 		defer r.mu.Unlock()
+		st = r.state() // read under the write lock, as register does: a reload may have replaced it
 		m, ok := st.Mode(subject)
 		if !ok {
 			if subject != "" {

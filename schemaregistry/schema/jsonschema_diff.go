@@ -3,6 +3,7 @@ package schema
 import (
 	"math/big"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -436,9 +437,9 @@ func writeValue(b *strings.Builder, v any) {
 	}
 }
 
-func quoteKey(s string) string {
-	return "\"" + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + "\""
-}
+// quoteKey quotes a string of a comparison key (injective, so equal
+// keys mean equal strings).
+func quoteKey(s string) string { return strconv.Quote(s) }
 
 func canonicalScalar(v any) string {
 	switch v := v.(type) {
