@@ -71,15 +71,32 @@ func TestClients(t *testing.T) {
 			for _, cl := range clients {
 				t.Run(cl.Name(), func(t *testing.T) {
 					var obs [2]string
-					for i, tg := range tgs {
-						t.Run(tg.Name(), func(t *testing.T) {
-							r := newRun(t, tg)
-							defer r.restore()
-							topic := fmt.Sprintf("cl-%s-%s", sc.name, cl.Name())
-							r.create(topic, nil)
-							obs[i] = sc.run(r, cl, topic)
-							t.Logf("%s", obs[i])
-						})
+					// A scenario that timed out on one target only is run
+					// once more on both, with a new topic and group: on a
+					// loaded machine a client against Kafka's JVMs
+					// sometimes reads nothing within the 30 s (seen in CI
+					// for kafka-python's group), which says nothing about
+					// fakekafka. The second pair is the one compared.
+					for attempt := range 2 {
+						if attempt > 0 {
+							if obs[0] == obs[1] || !(strings.Contains(obs[0], "timed out") || strings.Contains(obs[1], "timed out")) {
+								break
+							}
+							t.Logf("timed out on one target (Kafka: %s; fakekafka: %s): running both once more", obs[0], obs[1])
+						}
+						for i, tg := range tgs {
+							t.Run(tg.Name(), func(t *testing.T) {
+								r := newRun(t, tg)
+								defer r.restore()
+								topic := fmt.Sprintf("cl-%s-%s", sc.name, cl.Name())
+								if attempt > 0 {
+									topic += "-again"
+								}
+								r.create(topic, nil)
+								obs[i] = sc.run(r, cl, topic)
+								t.Logf("%s", obs[i])
+							})
+						}
 					}
 					mu.Lock()
 					if got[sc.title] == nil {
@@ -262,7 +279,7 @@ func ccIdempotent(r *run, cl matrix.Client, topic string) string {
 
 func ccGroup(r *run, cl matrix.Client, topic string) string {
 	r.produce(topic, acksAll, vals("g", 0, 6)...)
-	group := "ref-" + cl.Name()
+	group := "ref-" + topic // a new group when the scenario runs again
 	s, err := cl.JoinGroup(r.ctx, matrix.GroupConfig{Bootstrap: r.tg.Bootstrap(), ClientID: "reference", Group: group, Topic: topic})
 	if err != nil {
 		return "join: " + describe(cl, err)
