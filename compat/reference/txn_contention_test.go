@@ -42,49 +42,70 @@ import (
 // contends), and fakekafka's count is within contentionAgrees of Kafka's.
 func TestTxnContention(t *testing.T) {
 	tgs := targets(t)
-	counts := map[string]contention{}
-	var kafkaPhases []time.Duration // Kafka's, replayed as fakekafka's marker delays
-	for _, tg := range tgs {
-		t.Run(tg.Name(), func(t *testing.T) {
-			r := newRun(t, tg)
-			defer r.restore()
-			var replayed int
-			if f, ok := tg.(*Fake); ok && kafkaPhases != nil {
-				replayed = replayMarkerLatency(r, f, kafkaPhases)
+	var k, f contention // summed over the rounds
+	for round := range 2 {
+		if round > 0 {
+			if k.produceCT == 0 || contentionAgrees(k.produceCT, f.produceCT) {
+				break
 			}
-			c := r.txnContention()
-			if tg.Name() == "Kafka" {
-				t.Logf("Kafka: from EndTxn's answer to the transaction complete, under contention (%d transactions; %d unmeasured): %s",
-					len(c.phases), c.unmeasured, summarize(c.phases))
-			}
-			if f, ok := tg.(*Fake); ok && replayed > 0 {
-				hits, left := 0, 0
-				for _, st := range f.Faults() {
-					if st.API == "WriteTxnMarkers" && st.Topic == contentionTopic {
-						hits += st.Hits
-						left += st.Remaining
-					}
+			// One round's count comes from a few slow transactions (the
+			// tail): a second round on both halves the luck in it. (Kafka's
+			// second round is often quicker, its JIT warm, and may give
+			// none: measured 106 then 0, and fakekafka 86 then 0.)
+			t.Logf("Kafka %d, fakekafka %d: outside contentionAgrees; one more round on both, compared in sum", k.produceCT, f.produceCT)
+		}
+		topic := contentionTopic
+		if round > 0 {
+			topic += "-again"
+		}
+		counts := map[string]contention{}
+		var kafkaPhases []time.Duration // Kafka's, replayed as fakekafka's marker delays
+		for _, tg := range tgs {
+			t.Run(tg.Name(), func(t *testing.T) {
+				r := newRun(t, tg)
+				defer r.restore()
+				var replayed int
+				if f, ok := tg.(*Fake); ok && kafkaPhases != nil {
+					replayed = replayMarkerLatency(r, f, kafkaPhases, topic)
 				}
-				t.Logf("fakekafka: WriteTxnMarkers delayed by Kafka's %d measured completions, one rule per transaction and broker; %d marker requests delayed, %d delays left", replayed, hits, left)
-			}
-			if tg.Name() == "Kafka" {
-				kafkaPhases = c.phases
-			}
-			phase := r.markerPhase()
-			t.Logf("%s: from EndTxn's answer to CompleteCommit (DescribeTransactions), one producer, 10 transactions: %v", tg.Name(), phase)
-			t.Logf("%s: %d transactions, %d CONCURRENT_TRANSACTIONS answers to Produce, %d to coordinator requests, %d OUT_OF_ORDER_SEQUENCE_NUMBER (skipped batches behind them)",
-				tg.Name(), c.txns, c.produceCT, c.coordCT, c.oooSeq)
-			counts[tg.Name()] = c
-		})
-	}
-	k, kok := counts["Kafka"]
-	f, fok := counts["fakekafka"]
-	if !kok || !fok {
-		t.Logf("one target only: no comparison")
-		return
-	}
-	if k.produceCT == 0 {
-		t.Fatalf("Kafka answered no CONCURRENT_TRANSACTIONS: the workload did not contend")
+				c := r.txnContention(topic)
+				if tg.Name() == "Kafka" {
+					t.Logf("Kafka: from EndTxn's answer to the transaction complete, under contention (%d transactions; %d unmeasured): %s",
+						len(c.phases), c.unmeasured, summarize(c.phases))
+					kafkaPhases = c.phases
+				}
+				if f, ok := tg.(*Fake); ok && replayed > 0 {
+					hits, left := 0, 0
+					for _, st := range f.Faults() {
+						if st.API == "WriteTxnMarkers" && st.Topic == topic {
+							hits += st.Hits
+							left += st.Remaining
+						}
+					}
+					t.Logf("fakekafka: WriteTxnMarkers delayed by Kafka's %d measured completions, one rule per transaction and broker; %d marker requests delayed, %d delays left", replayed, hits, left)
+				}
+				if round == 0 {
+					phase := r.markerPhase()
+					t.Logf("%s: from EndTxn's answer to CompleteCommit (DescribeTransactions), one producer, 10 transactions: %v", tg.Name(), phase)
+				}
+				t.Logf("%s: %d transactions, %d CONCURRENT_TRANSACTIONS answers to Produce, %d to coordinator requests, %d OUT_OF_ORDER_SEQUENCE_NUMBER (skipped batches behind them)",
+					tg.Name(), c.txns, c.produceCT, c.coordCT, c.oooSeq)
+				counts[tg.Name()] = c
+			})
+		}
+		kr, kok := counts["Kafka"]
+		fr, fok := counts["fakekafka"]
+		if !kok || !fok {
+			t.Logf("one target only: no comparison")
+			return
+		}
+		if round == 0 && kr.produceCT == 0 {
+			t.Fatalf("Kafka answered no CONCURRENT_TRANSACTIONS: the workload did not contend")
+		}
+		k.produceCT += kr.produceCT
+		f.produceCT += fr.produceCT
+		k.phases = append(k.phases, kr.phases...)
+		k.unmeasured += kr.unmeasured
 	}
 	t.Logf("CONCURRENT_TRANSACTIONS answers to Produce: Kafka %d, fakekafka %d (within 2x: %v)", k.produceCT, f.produceCT, within2x(k.produceCT, f.produceCT))
 	if !contentionAgrees(k.produceCT, f.produceCT) {
@@ -94,7 +115,7 @@ func TestTxnContention(t *testing.T) {
 }
 
 // contentionAgrees holds fakekafka's count of CONCURRENT_TRANSACTIONS
-// answers (f) to Kafka's (k) from one run. The replay makes fakekafka's
+// answers (f) to Kafka's (k), from one round or two summed. The replay makes fakekafka's
 // transactions complete as slowly as Kafka's, so more than twice Kafka's
 // count is a defect (answering where Kafka would not). The lower bound is
 // looser because one cause of Kafka's answers is not replayed: while a
@@ -118,10 +139,10 @@ func contentionAgrees(k, f int64) bool {
 // measured time: the delays follow Kafka's distribution, tail included.
 // It returns how many completions it replays; the rules are removed when
 // the test ends.
-func replayMarkerLatency(r *run, f *Fake, phases []time.Duration) int {
+func replayMarkerLatency(r *run, f *Fake, phases []time.Duration, topic string) int {
 	for _, d := range phases {
 		for b := int32(1); b <= 3; b++ {
-			rule, err := f.InjectFault(server.Fault{API: "WriteTxnMarkers", Broker: b, Topic: contentionTopic, Delay: d, Count: 1})
+			rule, err := f.InjectFault(server.Fault{API: "WriteTxnMarkers", Broker: b, Topic: topic, Delay: d, Count: 1})
 			if err != nil {
 				r.Fatal(err)
 			}
@@ -189,8 +210,7 @@ const (
 
 const contentionTopic = "txncontend"
 
-func (r *run) txnContention() contention {
-	topic := contentionTopic
+func (r *run) txnContention(topic string) contention {
 	r.createPartitions(topic, contentionPartitions)
 	var cnt ctCounter
 	var txns atomic.Int64
