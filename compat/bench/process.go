@@ -265,7 +265,10 @@ func (t binTarget) Start(ctx context.Context, topics []TopicSpec) (Instance, err
 	if err := t.Prepare(ctx); err != nil {
 		return nil, err
 	}
-	args := []string{"--brokers", "3", "--listen", "127.0.0.1:0", "--control", "", "--min-insync-replicas", "2", "--default-replication-factor", "3"}
+	// The registry stays on, as users get the binary, on a free port: the
+	// suite workload runs several binaries at once.
+	args := []string{"--brokers", "3", "--listen", "127.0.0.1:0", "--control", "", "--schema-registry", "127.0.0.1:0",
+		"--min-insync-replicas", "2", "--default-replication-factor", "3"}
 	var specs []string
 	for _, tp := range topics {
 		specs = append(specs, fmt.Sprintf("%s:%d:3", tp.Name, tp.Partitions))
