@@ -10,9 +10,11 @@
 #
 # OPS is the number of requests measured (default 200); BENCH-REGEXP picks
 # sub-benchmarks (default all four: produce and fetch, 100 B and 1 KiB
-# records). Needs valgrind (apt-get install valgrind). Prints instructions
+# records). TOP=N also prints the N functions with the most self cost.
+# Needs valgrind (apt-get install valgrind). Prints instructions
 # per record and allocations per request; the callgrind files stay in
-# $TMPDIR/broker-cost for callgrind_annotate.
+# $TMPDIR/broker-cost (callgrind_annotate misreads the measured part alone:
+# use TOP).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ops=${1:-200}
@@ -21,6 +23,31 @@ command -v valgrind >/dev/null || { echo "needs valgrind: apt-get install valgri
 dir=${TMPDIR:-/tmp}/broker-cost
 mkdir -p "$dir"
 go test -c -o "$dir/server.test" ./server
+# selfcost prints the TOP functions by self cost in PART. callgrind_annotate
+# cannot read a later part file alone (it names functions by ids defined in
+# the parts before it, and charges everything to one), so the ids are
+# resolved over all the parts, in order.
+selfcost() {
+	local part=$1 top=$2
+	shift 2
+	awk -v part="$part" '
+		FNR == 1 { cur = ""; skip = 0 }
+		match($0, /^c?fn=\([0-9]+\)/) {
+			id = substr($0, RSTART, RLENGTH); sub(/^c?fn=/, "", id)
+			rest = substr($0, RLENGTH + 1); sub(/^ /, "", rest)
+			if (rest != "") name[id] = rest
+			if ($0 ~ /^fn=/) cur = id
+			next
+		}
+		/^calls=/ { skip = 1; next }
+		/^[0-9+*-]/ {
+			if (skip) { skip = 0; next }
+			if (FILENAME == part && NF >= 2) { self[cur] += $2; total += $2 }
+		}
+		END { for (id in self) printf "%6.2f%%  %s\n", 100 * self[id] / total, name[id] }
+	' $(ls "$@" | sort -t. -k3 -n) | sort -rn | head -"$top"
+}
+
 for bench in produce/record=100B produce/record=1KiB fetch/record=100B fetch/record=1KiB; do
 	echo "$bench" | grep -Eq -- "$filter" || continue
 	out=$dir/$(echo "$bench" | tr '/=' '__')
@@ -38,4 +65,7 @@ for bench in produce/record=100B produce/record=1KiB fetch/record=100B fetch/rec
 	allocs=$(grep -o '[0-9]* allocs/op' "$out.log" | awk '{print $1}')
 	awk -v b="$bench" -v ir="$ir" -v ops="$ops" -v r="$records" -v a="$allocs" -v f="$part" \
 		'BEGIN { printf "%-20s %6.0f instructions/record  %3d allocs/request  (%s)\n", b, ir / (ops * r), a, f }'
+	if [ -n "${TOP:-}" ]; then
+		selfcost "$part" "$TOP" "$out".cg "$out".cg.*
+	fi
 done
