@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/fakekafka/fakekafka/protocol"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // TestRunTiny runs every workload against every target at a tiny size:
@@ -104,6 +106,59 @@ func TestNullBroker(t *testing.T) {
 	}
 	if _, err := protocol.ParseBatchHeader(nb.topics["n"].canned); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestNullBrokerStoring checks the null broker's storing variant: it keeps
+// every request frame it reads, acknowledges a good batch and refuses one
+// whose CRC-32C does not match with CORRUPT_MESSAGE.
+func TestNullBrokerStoring(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	nb, err := NewNullBrokerStoring(1, []TopicSpec{{Name: "n", Partitions: 1, RecordSize: 10}}, true, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nb.Close()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(nb.Addrs()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	produce := func(corrupt bool) int16 {
+		b, err := protocol.BuildBatch(protocol.BatchHeader{ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1}, protocol.CodecNone,
+			[]protocol.Record{{Value: []byte("v")}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if corrupt {
+			b[len(b)-1] ^= 0xff // in the record, which the CRC covers
+		}
+		req := kmsg.NewPtrProduceRequest()
+		req.Acks, req.TimeoutMillis = -1, 5000
+		rt := kmsg.NewProduceRequestTopic()
+		rt.Topic, rt.TopicID = "n", nb.topics["n"].id // by id from v13
+		rp := kmsg.NewProduceRequestTopicPartition()
+		rp.Records = b
+		rt.Partitions = append(rt.Partitions, rp)
+		req.Topics = append(req.Topics, rt)
+		resp, err := req.RequestWith(ctx, cl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.Topics[0].Partitions[0].ErrorCode
+	}
+	if code := produce(false); code != 0 {
+		t.Fatalf("a good batch: %v", kerr.ErrorForCode(code))
+	}
+	if code := produce(true); code != kerr.CorruptMessage.Code {
+		t.Fatalf("a corrupt batch: %v, want CORRUPT_MESSAGE", kerr.ErrorForCode(code))
+	}
+	nb.mu.Lock()
+	kept := len(nb.kept)
+	nb.mu.Unlock()
+	if kept < 3 { // ApiVersions at least, and the two Produce requests
+		t.Fatalf("kept %d frames, want every request's", kept)
 	}
 }
 

@@ -40,6 +40,13 @@ type NullBroker struct {
 	conns  map[net.Conn]struct{}
 	closed bool
 	wg     sync.WaitGroup
+
+	// Set before the brokers start (NewNullBrokerStoring): keep every
+	// request frame (fresh memory for each, as a broker that keeps what it
+	// acknowledges), and check each produced batch's CRC-32C. They price
+	// two of the things the plain null broker skips.
+	store, checksum bool
+	kept            [][]byte // with store: every frame read, guarded by mu
 }
 
 type nullTopic struct {
@@ -57,11 +64,22 @@ const nullCannedBytes = 16 << 10
 // NewNullBroker starts brokers (ids 1..brokers) on free loopback ports,
 // serving topics.
 func NewNullBroker(brokers int, topics []TopicSpec) (*NullBroker, error) {
+	return NewNullBrokerStoring(brokers, topics, false, false)
+}
+
+// NewNullBrokerStoring is NewNullBroker that, with store, keeps every
+// request frame it reads until Close (each read into memory of its own,
+// where the plain one reuses one buffer), and with checksum, checks the
+// CRC-32C of every produced batch (CORRUPT_MESSAGE when wrong). Fetch still
+// serves the canned batch: what is kept is never read back.
+func NewNullBrokerStoring(brokers int, topics []TopicSpec, store, checksum bool) (*NullBroker, error) {
 	nb := &NullBroker{
-		host:   "127.0.0.1",
-		topics: map[string]*nullTopic{},
-		byID:   map[[16]byte]*nullTopic{},
-		conns:  map[net.Conn]struct{}{},
+		host:     "127.0.0.1",
+		topics:   map[string]*nullTopic{},
+		byID:     map[[16]byte]*nullTopic{},
+		conns:    map[net.Conn]struct{}{},
+		store:    store,
+		checksum: checksum,
 	}
 	for range max(brokers, 1) {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -121,6 +139,9 @@ func (nb *NullBroker) Close() {
 	}
 	nb.mu.Unlock()
 	nb.wg.Wait()
+	nb.mu.Lock()
+	nb.kept = nil
+	nb.mu.Unlock()
 }
 
 func (nb *NullBroker) serve(ln net.Listener) {
@@ -152,7 +173,8 @@ func (nb *NullBroker) serveConn(c net.Conn) {
 		nb.mu.Unlock()
 	}()
 	// Frames are read as fakekafka's brokers read them, into one buffer
-	// reused for every request: nothing of a request outlives its answer.
+	// reused for every request: nothing of a request outlives its answer
+	// (unless store keeps them all).
 	r := protocol.NewFrameReader(c, 64<<10, 0)
 	var in, out []byte
 	for {
@@ -160,7 +182,13 @@ func (nb *NullBroker) serveConn(c net.Conn) {
 		if err != nil {
 			return
 		}
-		in = frame
+		if nb.store {
+			nb.mu.Lock()
+			nb.kept = append(nb.kept, frame)
+			nb.mu.Unlock()
+		} else {
+			in = frame
+		}
 		hdr, body, err := protocol.ParseRequestHeader(frame)
 		if err != nil {
 			return
@@ -301,6 +329,9 @@ func (nb *NullBroker) produce(req *kmsg.ProduceRequest) kmsg.Response {
 				continue
 			}
 			h, err := protocol.ParseBatchHeader(rp.Records)
+			if err == nil && nb.checksum {
+				err = h.VerifyCRC(rp.Records)
+			}
 			if err != nil {
 				sp.ErrorCode = kerr.CorruptMessage.Code
 				continue

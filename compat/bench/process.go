@@ -24,10 +24,11 @@ import (
 // not in Targets(), so that the bench needs no Java and builds nothing
 // unless one is asked for (-targets kafka, or BENCH_KAFKA=1).
 
-// OptionalTargets are the targets run only when named: kafka, kafka-small
-// and fakekafka-bin.
+// OptionalTargets are the targets run only when named: kafka, kafka-small,
+// fakekafka-bin, and the null broker's storing variants.
 func OptionalTargets() []Target {
-	return []Target{binTarget{}, kafkaTarget{name: "kafka", jvm: KafkaJVM}, kafkaTarget{name: "kafka-small"}}
+	return []Target{binTarget{}, kafkaTarget{name: "kafka", jvm: KafkaJVM}, kafkaTarget{name: "kafka-small"},
+		nullTarget{brokers: 3, store: true}, nullTarget{brokers: 3, store: true, checksum: true}}
 }
 
 // KafkaJVM are the JVM options Kafka's own start scripts give a node

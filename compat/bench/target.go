@@ -132,11 +132,24 @@ func (i kfakeInstance) Close()              { i.c.Close() }
 // flight per broker, so one broker would cap produce at a third of the
 // pipelining the others get); with 1 broker it is the single-connection
 // limit.
-type nullTarget struct{ brokers int }
+//
+// null-store and null-store-crc (named only) price what it skips, one step
+// at a time: keeping every request in memory of its own, then checking
+// every produced batch's CRC-32C as well. fakekafka against null-store-crc
+// is then the rest of a broker: validation, the log, replication and acks.
+type nullTarget struct {
+	brokers         int
+	store, checksum bool
+}
 
 func (t nullTarget) Name() string {
-	if t.brokers == 1 {
+	switch {
+	case t.brokers == 1:
 		return "null-1broker"
+	case t.checksum:
+		return "null-store-crc"
+	case t.store:
+		return "null-store"
 	}
 	return "null"
 }
@@ -145,7 +158,7 @@ func (t nullTarget) Caps() Caps { return Caps{Brokers: t.brokers, GoHeap: true} 
 type nullInstance struct{ nb *NullBroker }
 
 func (t nullTarget) Start(_ context.Context, topics []TopicSpec) (Instance, error) {
-	nb, err := NewNullBroker(t.brokers, topics)
+	nb, err := NewNullBrokerStoring(t.brokers, topics, t.store, t.checksum)
 	if err != nil {
 		return nil, err
 	}
