@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -52,6 +53,12 @@ func wireOnce(ctx context.Context, t Target, opt Options, size, n int) (f throug
 	ctx, cancel := context.WithTimeout(ctx, 15*time.Minute)
 	defer cancel()
 	const topic = "wire"
+	// Every target starts from a collected heap, as the franz-go workload's
+	// memory snapshot gives it: otherwise each inherits the collector's
+	// pacing from the target before it in the round (a target run after a
+	// small heap collected 4-5 times where the same code after a large one
+	// collected once, and came out a quarter slower).
+	runtime.GC()
 	inst, err := t.Start(ctx, []TopicSpec{{Name: topic, Partitions: opt.Partitions, RecordSize: size}})
 	if err != nil {
 		return f, err
