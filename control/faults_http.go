@@ -54,8 +54,9 @@ func (c cluster) controlInjectFault(w http.ResponseWriter, r *http.Request) {
 		httpFail(w, err)
 		return
 	}
-	if body.DelayMillis < 0 || body.DelayMillis > int64(time.Hour/time.Millisecond) {
-		httpFail(w, httpErrorf(http.StatusBadRequest, "delay_ms %d must be between 0 and 3600000", body.DelayMillis))
+	delay, err := faultDelay(body.DelayMillis)
+	if err != nil {
+		httpFail(w, err)
 		return
 	}
 	if body.Broker != 0 {
@@ -66,7 +67,7 @@ func (c cluster) controlInjectFault(w http.ResponseWriter, r *http.Request) {
 	}
 	rule, err := c.InjectFault(server.Fault{
 		API: string(body.API), Broker: body.Broker, Topic: body.Topic, Partition: body.Partition, ClientID: body.ClientID,
-		Error: string(body.Error), Count: body.Count, Delay: time.Duration(body.DelayMillis) * time.Millisecond,
+		Error: string(body.Error), Count: body.Count, Delay: delay,
 		DropConnection: body.DropConnection, AfterWork: body.AfterWork,
 	})
 	if err != nil {
@@ -74,4 +75,12 @@ func (c cluster) controlInjectFault(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	httpJSON(w, http.StatusCreated, rule.State())
+}
+
+// faultDelay is a fault request's delay_ms, refused outside [0, 1 h].
+func faultDelay(ms int64) (time.Duration, error) {
+	if ms < 0 || ms > int64(time.Hour/time.Millisecond) {
+		return 0, httpErrorf(http.StatusBadRequest, "delay_ms %d must be between 0 and 3600000", ms)
+	}
+	return time.Duration(ms) * time.Millisecond, nil
 }

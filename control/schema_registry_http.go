@@ -1,9 +1,7 @@
 package control
 
 import (
-	"errors"
 	"net/http"
-	"time"
 
 	"github.com/fakekafka/fakekafka/api"
 	"github.com/fakekafka/fakekafka/server"
@@ -31,7 +29,7 @@ func (c cluster) registerSchemaRegistryRoutes(mux *http.ServeMux) {
 		}
 		httpJSON(w, http.StatusOK, st)
 	})
-	mux.HandleFunc("POST /v1/schema-registry/faults", c.controlInjectSchemaRegistryFault)
+	mux.HandleFunc("POST /v1/schema-registry/faults", c.registryOn(c.controlInjectSchemaRegistryFault))
 	mux.HandleFunc("GET /v1/schema-registry/faults", c.registryOn(func(w http.ResponseWriter, r *http.Request) {
 		httpJSON(w, http.StatusOK, struct {
 			Faults []api.SchemaRegistryFaultState `json:"faults"`
@@ -77,26 +75,19 @@ func (c cluster) registryOn(h http.HandlerFunc) http.HandlerFunc {
 }
 
 func (c cluster) controlInjectSchemaRegistryFault(w http.ResponseWriter, r *http.Request) {
-	if c.SchemaRegistryURL() == "" {
-		httpFail(w, errRegistryOff())
-		return
-	}
 	var body api.SchemaRegistryFaultRequest
 	if err := decodeBody(w, r, &body); err != nil {
 		httpFail(w, err)
 		return
 	}
-	if body.DelayMillis < 0 || body.DelayMillis > int64(time.Hour/time.Millisecond) {
-		httpFail(w, httpErrorf(http.StatusBadRequest, "delay_ms %d must be between 0 and 3600000", body.DelayMillis))
+	delay, err := faultDelay(body.DelayMillis)
+	if err != nil {
+		httpFail(w, err)
 		return
 	}
 	rule, err := c.InjectSchemaRegistryFault(api.SchemaRegistryFault{Method: body.Method, Path: body.Path, Status: body.Status,
-		ErrorCode: body.ErrorCode, Message: body.Message, Count: body.Count, Delay: time.Duration(body.DelayMillis) * time.Millisecond})
-	switch {
-	case errors.Is(err, server.ErrSchemaRegistryOff):
-		httpFail(w, errRegistryOff())
-		return
-	case err != nil:
+		ErrorCode: body.ErrorCode, Message: body.Message, Count: body.Count, Delay: delay})
+	if err != nil {
 		httpFail(w, httpErrorf(http.StatusBadRequest, "%s", err.Error()))
 		return
 	}

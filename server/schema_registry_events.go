@@ -1,6 +1,11 @@
 package server
 
-import "github.com/fakekafka/fakekafka/schemaregistry"
+import (
+	"maps"
+	"slices"
+
+	"github.com/fakekafka/fakekafka/schemaregistry"
+)
 
 // observeSchemaRegistry is the registry's Options.Observe: each Change
 // becomes an event of the ring, so c.WaitFor, GET /v1/events and the
@@ -33,13 +38,10 @@ func (c *Cluster) observeSchemaRegistry(ch schemaregistry.Change) {
 			e.SchemaType = "AVRO" // the registry's default type, which its answers leave out
 		}
 		if len(ch.Messages) > 0 {
-			e.Messages = append([]string(nil), ch.Messages...)
+			e.Messages = slices.Clone(ch.Messages)
 		}
 		if len(ch.Config) > 0 {
-			e.Configs = make(map[string]string, len(ch.Config))
-			for k, v := range ch.Config {
-				e.Configs[k] = v
-			}
+			e.Configs = maps.Clone(ch.Config)
 		}
 	})
 }

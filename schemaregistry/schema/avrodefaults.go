@@ -28,49 +28,67 @@ func avroForHamba(text string) string {
 	return b.String()
 }
 
-// avroLenientDefaults rewrites tree in place; it tells whether it
-// changed anything.
-func avroLenientDefaults(tree any) bool {
-	changed := false
+// avroEachField calls f for every record field in tree, nested types
+// first, and stops at the first error f returns.
+func avroEachField(tree any, f func(field *orderedObject, typ any) error) error {
 	switch v := tree.(type) {
 	case []any:
 		for _, e := range v {
-			changed = avroLenientDefaults(e) || changed
+			if err := avroEachField(e, f); err != nil {
+				return err
+			}
 		}
 	case *orderedObject:
 		for _, k := range []string{"type", "items", "values"} {
 			if e, ok := v.get(k); ok {
-				changed = avroLenientDefaults(e) || changed
+				if err := avroEachField(e, f); err != nil {
+					return err
+				}
 			}
 		}
 		fields, _ := v.get("fields")
 		fs, _ := fields.([]any)
-		for _, f := range fs {
-			fo, ok := f.(*orderedObject)
+		for _, e := range fs {
+			fo, ok := e.(*orderedObject)
 			if !ok {
 				continue
 			}
 			t, _ := fo.get("type")
-			changed = avroLenientDefaults(t) || changed
-			def, ok := fo.get("default")
-			if !ok {
-				continue
+			if err := avroEachField(t, f); err != nil {
+				return err
 			}
-			if u, ok := avroUnionOf(t); ok && len(u) > 1 && !avroDefaultFits(u[0], def) {
-				if i := slices.IndexFunc(u, func(b any) bool { return avroDefaultFits(b, def) }); i > 0 {
-					moved := append([]any{u[i]}, slices.Delete(slices.Clone(u), i, i+1)...)
-					avroSetUnion(fo, moved)
-					changed = true
-				}
-			}
-			if s, ok := def.(string); ok && (s == "NaN" || s == "Infinity" || s == "-Infinity") {
-				if n := avroTypeName(t); n == "float" || n == "double" {
-					fo.values["default"] = json.Number("0")
-					changed = true
-				}
+			if err := f(fo, t); err != nil {
+				return err
 			}
 		}
 	}
+	return nil
+}
+
+// avroLenientDefaults rewrites tree in place; it tells whether it
+// changed anything.
+func avroLenientDefaults(tree any) bool {
+	changed := false
+	avroEachField(tree, func(fo *orderedObject, t any) error {
+		def, ok := fo.get("default")
+		if !ok {
+			return nil
+		}
+		if u, ok := avroUnionOf(t); ok && len(u) > 1 && !avroDefaultFits(u[0], def) {
+			if i := slices.IndexFunc(u, func(b any) bool { return avroDefaultFits(b, def) }); i > 0 {
+				moved := append([]any{u[i]}, slices.Delete(slices.Clone(u), i, i+1)...)
+				avroSetUnion(fo, moved)
+				changed = true
+			}
+		}
+		if s, ok := def.(string); ok && (s == "NaN" || s == "Infinity" || s == "-Infinity") {
+			if n := avroTypeName(t); n == "float" || n == "double" {
+				fo.values["default"] = json.Number("0")
+				changed = true
+			}
+		}
+		return nil
+	})
 	return changed
 }
 
@@ -146,39 +164,13 @@ func avroDefaultFits(b, def any) bool {
 // avroIntegralDefaults refuses what Avro Java refuses and hamba/avro lets
 // through: an int or long field whose default is not an integral number.
 func avroIntegralDefaults(tree any) error {
-	switch v := tree.(type) {
-	case []any:
-		for _, e := range v {
-			if err := avroIntegralDefaults(e); err != nil {
-				return err
-			}
+	return avroEachField(tree, func(fo *orderedObject, t any) error {
+		def, _ := fo.get("default")
+		n, isNum := def.(json.Number)
+		if typ := avroTypeName(t); isNum && (typ == "int" || typ == "long") && strings.ContainsAny(n.String(), ".eE") {
+			name, _ := fo.str("name")
+			return fmt.Errorf("Invalid default for field %s: %s not a %q", name, n, typ)
 		}
-	case *orderedObject:
-		for _, k := range []string{"type", "items", "values"} {
-			if e, ok := v.get(k); ok {
-				if err := avroIntegralDefaults(e); err != nil {
-					return err
-				}
-			}
-		}
-		fields, _ := v.get("fields")
-		fs, _ := fields.([]any)
-		for _, f := range fs {
-			fo, ok := f.(*orderedObject)
-			if !ok {
-				continue
-			}
-			t, _ := fo.get("type")
-			if err := avroIntegralDefaults(t); err != nil {
-				return err
-			}
-			def, _ := fo.get("default")
-			n, isNum := def.(json.Number)
-			if typ := avroTypeName(t); isNum && (typ == "int" || typ == "long") && strings.ContainsAny(n.String(), ".eE") {
-				name, _ := fo.str("name")
-				return fmt.Errorf("Invalid default for field %s: %s not a %q", name, n, typ)
-			}
-		}
-	}
-	return nil
+		return nil
+	})
 }
