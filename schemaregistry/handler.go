@@ -138,6 +138,14 @@ func writeJSON(w http.ResponseWriter, req *http.Request, status int, v any) {
 	_, _ = w.Write(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
 }
 
+// WriteError answers status with Confluent's error body
+// {"error_code":code,"message":msg}, exactly as the registry answers its own
+// errors (the media type the request accepts, Jackson's escaping), so that
+// an error injected in front of the registry looks like one of its own.
+func WriteError(w http.ResponseWriter, req *http.Request, status, code int, msg string) {
+	writeJSON(w, req, status, &restError{status, code, msg})
+}
+
 func (r *Registry) fail(w http.ResponseWriter, req *http.Request, e *restError) {
 	level := slog.LevelInfo
 	if e.Status >= 500 {

@@ -24,7 +24,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -37,6 +36,7 @@ import (
 	"time"
 
 	"github.com/fakekafka/fakekafka/api"
+	"github.com/fakekafka/fakekafka/schemaregistry"
 )
 
 // SchemaRegistryFaultRule is an injected api.SchemaRegistryFault. Its
@@ -267,7 +267,7 @@ func (c *Cluster) schemaRegistryFaultHandler(next http.Handler) http.Handler {
 				return // the client gave up: nobody reads an answer
 			case <-c.closing:
 				t.Stop()
-				writeSchemaRegistryError(w, http.StatusServiceUnavailable, 50003, "the cluster is shutting down")
+				schemaregistry.WriteError(w, req, http.StatusServiceUnavailable, 50003, "the cluster is shutting down")
 				return
 			}
 		}
@@ -275,7 +275,7 @@ func (c *Cluster) schemaRegistryFaultHandler(next http.Handler) http.Handler {
 			next.ServeHTTP(w, req)
 			return
 		}
-		writeSchemaRegistryError(w, r.f.Status, r.f.ErrorCode, r.f.Message)
+		schemaregistry.WriteError(w, req, r.f.Status, r.f.ErrorCode, r.f.Message)
 	})
 }
 
@@ -309,16 +309,6 @@ func (c *Cluster) fireSchemaRegistryFault(rules []*SchemaRegistryFaultRule, req 
 		return r
 	}
 	return nil
-}
-
-// writeSchemaRegistryError answers as the registry answers its errors.
-func writeSchemaRegistryError(w http.ResponseWriter, status, code int, msg string) {
-	w.Header().Set("Content-Type", "application/vnd.schemaregistry.v1+json")
-	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(struct {
-		ErrorCode int    `json:"error_code"`
-		Message   string `json:"message"`
-	}{code, msg})
 }
 
 // statusOfErrorCode is the HTTP status a Confluent error code starts with

@@ -279,3 +279,39 @@ func TestSchemaRegistryFaultDelayOnTheClusterClock(t *testing.T) {
 		t.Fatal("no answer once the delay passed")
 	}
 }
+
+// An injected error answers as the registry answers its own errors: the
+// media type the request accepts, and Jackson's escaping (no \u003c for
+// "<"), byte for byte.
+func TestSchemaRegistryFaultAnswersAsTheRegistry(t *testing.T) {
+	c := NewTestCluster(t, Config{Brokers: 1, SchemaRegistry: &SchemaRegistryConfig{}})
+	rule, err := c.InjectSchemaRegistryFault(api.SchemaRegistryFault{Path: "/subjects/*/versions", ErrorCode: 40401, Message: "Subject 'a<b>' not found.", Count: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ask := func() (string, string) {
+		req, err := http.NewRequest("GET", c.SchemaRegistryURL()+"/subjects/a%3Cb%3E/versions", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Accept", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.Header.Get("Content-Type"), string(b)
+	}
+	injectedType, injected := ask() // the rule's one hit
+	ownType, own := ask()           // the registry's own 404 for a subject it does not have
+	if st := rule.State(); st.Hits != 1 {
+		t.Fatalf("the rule fired %d times, want 1", st.Hits)
+	}
+	if injectedType != ownType || injected != own {
+		t.Errorf("injected %q %s\nregistry's own %q %s", injectedType, injected, ownType, own)
+	}
+}
