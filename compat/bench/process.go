@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -226,35 +224,10 @@ func (binTarget) Caps() Caps {
 	return Caps{Brokers: 3, RF3: true, Replicates: true, Stores: true, Process: true}
 }
 
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-)
-
-// Prepare builds cmd/fakekafka once per process, outside every timing.
+// Prepare builds cmd/fakekafka once per Run, outside every timing.
 func (binTarget) Prepare(ctx context.Context) error {
-	binOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "fakekafka-bin")
-		if err != nil {
-			binErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "fakekafka")
-		cmd := exec.CommandContext(ctx, "go", "build", "-o", binPath, "github.com/fakekafka/fakekafka/cmd/fakekafka")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			binErr = fmt.Errorf("building cmd/fakekafka: %v\n%s", err, out)
-		}
-	})
-	return binErr
-}
-
-// removeBinary deletes the built binary at the end of a Run.
-func removeBinary() {
-	if binPath != "" {
-		os.RemoveAll(filepath.Dir(binPath))
-	}
-	binOnce, binPath, binErr = sync.Once{}, "", nil
+	_, err := fakekafkaBinary.build(ctx)
+	return err
 }
 
 type binInstance struct {
@@ -277,7 +250,7 @@ func (t binTarget) Start(ctx context.Context, topics []TopicSpec) (Instance, err
 	if len(specs) > 0 {
 		args = append(args, "--topics", strings.Join(specs, ","))
 	}
-	cmd := exec.Command(binPath, args...)
+	cmd := exec.Command(fakekafkaBinary.path, args...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	cmd.Stderr = os.Stderr
 	stdout, err := cmd.StdoutPipe()

@@ -8,10 +8,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 )
@@ -39,7 +37,7 @@ func suite(ctx context.Context, t Target, opt Options, res *Results) error {
 		}
 		return nil // not a Go library a test can start
 	}
-	bin, err := suiteBinary(ctx)
+	bin, err := suiteBinary.build(ctx)
 	if err != nil {
 		return err
 	}
@@ -64,40 +62,8 @@ func suite(ctx context.Context, t Target, opt Options, res *Results) error {
 	return nil
 }
 
-var (
-	suiteOnce sync.Once
-	suiteBin  string
-	suiteErr  error
-)
-
 // suiteTests is how many tests the suite has: 1,000 at scale 1.
 func suiteTests(opt Options) int { return max(1, int(1000*opt.Scale)) }
-
-// suiteBinary compiles package bench/suite once per process.
-func suiteBinary(ctx context.Context) (string, error) {
-	suiteOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "fakekafka-suite")
-		if err != nil {
-			suiteErr = err
-			return
-		}
-		suiteBin = filepath.Join(dir, "suite.test")
-		cmd := exec.CommandContext(ctx, "go", "test", "-c", "-o", suiteBin, "github.com/fakekafka/fakekafka/compat/bench/suite")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			suiteErr = fmt.Errorf("building the suite package (needs the go command and the compat module): %v\n%s", err, out)
-		}
-	})
-	return suiteBin, suiteErr
-}
-
-// removeSuiteBinary deletes the compiled suite at the end of a Run; the
-// next Run compiles it again.
-func removeSuiteBinary() {
-	if suiteBin != "" {
-		os.RemoveAll(filepath.Dir(suiteBin))
-	}
-	suiteOnce, suiteBin, suiteErr = sync.Once{}, "", nil
-}
 
 // runSuite runs the compiled suite and returns its result line and the
 // child's peak RSS in bytes.

@@ -94,8 +94,8 @@ func Run(ctx context.Context, targets []Target, opt Options) *Results {
 	interleave := opt.Around == nil && len(targets) > 1
 	opt = opt.withDefaults()
 	res := newResults(targets, opt)
-	defer removeSuiteBinary()
-	defer removeBinary()
+	defer suiteBinary.remove()
+	defer fakekafkaBinary.remove()
 	// Builds and jar lookups happen before anything is timed; a target
 	// that cannot be prepared drops out.
 	var ready []Target
