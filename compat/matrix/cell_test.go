@@ -222,10 +222,9 @@ func (r *cell) text() (text string, stale, ok bool) {
 
 // tryOnce runs the cell once as a trial when the page has the cell to
 // compare with, and reports whether the trial agreed with it. A client's
-// reaction to a fault can hang on timing on a loaded machine (CI has seen
-// kafkajs resume at the divergence point once instead of re-reading from
-// offset 0 after the unclean election, and kafka-python's first join of
-// a group consume nothing for 20 s), so a cell whose first run differs
+// reaction to a fault can hang on timing on a loaded machine
+// (kafka-python's first join of a group has consumed nothing for 20 s,
+// against Kafka 4.4 too), so a cell whose first run differs
 // from the page runs once more, and the second run is the one recorded;
 // the first one's log stays in the test output. A real change differs
 // both times. -update-matrix runs each cell once.
