@@ -56,6 +56,22 @@ func (m *member) has(vals []string) bool {
 	return true
 }
 
+// consumes waits for m to consume every value of a phase; on timeout it
+// says how far the member got and what the coordinator held, below the
+// line the table shows.
+func (m *member) consumes(r *cell, c *server.Cluster, group, name, phase string, vals []string, timeout time.Duration) {
+	r.Helper()
+	if waitUntil(timeout, func() bool { return m.has(vals) }) {
+		return
+	}
+	m.mu.Lock()
+	errs := slices.Clone(m.errs)
+	m.mu.Unlock()
+	gs, found := c.Group(group)
+	r.Fatalf("timed out after %v waiting for %s to consume %s\n%s consumed %d of its %d records, surfaced %v; group found %v: %+v",
+		timeout, name, phase, name, m.count(vals), len(vals), errs, found, gs)
+}
+
 func (m *member) count(vals []string) int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -127,7 +143,7 @@ func scGroup(r *cell, cl Client) {
 
 	a := join(r, cl, c, group, topic, "a")
 	one := phase("one")
-	waitFor(r, 20*time.Second, "A to consume phase one", func() bool { return a.has(one) })
+	a.consumes(r, c, group, "A", "phase one", one, 20*time.Second)
 	stable("A alone, stable", 1, nil)
 
 	b := join(r, cl, c, group, topic, "b")
@@ -144,12 +160,12 @@ func scGroup(r *cell, cl Client) {
 	b.leave(r, "b")
 	stable("A alone again with every partition", 1, func(gs server.GroupState) bool { return assigned(gs)[0] == partitions })
 	three := phase("three")
-	waitFor(r, 20*time.Second, "A to consume phase three", func() bool { return a.has(three) })
+	a.consumes(r, c, group, "A", "phase three", three, 20*time.Second)
 
 	coord := stable("A alone", 1, nil).Coordinator
 	must(r, c.StopBroker(coord, server.StopCrash))
 	four := phase("four")
-	waitFor(r, 30*time.Second, "A to consume phase four after the coordinator crash", func() bool { return a.has(four) })
+	a.consumes(r, c, group, "A", "phase four after the coordinator crash", four, 30*time.Second)
 	gs := stable("A alone on a new coordinator, offsets committed to the end", 1, func(gs server.GroupState) bool {
 		if gs.Coordinator == coord || len(gs.Offsets) != partitions {
 			return false
