@@ -68,8 +68,12 @@ func (m *member) consumes(r *cell, c *server.Cluster, group, name, phase string,
 	errs := slices.Clone(m.errs)
 	m.mu.Unlock()
 	gs, found := c.Group(group)
-	r.Fatalf("timed out after %v waiting for %s to consume %s\n%s consumed %d of its %d records, surfaced %v; group found %v: %+v",
-		timeout, name, phase, name, m.count(vals), len(vals), errs, found, gs)
+	var log string
+	if l, ok := m.s.(interface{ ClientLog() string }); ok && l.ClientLog() != "" {
+		log = "\nthe client's last log lines:\n" + l.ClientLog()
+	}
+	r.Fatalf("timed out after %v waiting for %s to consume %s\n%s consumed %d of its %d records, surfaced %v; group found %v: %+v%s",
+		timeout, name, phase, name, m.count(vals), len(vals), errs, found, gs, log)
 }
 
 func (m *member) count(vals []string) int {

@@ -205,9 +205,19 @@ type pollStream struct {
 	done chan struct{}
 	stop func()
 	once sync.Once
+	log  func() string // an adapter's last lines of standard error; nil in process
 }
 
 func (s *pollStream) Next(ctx context.Context) (Event, error) { return s.q.next(ctx) }
+
+// ClientLog is what an adapter's client last logged, for a failure
+// message; empty for the Go clients.
+func (s *pollStream) ClientLog() string {
+	if s.log == nil {
+		return ""
+	}
+	return s.log()
+}
 
 func (s *pollStream) Close() error {
 	s.once.Do(s.stop)

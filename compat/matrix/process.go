@@ -505,7 +505,7 @@ func (p Process) stream(op string, cfg adapterConfig) (Stream, error) {
 		return nil, err
 	}
 	q := newQueue()
-	s := &pollStream{q: q, done: make(chan struct{})}
+	s := &pollStream{q: q, done: make(chan struct{}), log: r.stderr.String}
 	notSup := make(chan error, 1)
 	go func() {
 		defer close(s.done)

@@ -1,5 +1,7 @@
 """kafka-python (pure Python) for the client matrix."""
 
+import logging
+import sys
 import time
 
 import kafka
@@ -130,6 +132,11 @@ def transact(cfg):
 
 def group(cfg):
     stop = InputClosed()
+    # The coordinator's steps (joining, assignment, commits) on standard
+    # error: a member that consumes nothing shows them in the test's failure.
+    log = logging.getLogger("kafka.coordinator")
+    log.setLevel(logging.INFO)
+    log.addHandler(logging.StreamHandler(sys.stderr))
     conf = base(cfg)
     conf.update({
         "group_id": cfg["group"],
