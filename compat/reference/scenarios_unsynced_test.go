@@ -48,11 +48,18 @@ func init() {
 			state := func() string {
 				req := at(5, kmsg.NewPtrDescribeGroupsRequest())
 				req.Groups = []string{group}
-				return r.do(coord, req).(*kmsg.DescribeGroupsResponse).Groups[0].State
+				g := r.do(coord, req).(*kmsg.DescribeGroupsResponse).Groups[0]
+				if g.ErrorCode != 0 {
+					return errName(g.ErrorCode)
+				}
+				return fmt.Sprintf("%s, %d members", g.State, len(g.Members))
 			}
 			var out []string
 			out = append(out, join(1), join(2))
-			r.waitFor("the v2 member's expiry", func() bool { return state() == "Empty" })
+			last := ""
+			if !r.poll(60*time.Second, func() bool { last = state(); return last == "Empty, 0 members" }) {
+				r.Fatalf("%s: timed out waiting for the v2 member's expiry (%s so far; the group: %s)", r.tg.Name(), strings.Join(out, "; "), last)
+			}
 			out = append(out, "then Empty", join(3))
 			return []string{strings.Join(out, "; ")}
 		},
