@@ -306,7 +306,7 @@ func TestCellTrial(t *testing.T) {
 	agreeing := scenario{name: "steady", title: "steady", run: func(r *cell, _ Client) { r.notSupported("never") }}
 	t.Run("steady", func(t *testing.T) {
 		first, agrees := trial(t, agreeing, nil, "**not supported** — never")
-		if !agrees || first.Skipped() != true || t.Skipped() {
+		if !agrees || !first.Skipped() || t.Skipped() {
 			t.Fatalf("a not-supported trial: agrees %v, skipped %v, the test skipped %v", agrees, first.Skipped(), t.Skipped())
 		}
 	})
