@@ -66,6 +66,8 @@ func TestDashboardSchemaRegistry(t *testing.T) {
 	}
 	row := `#schemas tr[data-subject="orders-value"]`
 	waitVisible(t, p, row)
+	// The panel may first render after version 1's event: wait for both.
+	waitJS(t, p, "both versions listed", `(() => { const td = document.querySelectorAll('`+row+` td'); return td.length > 1 && td[1].textContent === "2"; })()`)
 	var cells []string
 	if err := p.eval(`[...document.querySelectorAll('`+row+` td')].map((td) => td.textContent)`, &cells); err != nil {
 		t.Fatal(err)
