@@ -303,6 +303,7 @@ func TestAdminTransactionFilters(t *testing.T) {
 		t.Fatal(err)
 	}
 	runTxn(t, newClient(t, c, kgo.TransactionalID("done-1"), kgo.DefaultProduceTopic("d")), true, "x")
+	waitTxnComplete(t, c, "done-1")
 	cl := newClient(t, c)
 	adm := kadm.NewClient(cl)
 	ds, err := adm.DescribeTransactions(testContext(t), "done-1")

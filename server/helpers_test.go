@@ -2,6 +2,7 @@ package server
 
 import (
 	"testing"
+	"time"
 
 	"github.com/fakekafka/fakekafka/internal/testkit"
 	"github.com/fakekafka/fakekafka/protocol"
@@ -59,4 +60,19 @@ func topicState(s ClusterState, name string) TopicState {
 		}
 	}
 	return TopicState{}
+}
+
+// waitTxnComplete waits until the coordinator has written id's markers:
+// EndTxn answers once PrepareCommit (or PrepareAbort) is written, and the
+// Complete state follows when every marker is in.
+func waitTxnComplete(t *testing.T, c *Cluster, id string) {
+	t.Helper()
+	waitFor(t, 10*time.Second, id+"'s markers written", func() bool {
+		for _, tx := range c.Transactions() {
+			if tx.TransactionalID == id {
+				return tx.State == "CompleteCommit" || tx.State == "CompleteAbort"
+			}
+		}
+		return false
+	})
 }

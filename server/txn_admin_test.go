@@ -23,6 +23,7 @@ func TestTxnDescribeAndList(t *testing.T) {
 	ctx := testContext(t)
 	done := newClient(t, c, kgo.TransactionalID("done"), kgo.DefaultProduceTopic("d"))
 	runTxn(t, done, true, "x")
+	waitTxnComplete(t, c, "done")
 	open := newClient(t, c, kgo.TransactionalID("open"), kgo.DefaultProduceTopic("d"), kgo.RecordPartitioner(kgo.ManualPartitioner()))
 	if err := open.BeginTransaction(); err != nil {
 		t.Fatal(err)
