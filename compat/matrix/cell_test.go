@@ -2,6 +2,7 @@ package matrix
 
 import (
 	"fmt"
+	"os"
 	"runtime"
 	"slices"
 	"strings"
@@ -266,7 +267,11 @@ var page struct {
 
 // pageCell is the page's cell for a scenario and client.
 func pageCell(title, client string) (string, bool) {
-	page.once.Do(func() { page.cells, _ = readTable() })
+	page.once.Do(func() {
+		if raw, err := os.ReadFile(readmePath); err == nil {
+			page.cells, _ = tableOf(string(raw))
+		}
+	})
 	v, ok := page.cells[title][client]
 	return v, ok
 }

@@ -69,8 +69,10 @@ func (m *member) consumes(r *cell, c *server.Cluster, group, name, phase string,
 	m.mu.Unlock()
 	gs, found := c.Group(group)
 	var log string
-	if l, ok := m.s.(interface{ ClientLog() string }); ok && l.ClientLog() != "" {
-		log = "\nthe client's last log lines:\n" + l.ClientLog()
+	if l, ok := m.s.(interface{ ClientLog() string }); ok {
+		if tail := l.ClientLog(); tail != "" {
+			log = "\nthe client's last log lines:\n" + tail
+		}
 	}
 	r.Fatalf("timed out after %v waiting for %s to consume %s\n%s consumed %d of its %d records, surfaced %v; group found %v: %+v%s",
 		timeout, name, phase, name, m.count(vals), len(vals), errs, found, gs, log)

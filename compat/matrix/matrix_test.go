@@ -162,7 +162,7 @@ func checkTable(t *testing.T, clients []Client) {
 	}
 	readme := string(raw)
 	i, j := strings.Index(readme, tableStart), strings.Index(readme, tableEnd)
-	old, err := readTable()
+	old, err := tableOf(readme)
 	if err != nil && !*updateMatrix {
 		t.Fatal(err)
 	}
@@ -249,15 +249,9 @@ func renderTable(clients []Client, versions map[string]string, cells map[string]
 	return b.String()
 }
 
-// parseTable reads renderTable's output back: row title → client → cell.
-// readTable reads docs/compatibility.md's table; empty when the page has
-// none.
-func readTable() (map[string]map[string]string, error) {
-	raw, err := os.ReadFile(readmePath)
-	if err != nil {
-		return nil, err
-	}
-	readme := string(raw)
+// tableOf is the client table in docs/compatibility.md's text; empty, with
+// an error, when the page has none.
+func tableOf(readme string) (map[string]map[string]string, error) {
 	i, j := strings.Index(readme, tableStart), strings.Index(readme, tableEnd)
 	if i < 0 || j < i {
 		return map[string]map[string]string{}, fmt.Errorf("docs/compatibility.md has no %s ... %s block; run go test ./compat/matrix -update-matrix", tableStart, tableEnd)
@@ -265,6 +259,7 @@ func readTable() (map[string]map[string]string, error) {
 	return parseTable(readme[i+len(tableStart) : j]), nil
 }
 
+// parseTable reads renderTable's output back: row title → client → cell.
 func parseTable(s string) map[string]map[string]string {
 	out := map[string]map[string]string{}
 	var header []string
