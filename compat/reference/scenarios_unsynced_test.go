@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -50,13 +49,6 @@ func init() {
 				req := at(5, kmsg.NewPtrDescribeGroupsRequest())
 				req.Groups = []string{group}
 				g := r.do(coord, req).(*kmsg.DescribeGroupsResponse).Groups[0]
-				if g.ErrorCode == kerr.NotCoordinator.Code {
-					// Kafka moved the coordinator: its first leader
-					// rebalance check (leader.imbalance.check.interval.seconds,
-					// 300 s) can move __consumer_offsets leaders while this
-					// runs. Follow it, as a client would.
-					coord = r.coordinator(group)
-				}
 				if g.ErrorCode != 0 {
 					return errName(g.ErrorCode)
 				}
