@@ -240,7 +240,9 @@ func tryOnce(t *testing.T, sc scenario, cl Client) (*cell, bool) {
 	return trial(t, sc, cl, want)
 }
 
-// trial runs sc once as a trial cell and compares it with want.
+// trial runs sc once as a trial cell and compares it with want. A trial
+// that failed never agrees, even with a page that says fail: only
+// knownBugs turns a failure into an accepted cell.
 func trial(t *testing.T, sc scenario, cl Client, want string) (*cell, bool) {
 	r := &cell{T: t, trial: true}
 	done := make(chan struct{})
@@ -252,7 +254,7 @@ func trial(t *testing.T, sc scenario, cl Client, want string) (*cell, bool) {
 	<-done
 	r.runCleanups()
 	got, _, ok := r.text()
-	if ok && got == want {
+	if ok && got == want && !r.Failed() {
 		return r, true
 	}
 	t.Logf("the first run differs from docs/compatibility.md; running the cell once more:\n  docs:      %s\n  first run: %s", want, got)
@@ -307,6 +309,13 @@ func TestCellTrial(t *testing.T) {
 	if !passed || calls != 2 || cleaned != 2 {
 		t.Fatalf("passed %v after %d runs, %d cleanups", passed, calls, cleaned)
 	}
+
+	failing := scenario{name: "failing", title: "failing", run: func(r *cell, _ Client) { r.Fatalf("broken") }}
+	t.Run("failing", func(t *testing.T) {
+		if first, agrees := trial(t, failing, nil, "**fail** — broken"); agrees || first != nil {
+			t.Fatalf("a failed trial agreed with a page that says fail")
+		}
+	})
 
 	agreeing := scenario{name: "steady", title: "steady", run: func(r *cell, _ Client) { r.notSupported("never") }}
 	t.Run("steady", func(t *testing.T) {
